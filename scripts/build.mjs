@@ -1,0 +1,56 @@
+// One esbuild script for all three bundles:
+//   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
+//   dist/cli.js        the `canopy` command (node, cjs)
+//   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
+// Flags: --watch, --production (minify, no source maps).
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+// Native addons and packages that load files relative to themselves stay outside the bundle
+// and ship in node_modules (see .vscodeignore).
+const nodeExternals = ['vscode', 'onnxruntime-node'];
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  target: 'es2022',
+};
+
+const configs = [
+  {
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    external: nodeExternals,
+  },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    external: nodeExternals,
+  },
+  {
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'media/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    loader: { '.css': 'css' },
+  },
+];
+
+if (watch) {
+  const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('watching…');
+} else {
+  await Promise.all(configs.map((c) => esbuild.build(c)));
+}

@@ -1,0 +1,57 @@
+/**
+ * One table of error codes for the whole core. Every error the core raises on purpose is a
+ * CanopyError with a code from this table; cancellation is its own class so callers can tell
+ * "the user stopped it" from "it failed".
+ */
+
+export const ErrorCodes = {
+  badInput: 'E_BAD_INPUT',
+  unsupportedFormat: 'E_UNSUPPORTED_FORMAT',
+  fileTooLarge: 'E_FILE_TOO_LARGE',
+  parseFailed: 'E_PARSE_FAILED',
+  notFound: 'E_NOT_FOUND',
+  indexCorrupt: 'E_INDEX_CORRUPT',
+  indexVersion: 'E_INDEX_VERSION',
+  encoderFailed: 'E_ENCODER',
+  modelInvalid: 'E_MODEL_INVALID',
+  downloadFailed: 'E_DOWNLOAD',
+  llmFailed: 'E_LLM',
+  protocol: 'E_PROTOCOL',
+  forbidden: 'E_FORBIDDEN',
+  internal: 'E_INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export class CanopyError extends Error {
+  readonly code: ErrorCode;
+  /** The file the error is about, when there is one; always named in the message too. */
+  readonly file: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { file?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CanopyError';
+    this.code = code;
+    this.file = options?.file;
+  }
+}
+
+export class CancelledError extends Error {
+  readonly code = 'E_CANCELLED' as const;
+  constructor(message = 'Cancelled') {
+    super(message);
+    this.name = 'CancelledError';
+  }
+}
+
+/** Throws CancelledError when the signal has fired; call between units of work. */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError();
+}
+
+/** A short `{code, message}` for logs, the CLI and the webview protocol. */
+export function describeError(err: unknown): { code: string; message: string } {
+  if (err instanceof CanopyError || err instanceof CancelledError) return { code: err.code, message: err.message };
+  if (err instanceof Error) return { code: ErrorCodes.internal, message: err.message };
+  return { code: ErrorCodes.internal, message: String(err) };
+}
