@@ -1,0 +1,56 @@
+/**
+ * The `canopy` command line: the same core as the extension, headless. `main(argv)` returns the
+ * exit code so tests can run it in-process; bin/canopy.js calls it.
+ */
+import { describeError } from '../core/errors';
+import { indexHelp, runIndex } from './commands/index';
+import { type CliIO, processIO, UsageError } from './io';
+
+declare const CANOPY_VERSION: string | undefined;
+
+interface Command {
+  summary: string;
+  help: string;
+  run(args: string[], io: CliIO): Promise<number>;
+}
+
+const commands: Record<string, Command> = {
+  index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
+  return `Usage: canopy <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "canopy <command> --help" for a command's options.`;
+}
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.out(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(typeof CANOPY_VERSION === 'string' ? CANOPY_VERSION : 'dev');
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.err(`canopy: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.help);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`canopy ${name}: ${(err as Error).message}\n\n${command.help}`);
+      return 2;
+    }
+    const { code, message } = describeError(err);
+    io.err(`canopy ${name}: ${message} (${code})`);
+    return code === 'E_CANCELLED' ? 130 : 1;
+  }
+}

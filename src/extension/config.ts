@@ -1,0 +1,21 @@
+/**
+ * Reads the `canopy.*` settings (and `files.exclude`) from the VS Code configuration into the
+ * core's typed CanopySettings. The only place the extension reads configuration.
+ */
+import * as vscode from 'vscode';
+import { type CanopySettings, defaultSettings, resolveSettings } from '../core/config/settings';
+
+export function readSettings(scope?: vscode.ConfigurationScope): CanopySettings {
+  const config = vscode.workspace.getConfiguration('canopy', scope);
+  const partial: Partial<Record<keyof CanopySettings, unknown>> = {};
+  for (const key of Object.keys(defaultSettings) as (keyof CanopySettings)[]) partial[key] = config.get(key);
+  return resolveSettings(partial);
+}
+
+/** `files.exclude` patterns that are switched on, as globs. */
+export function readFilesExclude(scope?: vscode.ConfigurationScope): string[] {
+  const table = vscode.workspace.getConfiguration('files', scope).get<Record<string, unknown>>('exclude') ?? {};
+  return Object.entries(table)
+    .filter(([, on]) => on === true)
+    .map(([glob]) => glob);
+}

@@ -1,0 +1,72 @@
+/**
+ * The one typed protocol between the extension host and the inspector webview.
+ *
+ * Each direction has a closed set of methods, described once in a descriptor map that names the
+ * params and, for requests, the result type. On the wire there are three message shapes:
+ *   request      { kind: 'request', id, method, params }   — expects exactly one response
+ *   response     { kind: 'response', id, ok: true, result } | { ..., ok: false, error: {code, message} }
+ *   notification { kind: 'notify', method, params }        — fire and forget
+ * The webview opens with the `webview/ready` notification; the host answers `host/hello`
+ * (the handshake). Nothing else is sent to the webview before the handshake completes.
+ */
+
+export const PROTOCOL_VERSION = 1;
+
+/** Errors cross the wire as plain data. */
+export interface WireError {
+  code: string;
+  message: string;
+}
+
+/** What the inspector shows before any question has been asked. */
+export interface PlaceholderView {
+  title: string;
+  message: string;
+  /** A summary of the indexed corpus, when the host has one. */
+  corpus?: { files: number; byFormat: Record<string, number>; root: string };
+}
+
+/** Requests the webview sends and the host answers. */
+export interface HostRequestMap {
+  /** Ask the host for the current view (also used after a webview reload). */
+  'inspector/getView': { params: Record<string, never>; result: PlaceholderView };
+  /** Open a source file of the index at a range. Refused for files outside the index. */
+  'source/open': {
+    params: { file: string; startLine?: number; startColumn?: number; endLine?: number; endColumn?: number };
+    result: { opened: boolean };
+  };
+}
+
+/** Notifications the webview sends to the host. */
+export interface HostNotificationMap {
+  'webview/ready': { protocolVersion: number };
+  'webview/error': { message: string };
+}
+
+/** Notifications the host sends to the webview. */
+export interface WebviewNotificationMap {
+  'host/hello': { protocolVersion: number; view: PlaceholderView };
+  'inspector/showView': { view: PlaceholderView };
+}
+
+export type HostRequestMethod = keyof HostRequestMap;
+export type HostNotificationMethod = keyof HostNotificationMap;
+export type WebviewNotificationMethod = keyof WebviewNotificationMap;
+
+export type RequestMessage<M extends HostRequestMethod = HostRequestMethod> = {
+  [K in M]: { kind: 'request'; id: number; method: K; params: HostRequestMap[K]['params'] };
+}[M];
+
+export type ResponseMessage<M extends HostRequestMethod = HostRequestMethod> =
+  | { kind: 'response'; id: number; ok: true; result: HostRequestMap[M]['result'] }
+  | { kind: 'response'; id: number; ok: false; error: WireError };
+
+export type NotificationMessage<Map, M extends keyof Map = keyof Map> = {
+  [K in M]: { kind: 'notify'; method: K; params: Map[K] };
+}[M];
+
+/** Everything the webview may send: a closed union. */
+export type WebviewToHostMessage = RequestMessage | NotificationMessage<HostNotificationMap>;
+
+/** Everything the host may send: a closed union. */
+export type HostToWebviewMessage = ResponseMessage | NotificationMessage<WebviewNotificationMap>;
