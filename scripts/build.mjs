@@ -4,6 +4,7 @@
 //   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
 // Flags: --watch, --production (minify, no source maps).
 import * as esbuild from 'esbuild';
+import { readFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -12,7 +13,10 @@ const production = process.argv.includes('--production');
 // and ship in node_modules (see .vscodeignore).
 const nodeExternals = ['vscode', 'onnxruntime-node'];
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
 const common = {
+  define: { CANOPY_VERSION: JSON.stringify(version) },
   bundle: true,
   sourcemap: production ? false : 'linked',
   minify: production,

@@ -1,0 +1,143 @@
+// The typed protocol: validation at the boundary and the request/reply helpers on both ends,
+// wired back to back in plain Node.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PROTOCOL_VERSION, type HostToWebviewMessage, type WebviewToHostMessage } from '../../src/protocol/messages';
+import { HostEndpoint, ProtocolError, WebviewClient } from '../../src/protocol/rpc';
+import { validateHostToWebview, validateWebviewToHost } from '../../src/protocol/validate';
+
+const view = { title: 'Canopy', message: 'hello' };
+
+function pair(handlers?: Partial<ConstructorParameters<typeof HostEndpoint>[1]>) {
+  const toHost: unknown[] = [];
+  const toWebview: HostToWebviewMessage[] = [];
+  const hostNotes: unknown[] = [];
+  const webviewNotes: unknown[] = [];
+  const rejected: string[] = [];
+  const host: HostEndpoint = new HostEndpoint(
+    (m) => {
+      toWebview.push(m);
+      client.receive(structuredClone(m));
+    },
+    {
+      'inspector/getView': async () => view,
+      'source/open': async ({ file }) => {
+        if (file !== 'docs/a.md') throw new ProtocolError('E_FORBIDDEN', `${file} is not indexed`);
+        return { opened: true };
+      },
+      ...handlers,
+    },
+    (n) => hostNotes.push(n),
+    (e) => rejected.push(e.message),
+  );
+  const client: WebviewClient = new WebviewClient(
+    (m: WebviewToHostMessage) => {
+      toHost.push(m);
+      void host.receive(structuredClone(m));
+    },
+    (n) => webviewNotes.push(n),
+    500,
+  );
+  return { host, client, toHost, toWebview, hostNotes, webviewNotes, rejected };
+}
+
+describe('protocol validation', () => {
+  it('accepts every well-formed webview message', () => {
+    const good: unknown[] = [
+      { kind: 'notify', method: 'webview/ready', params: { protocolVersion: PROTOCOL_VERSION } },
+      { kind: 'notify', method: 'webview/error', params: { message: 'x' } },
+      { kind: 'request', id: 0, method: 'inspector/getView', params: {} },
+      { kind: 'request', id: 7, method: 'source/open', params: { file: 'a.md', startLine: 3, startColumn: 0 } },
+    ];
+    for (const m of good) assert.equal(validateWebviewToHost(m).ok, true, JSON.stringify(m));
+  });
+
+  it('rejects malformed webview messages with E_PROTOCOL and a reason', () => {
+    const bad: [unknown, RegExp][] = [
+      [null, /object/],
+      ['ready', /object/],
+      [{ kind: 'shout' }, /kind/],
+      [{ kind: 'notify', method: 'webview/hack', params: {} }, /unknown notification/],
+      [{ kind: 'request', id: -1, method: 'inspector/getView', params: {} }, /id/],
+      [{ kind: 'request', id: 1, method: 'fs/readFile', params: {} }, /unknown request/],
+      [{ kind: 'request', id: 1, method: 'source/open', params: { file: 42 } }, /file must be a string/],
+      [{ kind: 'request', id: 1, method: 'source/open', params: { file: 'a', startLine: 1.5 } }, /startLine/],
+      [{ kind: 'request', id: 1, method: 'source/open', params: { file: 'a', extra: true } }, /not part of the protocol/],
+      [{ kind: 'notify', method: 'webview/ready', params: { protocolVersion: '1' } }, /integer/],
+    ];
+    for (const [m, why] of bad) {
+      const r = validateWebviewToHost(m);
+      assert.equal(r.ok, false, JSON.stringify(m));
+      if (!r.ok) {
+        assert.equal(r.error.code, 'E_PROTOCOL');
+        assert.match(r.error.message, why);
+      }
+    }
+  });
+
+  it('rejects host messages the webview does not know', () => {
+    assert.equal(validateHostToWebview({ kind: 'notify', method: 'host/hello', params: { protocolVersion: 1, view } }).ok, true);
+    assert.equal(validateHostToWebview({ kind: 'notify', method: 'host/hello', params: { protocolVersion: 1 } }).ok, false);
+    assert.equal(validateHostToWebview({ kind: 'notify', method: 'host/eval', params: {} }).ok, false);
+    assert.equal(validateHostToWebview({ kind: 'response', id: 1, ok: 'yes' }).ok, false);
+    assert.equal(validateHostToWebview({ kind: 'response', id: 1, ok: false, error: { code: 1 } }).ok, false);
+  });
+});
+
+describe('request/reply helpers', () => {
+  it('round-trips a request and its typed result', async () => {
+    const { client } = pair();
+    assert.deepEqual(await client.request('inspector/getView', {}), view);
+    assert.deepEqual(await client.request('source/open', { file: 'docs/a.md', startLine: 1 }), { opened: true });
+  });
+
+  it('turns a handler error into a {code, message} rejection', async () => {
+    const { client } = pair();
+    await assert.rejects(client.request('source/open', { file: '../../etc/passwd' }), (err: unknown) => {
+      assert.ok(err instanceof ProtocolError);
+      assert.equal(err.code, 'E_FORBIDDEN');
+      assert.match(err.message, /not indexed/);
+      return true;
+    });
+  });
+
+  it('answers a malformed request with an error response and never calls a handler', async () => {
+    let called = false;
+    const { host, toWebview, rejected } = pair({
+      'source/open': async () => {
+        called = true;
+        return { opened: true };
+      },
+    });
+    await host.receive({ kind: 'request', id: 3, method: 'source/open', params: { file: 5 } });
+    assert.equal(called, false);
+    assert.equal(rejected.length, 1);
+    const last = toWebview.at(-1)!;
+    assert.equal(last.kind, 'response');
+    assert.equal(last.kind === 'response' && last.ok, false);
+  });
+
+  it('rejects a result that does not match the method', async () => {
+    const { client } = pair({ 'inspector/getView': async () => ({ title: 3 }) as never });
+    await assert.rejects(client.request('inspector/getView', {}), /title must be a string/);
+  });
+
+  it('delivers notifications both ways', () => {
+    const { host, client, hostNotes, webviewNotes } = pair();
+    client.notify('webview/ready', { protocolVersion: PROTOCOL_VERSION });
+    host.notify('host/hello', { protocolVersion: PROTOCOL_VERSION, view });
+    assert.deepEqual(hostNotes, [{ kind: 'notify', method: 'webview/ready', params: { protocolVersion: PROTOCOL_VERSION } }]);
+    assert.deepEqual(webviewNotes, [{ kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view } }]);
+  });
+
+  it('times out a request nobody answers', async () => {
+    const client = new WebviewClient(() => undefined, () => undefined, 20);
+    await assert.rejects(client.request('inspector/getView', {}), (err: unknown) => err instanceof ProtocolError && err.code === 'E_TIMEOUT');
+  });
+
+  it('reports a response to an unknown request id', () => {
+    const client = new WebviewClient(() => undefined, () => undefined);
+    const problem = client.receive({ kind: 'response', id: 99, ok: true, result: {} });
+    assert.match(problem?.message ?? '', /unknown request 99/);
+  });
+});
