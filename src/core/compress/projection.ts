@@ -1,0 +1,106 @@
+/**
+ * CANOPY projection (design §5, CANOPY §3.2): post-retrieval compression of one item's region
+ * tree against a query, with no LLM call per node.
+ *
+ * Starting at the root: score the node's children; if ANY child scores ≥ its parent, the parent
+ * is replaced by exactly those children (the other children's subtrees are dropped) and the rule
+ * recurses into each of them; otherwise the parent is kept whole. The kept set is a forest of
+ * original regions at mixed depths. Every visited node gets a decision and the rule that fired,
+ * so the inspector can show why a region was kept or dropped.
+ */
+import type { RegionNode } from '../model/region';
+
+export type NodeDecision =
+  /** Replaced by its children that scored ≥ it. */
+  | 'descend'
+  /** Kept as one region: no child scored ≥ it (or it is a leaf, or a table kept whole). */
+  | 'keep-whole'
+  /** A sibling of a descended-into child that scored below the parent: its subtree is dropped. */
+  | 'dropped-sibling'
+  /** Never scored: inside a kept-whole node or a dropped subtree. */
+  | 'not-visited';
+
+export type ProjectionRule =
+  | 'child-ge-parent' // descend: at least one child scored ≥ the parent
+  | 'no-child-ge-parent' // keep-whole: every child scored below the parent
+  | 'leaf' // keep-whole: nothing finer exists
+  | 'aggregate-table' // keep-whole: an aggregate question keeps tables whole
+  | 'below-parent' // dropped-sibling: scored below the parent while a sibling did not
+  | 'ancestor-kept-whole' // not-visited: an ancestor was kept whole
+  | 'ancestor-dropped'; // not-visited: an ancestor was dropped
+
+export interface NodeVerdict {
+  nodeId: string;
+  decision: NodeDecision;
+  rule: ProjectionRule;
+  /** The node's score; absent for not-visited nodes, which are never scored. */
+  score?: number;
+  /** The parent's score, which the node was compared against (absent for the root). */
+  parentScore?: number;
+  depth: number;
+}
+
+export interface ProjectionResult {
+  /** Kept regions in document order (pre-order of the tree). */
+  kept: RegionNode[];
+  /** One verdict per node of the tree, in pre-order. */
+  verdicts: NodeVerdict[];
+}
+
+export interface ProjectionOptions {
+  /** Keep nodes of kind 'table' whole instead of pruning rows (aggregate questions, design §5). */
+  keepTablesWhole?: boolean;
+}
+
+/**
+ * Scores are looked up through `score(node)`; it is called once per visited node, so the caller
+ * may compute vectors lazily. Scores are compared exactly: a tie (child == parent) descends.
+ */
+export function projectItem(root: RegionNode, score: (node: RegionNode) => number, options: ProjectionOptions = {}): ProjectionResult {
+  const kept: RegionNode[] = [];
+  const verdicts: NodeVerdict[] = [];
+
+  const markSubtree = (node: RegionNode, depth: number, rule: 'ancestor-kept-whole' | 'ancestor-dropped') => {
+    for (const child of node.children) {
+      verdicts.push({ nodeId: child.id, decision: 'not-visited', rule, depth: depth + 1 });
+      markSubtree(child, depth + 1, rule);
+    }
+  };
+
+  // `nodeScore` is computed by the caller of visit (the parent compared its children already).
+  const visit = (node: RegionNode, nodeScore: number, parentScore: number | undefined, depth: number) => {
+    const base = { nodeId: node.id, score: nodeScore, depth, ...(parentScore === undefined ? {} : { parentScore }) };
+    if (node.children.length === 0) {
+      verdicts.push({ ...base, decision: 'keep-whole', rule: 'leaf' });
+      kept.push(node);
+      return;
+    }
+    if (options.keepTablesWhole && node.kind === 'table') {
+      verdicts.push({ ...base, decision: 'keep-whole', rule: 'aggregate-table' });
+      kept.push(node);
+      markSubtree(node, depth, 'ancestor-kept-whole');
+      return;
+    }
+    const childScores = node.children.map((c) => score(c));
+    const anyBetter = childScores.some((s) => s >= nodeScore);
+    if (!anyBetter) {
+      verdicts.push({ ...base, decision: 'keep-whole', rule: 'no-child-ge-parent' });
+      kept.push(node);
+      markSubtree(node, depth, 'ancestor-kept-whole');
+      return;
+    }
+    verdicts.push({ ...base, decision: 'descend', rule: 'child-ge-parent' });
+    node.children.forEach((child, i) => {
+      const s = childScores[i]!;
+      if (s >= nodeScore) {
+        visit(child, s, nodeScore, depth + 1);
+      } else {
+        verdicts.push({ nodeId: child.id, decision: 'dropped-sibling', rule: 'below-parent', score: s, parentScore: nodeScore, depth: depth + 1 });
+        markSubtree(child, depth + 1, 'ancestor-dropped');
+      }
+    });
+  };
+
+  visit(root, score(root), undefined, 0);
+  return { kept, verdicts };
+}

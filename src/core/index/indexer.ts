@@ -1,0 +1,244 @@
+/**
+ * Incremental, crash-safe indexing (design §2, §4): only files whose content changed are
+ * re-parsed and re-embedded; deleted and renamed files leave the index; a file that fails keeps
+ * its last good version (reported as stale) so nothing already indexed is lost; every write
+ * goes to a new generation that becomes live in one atomic step (layout.ts).
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { nodeVectors, type EmbedTexts } from '../compress/nodeScorer';
+import { CancelledError, CanopyError, describeError, ErrorCodes, throwIfCancelled } from '../errors';
+import type { Discovery } from '../ingest/discover';
+import type { ParsedDocument } from '../ingest/parsedDocument';
+import type { RegionNode } from '../model/region';
+import { silentLogger, type Logger, type ProgressSink } from '../ports';
+import { removeStaleTemps, writeFileAtomic } from '../store/atomicFile';
+import type { Tracer } from '../trace/tracer';
+import {
+  acquireLock,
+  INDEX_FORMAT,
+  paths,
+  readCurrent,
+  readManifest,
+  writeCurrent,
+  type FileEntry,
+  type IndexError,
+  type IndexManifest,
+} from './layout';
+import { LexicalIndex, type LexicalDoc } from './lexicalIndex';
+import type { VectorEntry, VectorStore } from './vectorStore';
+
+export type ParseFn = (relPath: string, bytes: Uint8Array, signal?: AbortSignal) => Promise<ParsedDocument>;
+
+export interface EmbeddingSource {
+  /** Encoder id: a change of model re-embeds everything. */
+  id: string;
+  embed: EmbedTexts;
+  /** Makes the cache durable (called before the generation is committed). */
+  persist(): Promise<void>;
+}
+
+export interface IndexerDeps {
+  dir: string;
+  store: VectorStore;
+  parse: ParseFn;
+  embeddings: EmbeddingSource;
+  /** Changes here (branching factor, parser) make every file re-parse. */
+  parserVersion: string;
+  branchingFactor: number;
+  logger?: Logger;
+  progress?: ProgressSink;
+  tracer?: Tracer;
+}
+
+export interface IndexSummary {
+  generation: number;
+  root: string;
+  files: number;
+  parsed: number;
+  reused: number;
+  removed: number;
+  items: number;
+  nodes: number;
+  errors: IndexError[];
+  skipped: Array<{ file: string; reason: string }>;
+  /** Set when the old index could not be read and was rebuilt. */
+  rebuilt?: string;
+  seconds: number;
+}
+
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+
+function countNodes(n: RegionNode): number {
+  return 1 + n.children.reduce((a, c) => a + countNodes(c), 0);
+}
+
+export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal?: AbortSignal): Promise<IndexSummary> {
+  const started = Date.now();
+  const log = deps.logger ?? silentLogger;
+  const p = paths(deps.dir);
+  await fs.mkdir(p.docs, { recursive: true });
+  const release = await acquireLock(deps.dir);
+  try {
+    await removeStaleTemps(deps.dir);
+    await removeStaleTemps(p.docs);
+
+    let previous: IndexManifest | undefined;
+    let rebuilt: string | undefined;
+    try {
+      const live = await readCurrent(deps.dir);
+      if (live !== undefined) previous = await readManifest(deps.dir, live);
+    } catch (err) {
+      if (!(err instanceof CanopyError)) throw err;
+      rebuilt = `${err.message}; rebuilding the index from the documents`;
+      log.log('warn', rebuilt);
+      previous = undefined;
+    }
+    // A new encoder or branching factor invalidates every parsed tree and vector.
+    const compatible =
+      previous !== undefined &&
+      previous.encoderId === deps.embeddings.id &&
+      previous.branchingFactor === deps.branchingFactor &&
+      previous.parserVersion === deps.parserVersion;
+    if (previous && !compatible) log.log('info', 'encoder, branching factor or parser changed: re-indexing every file');
+    const base = compatible ? previous : undefined;
+    const generation = (previous?.generation ?? 0) + 1;
+
+    const files: Record<string, FileEntry> = {};
+    const errors: IndexError[] = [];
+    const upsert: VectorEntry[] = [];
+    const lexicalAdd: LexicalDoc[] = [];
+    const removedItems = new Set<string>();
+    let parsed = 0;
+    let reused = 0;
+    const total = discovery.files.length;
+
+    for (let i = 0; i < discovery.files.length; i++) {
+      throwIfCancelled(signal);
+      const f = discovery.files[i]!;
+      deps.progress?.report({ done: i, total, message: f.relPath });
+      const old = base?.files[f.relPath];
+      if (old && !old.staleError && old.size === f.size && old.mtimeMs === f.mtimeMs) {
+        files[f.relPath] = old;
+        reused++;
+        continue;
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await fs.readFile(f.absPath);
+      } catch (err) {
+        errors.push({ file: f.relPath, code: ErrorCodes.notFound, reason: `cannot read: ${(err as Error).message}` });
+        if (old) files[f.relPath] = { ...old, staleError: 'unreadable' };
+        continue;
+      }
+      const hash = sha256(bytes);
+      if (old && !old.staleError && old.hash === hash) {
+        files[f.relPath] = { ...old, size: f.size, mtimeMs: f.mtimeMs };
+        reused++;
+        continue;
+      }
+      try {
+        const key = sha256(`${deps.parserVersion}\0${deps.branchingFactor}\0${f.relPath}\0${hash}`);
+        const doc = await deps.parse(f.relPath, bytes, signal);
+        const vectors = new Map<string, Float32Array>();
+        for (const item of doc.items) {
+          throwIfCancelled(signal);
+          for (const [id, v] of await nodeVectors(item.root, deps.embeddings.embed, signal)) vectors.set(id, v);
+        }
+        await writeFileAtomic(p.doc(key), JSON.stringify(doc));
+        if (old) old.items.forEach((id) => removedItems.add(id));
+        for (const item of doc.items) {
+          upsert.push({ id: item.id, vector: vectors.get(item.root.id)!, metadata: { file: f.relPath, modality: item.modality } });
+          lexicalAdd.push({ id: item.id, title: item.title, text: item.root.text, modality: item.modality });
+        }
+        files[f.relPath] = {
+          hash,
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+          format: f.format,
+          doc: key,
+          items: doc.items.map((it) => it.id),
+          nodes: doc.items.reduce((a, it) => a + countNodes(it.root), 0),
+          warnings: doc.warnings.map((w) => w.message),
+        };
+        parsed++;
+        deps.tracer?.emit('ingest/file', { file: f.relPath, items: doc.items.length, warnings: doc.warnings.length });
+      } catch (err) {
+        if (err instanceof CancelledError) throw err;
+        const { code, message } = describeError(err);
+        errors.push({ file: f.relPath, code, reason: message });
+        log.log('warn', `${f.relPath}: ${message}`);
+        if (old) files[f.relPath] = { ...old, staleError: message }; // keep the last good version
+      }
+    }
+    deps.progress?.report({ done: total, total });
+
+    // Files gone from the folder (deleted, renamed, now excluded) leave the index.
+    let removed = 0;
+    for (const [rel, entry] of Object.entries(base?.files ?? {})) {
+      if (!(rel in files)) {
+        entry.items.forEach((id) => removedItems.add(id));
+        removed++;
+      }
+    }
+    for (const e of upsert) removedItems.delete(e.id);
+    // Items of the last good version of a failed file stay.
+    for (const entry of Object.values(files)) if (entry.staleError) entry.items.forEach((id) => removedItems.delete(id));
+
+    throwIfCancelled(signal);
+    await deps.store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] });
+    const lexical = base ? LexicalIndex.fromJSON(await fs.readFile(p.lexical(base.generation), 'utf8')) : LexicalIndex.empty();
+    lexical.remove([...removedItems, ...upsert.map((e) => e.id)]);
+    lexical.add(lexicalAdd);
+    await writeFileAtomic(p.lexical(generation), lexical.toJSON());
+    await deps.embeddings.persist();
+
+    const manifest: IndexManifest = {
+      format: INDEX_FORMAT,
+      generation,
+      createdAt: new Date().toISOString(),
+      root: discovery.root,
+      encoderId: deps.embeddings.id,
+      branchingFactor: deps.branchingFactor,
+      parserVersion: deps.parserVersion,
+      files,
+      errors,
+      skipped: discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason })),
+    };
+    await writeFileAtomic(p.manifest(generation), JSON.stringify(manifest));
+    throwIfCancelled(signal);
+    await writeCurrent(deps.dir, generation); // the commit point
+    await collectGarbage(deps, generation, manifest);
+
+    const entries = Object.values(files);
+    return {
+      generation,
+      root: discovery.root,
+      files: entries.length,
+      parsed,
+      reused,
+      removed,
+      items: entries.reduce((a, e) => a + e.items.length, 0),
+      nodes: entries.reduce((a, e) => a + e.nodes, 0),
+      errors,
+      skipped: manifest.skipped,
+      ...(rebuilt ? { rebuilt } : {}),
+      seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    await release();
+  }
+}
+
+/** Removes every generation but the live one and parsed documents no file refers to. */
+async function collectGarbage(deps: IndexerDeps, live: number, manifest: IndexManifest): Promise<void> {
+  const p = paths(deps.dir);
+  for (const g of await deps.store.listGenerations()) if (g !== live) await deps.store.dropGeneration(g);
+  for (const name of await fs.readdir(deps.dir)) {
+    const m = /^(gen|lexical)-(\d+)\.json$/.exec(name);
+    if (m && Number(m[2]) !== live) await fs.rm(path.join(deps.dir, name), { force: true });
+  }
+  const referenced = new Set(Object.values(manifest.files).map((e) => `${e.doc}.json`));
+  for (const name of await fs.readdir(p.docs)) if (!referenced.has(name)) await fs.rm(path.join(p.docs, name), { force: true });
+}

@@ -1,0 +1,32 @@
+/**
+ * The Retriever port: a query in, the top-k items out, each with the score components that
+ * produced its rank (dense, BM25, topic, fused) so the trace can show them.
+ */
+import type { Item, Modality } from '../model/region';
+import type { ScoreComponents } from '../trace/schema';
+
+export interface RetrievedItem {
+  item: Item;
+  /** 0-based rank in this retrieval. */
+  rank: number;
+  scores: ScoreComponents;
+}
+
+export interface RetrieveOptions {
+  /** Items never returned (already in the evidence). */
+  excludeIds?: ReadonlySet<string>;
+  /** Only items of these modalities; all when absent. */
+  modalities?: readonly Modality[];
+  /** How many ranked candidates to report beyond k (for replay); default 50. */
+  candidates?: number;
+  signal?: AbortSignal;
+}
+
+export interface Retrieval {
+  items: RetrievedItem[];
+  candidates: Array<{ itemId: string; scores: ScoreComponents }>;
+}
+
+export interface Retriever {
+  retrieve(query: string, k: number, options?: RetrieveOptions): Promise<Retrieval>;
+}

@@ -1,0 +1,52 @@
+// Reciprocal-rank fusion and the query router.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { reciprocalRankFusion } from '../../../src/core/retrieve/fusion';
+import { routeQuestion } from '../../../src/core/compress/router';
+import { LexicalIndex } from '../../../src/core/index/lexicalIndex';
+
+describe('reciprocalRankFusion', () => {
+  it('rewards items both rankers like and records each ranker\'s rank and score', () => {
+    const fused = reciprocalRankFusion([
+      [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.8 }, { id: 'c', score: 0.1 }],
+      [{ id: 'c', score: 12 }, { id: 'b', score: 7 }],
+    ]);
+    // c: 1/63 + 1/61 beats b: 1/62 + 1/62; a appears once.
+    assert.deepEqual(fused.map((f) => f.id), ['c', 'b', 'a']);
+    assert.deepEqual(fused[0]!.parts, [{ rank: 2, score: 0.1 }, { rank: 0, score: 12 }]);
+    assert.equal(fused[2]!.parts[1], undefined);
+    assert.ok(Math.abs(fused[1]!.fused - 2 / 62) < 1e-12);
+  });
+});
+
+describe('routeQuestion', () => {
+  it('treats totals, counts, extremes and lists as aggregate and plain lookups as lookup', () => {
+    for (const q of ['What is the total revenue?', 'How many plots are there?', 'Which plot has the highest cover?', 'List all sensors.']) {
+      assert.equal(routeQuestion(q).aggregate, true, q);
+    }
+    assert.equal(routeQuestion('What species is the tallest tree in plot P2?').aggregate, false);
+    assert.equal(routeQuestion('When was the battery replaced?').aggregate, false);
+  });
+
+  it('keeps text when a modality is named and allows all otherwise', () => {
+    assert.deepEqual(routeQuestion('What did the ranger say in the interview?').modalities, ['text', 'transcript']);
+    assert.equal(routeQuestion('When was it built?').modalities.length, 5);
+  });
+});
+
+describe('LexicalIndex', () => {
+  it('ranks by BM25 with stemming, filters by modality, and survives a JSON round trip with removals', () => {
+    const ix = LexicalIndex.empty();
+    ix.add([
+      { id: '1', title: 'Oaks', text: 'Oak trees grow slowly in dry soil.', modality: 'text' },
+      { id: '2', title: 'Sensors', text: 'The soil sensor logged moisture hourly.', modality: 'table' },
+      { id: '3', title: 'Beech', text: 'Beech leaves dropped early.', modality: 'text' },
+    ]);
+    assert.deepEqual(ix.query('growing oak', 3).map((h) => h.id), ['1']);
+    assert.deepEqual(ix.query('soil', 3, ['table']).map((h) => h.id), ['2']);
+    const copy = LexicalIndex.fromJSON(ix.toJSON());
+    copy.remove(['1']);
+    assert.equal(copy.size, 2);
+    assert.deepEqual(copy.query('soil', 3).map((h) => h.id), ['2']);
+  });
+});
