@@ -11,7 +11,7 @@ const production = process.argv.includes('--production');
 
 // Native addons and packages that load files relative to themselves stay outside the bundle
 // and ship in node_modules (see .vscodeignore).
-const nodeExternals = ['vscode', 'onnxruntime-node'];
+const nodeExternals = ['vscode', 'onnxruntime-node', 'pdfjs-dist', 'pdfjs-dist/*'];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 

@@ -3,6 +3,7 @@
  * exit code so tests can run it in-process; bin/canopy.js calls it.
  */
 import { describeError } from '../core/errors';
+import { askHelp, runAsk } from './commands/ask';
 import { indexHelp, runIndex } from './commands/index';
 import { type CliIO, processIO, UsageError } from './io';
 
@@ -16,6 +17,7 @@ interface Command {
 
 const commands: Record<string, Command> = {
   index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
+  ask: { summary: 'answer a question from an index, with evidence and citations', help: askHelp, run: runAsk },
 };
 
 function usage(): string {

@@ -1,83 +1,111 @@
 /**
- * `canopy index <dir>`: walks a folder with the same rules the extension uses and reports
- * what will be indexed, by format, and every file left out with its reason.
+ * `canopy index <dir>`: indexes a folder incrementally (only changed files are re-parsed and
+ * re-embedded) with a progress bar, then prints a summary: files, items, nodes, errors, time.
  */
 import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
 import { resolveSettings } from '../../core/config/settings';
-import { discoverFiles, type Discovery } from '../../core/ingest/discover';
+import { discoverFiles } from '../../core/ingest/discover';
+import type { IndexSummary } from '../../core/index/indexer';
 import { type CliIO, UsageError } from '../io';
+import { openWorkspace } from '../runtime';
 
 export const indexHelp = `Usage: canopy index <dir> [options]
 
-Index the documents of <dir>.
+Index the documents of <dir> (incrementally: unchanged files are reused).
 
 Options:
+  --index <dir>        where the index lives (default <dir>/.canopy/index)
   --include <glob>     files to index (repeatable; default **/*)
   --exclude <glob>     files never to index (repeatable; added to the defaults)
   --max-file-mb <n>    skip files larger than n MB (default 50)
-  --no-gitignore       do not read .gitignore files
-  --json               print one JSON object instead of a table`;
+  --branching <B>      branching factor of the region trees, 2-4 (default 2)
+  --list               only list the files that would be indexed
+  --json               print one JSON object instead of a summary
+  --verbose            log every file`;
 
 export async function runIndex(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
+      index: { type: 'string' },
       include: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       'max-file-mb': { type: 'string' },
-      'no-gitignore': { type: 'boolean' },
+      branching: { type: 'string' },
+      list: { type: 'boolean' },
       json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('index takes exactly one folder');
   const maxMb = values['max-file-mb'] === undefined ? undefined : Number(values['max-file-mb']);
   if (maxMb !== undefined && !(maxMb > 0)) throw new UsageError('--max-file-mb must be a positive number');
+  const branching = values.branching === undefined ? undefined : Number(values.branching);
+  if (branching !== undefined && !(Number.isInteger(branching) && branching >= 2 && branching <= 4)) throw new UsageError('--branching must be 2, 3 or 4');
   const defaults = resolveSettings({});
-  const settings = resolveSettings({
-    include: values.include,
+  const settings = {
+    include: values.include ?? defaults.include,
     exclude: [...defaults.exclude, ...(values.exclude ?? [])],
-    maxFileSizeMB: maxMb,
-  });
+    maxFileSizeMB: maxMb ?? defaults.maxFileSizeMB,
+    branchingFactor: branching ?? defaults.branchingFactor,
+  };
 
-  const started = Date.now();
-  const discovery = await discoverFiles(positionals[0]!, {
-    include: settings.include,
-    exclude: settings.exclude,
-    maxFileSizeMB: settings.maxFileSizeMB,
-    respectGitignore: !values['no-gitignore'],
-  });
-  const seconds = (Date.now() - started) / 1000;
-
-  if (values.json) {
-    io.out(JSON.stringify(summarise(discovery, seconds)));
+  if (values.list) {
+    const d = await discoverFiles(positionals[0]!, { ...settings, exclude: [...settings.exclude, '**/.canopy/**'] });
+    if (values.json) io.out(JSON.stringify({ root: d.root, files: d.files.map((f) => ({ path: f.relPath, format: f.format, bytes: f.size })), skipped: d.skipped }));
+    else {
+      for (const f of d.files) io.out(`${f.relPath}\t${f.format}\t${f.size}`);
+      for (const s of d.skipped) io.out(`skipped ${s.relPath}: ${s.reason}`);
+    }
     return 0;
   }
-  printSummary(discovery, seconds, io);
+
+  const workspace = openWorkspace(positionals[0]!, values.index, settings, io, values.verbose);
+  const bar = io.isTTY && !values.json ? new SingleBar({ format: 'indexing [{bar}] {value}/{total} {file}', hideCursor: true, clearOnComplete: true }) : undefined;
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  let summary: IndexSummary;
+  try {
+    let started = false;
+    summary = await workspace.index({
+      signal: abort.signal,
+      progress: {
+        report: ({ done, total, message }) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(total, done, { file: '' });
+            started = true;
+          }
+          bar.update(done, { file: message ?? '' });
+        },
+      },
+    });
+    bar?.stop();
+  } finally {
+    process.off('SIGINT', onSigint);
+    bar?.stop();
+    await workspace.dispose();
+  }
+  if (values.json) {
+    io.out(JSON.stringify(summary));
+    return 0;
+  }
+  printSummary(summary, io);
   return 0;
 }
 
-function summarise(d: Discovery, seconds: number) {
-  const byFormat: Record<string, number> = {};
-  for (const f of d.files) byFormat[f.format] = (byFormat[f.format] ?? 0) + 1;
-  return {
-    root: d.root,
-    files: d.files.map((f) => ({ path: f.relPath, format: f.format, bytes: f.size })),
-    byFormat,
-    skipped: d.skipped,
-    seconds,
-  };
-}
-
-function printSummary(d: Discovery, seconds: number, io: CliIO): void {
-  const s = summarise(d, seconds);
-  io.out(`Corpus ${d.root}`);
-  const width = Math.max(4, ...d.files.map((f) => f.relPath.length));
-  io.out(`  ${'file'.padEnd(width)}  ${'format'.padEnd(9)}  bytes`);
-  for (const f of d.files) io.out(`  ${f.relPath.padEnd(width)}  ${f.format.padEnd(9)}  ${f.size}`);
-  const formats = Object.entries(s.byFormat)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
-  io.out(`${d.files.length} files (${formats || 'none'}), ${d.skipped.length} skipped, ${seconds.toFixed(2)} s`);
-  for (const k of d.skipped) io.out(`  skipped ${k.relPath}: ${k.reason}`);
+function printSummary(s: IndexSummary, io: CliIO): void {
+  if (s.rebuilt) io.out(`note: ${s.rebuilt}`);
+  io.out(`Indexed ${s.root} (generation ${s.generation})`);
+  io.out(`  files   ${s.files} (${s.parsed} parsed, ${s.reused} unchanged, ${s.removed} removed)`);
+  io.out(`  items   ${s.items}`);
+  io.out(`  nodes   ${s.nodes}`);
+  io.out(`  errors  ${s.errors.length}`);
+  io.out(`  skipped ${s.skipped.length}`);
+  io.out(`  time    ${s.seconds.toFixed(2)} s`);
+  for (const e of s.errors) io.out(`  error ${e.file}: ${e.reason}`);
+  for (const k of s.skipped) io.out(`  skipped ${k.file}: ${k.reason}`);
 }

@@ -103,7 +103,9 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       previous.parserVersion === deps.parserVersion;
     if (previous && !compatible) log.log('info', 'encoder, branching factor or parser changed: re-indexing every file');
     const base = compatible ? previous : undefined;
-    const generation = (previous?.generation ?? 0) + 1;
+    // Above every generation on disk, so a rebuild never writes over a stale generation's files.
+    const onDisk = [...(await deps.store.listGenerations()), ...(await manifestGenerations(deps.dir))];
+    const generation = Math.max(previous?.generation ?? 0, ...onDisk) + 1;
 
     const files: Record<string, FileEntry> = {};
     const errors: IndexError[] = [];
@@ -229,6 +231,13 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
   } finally {
     await release();
   }
+}
+
+async function manifestGenerations(dir: string): Promise<number[]> {
+  return (await fs.readdir(dir)).flatMap((n) => {
+    const m = /^(?:gen|lexical)-(\d+)\.json$/.exec(n);
+    return m ? [Number(m[1])] : [];
+  });
 }
 
 /** Removes every generation but the live one and parsed documents no file refers to. */

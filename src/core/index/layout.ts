@@ -3,7 +3,7 @@
  *
  *   CURRENT            {"format", "generation"}: the one live generation (replaced atomically)
  *   gen-<N>.json       manifest of generation N: files, hashes, item ids, errors, settings
- *   vectors-<N>.json   item vectors (VectorStore, vectra by default)
+ *   vectors-<N>/       item vectors (VectorStore, vectra by default)
  *   lexical-<N>.json   BM25 index
  *   docs/<key>.json    parsed documents, content-addressed (immutable, shared by generations)
  *   embeddings/        the embedding cache

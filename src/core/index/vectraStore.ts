@@ -1,8 +1,8 @@
 /**
- * VectorStore on vectra's LocalIndex: one vectra index file per generation
- * (`vectors-<N>.json` in the index folder). vectra keeps a whole index in memory and writes it
- * as one JSON file; we give every generation its own file name so a torn write can only hit a
- * generation that is not live yet.
+ * VectorStore on vectra's LocalIndex: one vectra index per generation, each in its own folder
+ * (`vectors-<N>/index.json`). vectra keeps a whole index in memory and writes it as one JSON
+ * file, so a torn write can only hit a generation that is not live yet. Each generation needs its
+ * own folder because vectra's createIndex/deleteIndex remove the whole folder they are given.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -12,13 +12,13 @@ import type { VectorEntry, VectorHit, VectorSearch, VectorStore } from './vector
 
 type Meta = { file: string; modality: string };
 
-const fileName = (generation: number) => `vectors-${generation}.json`;
+const folderName = (generation: number) => `vectors-${generation}`;
 
 export class VectraStore implements VectorStore {
   constructor(private readonly folder: string) {}
 
   private index(generation: number): LocalIndex<Meta> {
-    return new LocalIndex<Meta>(this.folder, fileName(generation));
+    return new LocalIndex<Meta>(path.join(this.folder, folderName(generation)), 'index.json');
   }
 
   async writeGeneration(from: number | undefined, to: number, changes: { upsert: VectorEntry[]; remove: string[] }): Promise<void> {
@@ -34,12 +34,12 @@ export class VectraStore implements VectorStore {
       await target.insertItem({ id: e.id, vector: Array.from(e.vector), metadata: e.metadata });
     }
     await target.endUpdate();
-    await syncFile(path.join(this.folder, fileName(to)));
+    await syncFile(path.join(this.folder, folderName(to), 'index.json'));
   }
 
   async open(generation: number): Promise<VectorSearch> {
     const index = this.index(generation);
-    if (!(await index.isIndexCreated())) throw new Error(`vector generation ${generation} is missing (${fileName(generation)})`);
+    if (!(await index.isIndexCreated())) throw new Error(`vector generation ${generation} is missing (${folderName(generation)})`);
     const size = (await index.getIndexStats()).items;
     return {
       size,
@@ -53,13 +53,13 @@ export class VectraStore implements VectorStore {
   }
 
   async dropGeneration(generation: number): Promise<void> {
-    await fs.rm(path.join(this.folder, fileName(generation)), { force: true });
+    await fs.rm(path.join(this.folder, folderName(generation)), { recursive: true, force: true });
   }
 
   async listGenerations(): Promise<number[]> {
     const names = await fs.readdir(this.folder).catch(() => [] as string[]);
     return names.flatMap((n) => {
-      const m = /^vectors-(\d+)\.json$/.exec(n);
+      const m = /^vectors-(\d+)$/.exec(n);
       return m ? [Number(m[1])] : [];
     });
   }

@@ -1,0 +1,128 @@
+/**
+ * `canopy ask "<question>"`: answers from an index with the full pipeline (hybrid retrieval,
+ * CANOPY projection, critic rounds, reader) and prints the answer, its citations and what was
+ * kept or dropped per item; `--json` prints the whole trace. The trace is saved either way.
+ */
+import { parseArgs } from 'node:util';
+import type { AskRequest } from '../../core/app/workspace';
+import type { Anchor } from '../../core/model/region';
+import type { AskTrace, CompressorSetting, TraceNode } from '../../core/trace/schema';
+import { type CliIO, UsageError } from '../io';
+import { openWorkspace } from '../runtime';
+
+export const askHelp = `Usage: canopy ask "<question>" [options]
+
+Answer a question from the index of a folder (run "canopy index <dir>" first).
+
+Options:
+  --dir <dir>            the indexed folder (default: the current folder)
+  --index <dir>          the index (default <dir>/.canopy/index)
+  -k, --top-k <n>        items retrieved per round (default 10)
+  --rounds <n>           most critic rounds (default 3)
+  --critic <rule|none>   the no-LLM critic, or one round without a critic (default rule)
+  --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
+  --json                 print the whole trace as JSON`;
+
+export function parseCompressor(value: string | undefined): CompressorSetting {
+  if (value === undefined || value === 'canopy') return { name: 'canopy' };
+  if (value === 'none') return { name: 'none' };
+  const flat = /^flat:(\d+)$/.exec(value);
+  if (flat) return { name: 'flat', m: Number(flat[1]) };
+  const thr = /^threshold:(-?\d*\.?\d+)$/.exec(value);
+  if (thr) return { name: 'threshold', threshold: Number(thr[1]) };
+  throw new UsageError(`--compressor must be canopy, none, flat:<m> or threshold:<t>, not "${value}"`);
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
+  return n;
+}
+
+export async function runAsk(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string' },
+      index: { type: 'string' },
+      'top-k': { type: 'string', short: 'k' },
+      rounds: { type: 'string' },
+      critic: { type: 'string' },
+      compressor: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const question = positionals.join(' ').trim();
+  if (!question) throw new UsageError('ask needs a question');
+  if (values.critic !== undefined && values.critic !== 'rule' && values.critic !== 'none') throw new UsageError('--critic must be rule or none');
+  const topK = positiveInt(values['top-k'], '--top-k');
+  const rounds = positiveInt(values.rounds, '--rounds');
+  const request: AskRequest = {
+    compressor: parseCompressor(values.compressor),
+    critic: (values.critic as 'rule' | 'none' | undefined) ?? 'rule',
+    ...(topK ? { topK } : {}),
+    ...(rounds ? { maxRounds: rounds } : {}),
+  };
+  const workspace = openWorkspace(values.dir ?? '.', values.index, {}, io);
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const trace = await workspace.ask(question, { ...request, signal: abort.signal });
+    const file = await workspace.saveTrace(trace);
+    if (values.json) io.out(JSON.stringify(trace));
+    else printAnswer(trace, file, io);
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await workspace.dispose();
+  }
+}
+
+export function formatAnchor(a: Anchor): string {
+  if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  if (a.timeStart !== undefined) return `${a.file} @${a.timeStart.toFixed(0)}s–${(a.timeEnd ?? a.timeStart).toFixed(0)}s`;
+  if (a.startLine !== undefined) {
+    const row = a.row !== undefined ? ` row ${a.row + 1}` : '';
+    return `${a.file}:${a.startLine}:${(a.startColumn ?? 0) + 1}${row}`;
+  }
+  return a.file;
+}
+
+function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): number {
+  if (!tree) return 0;
+  return (pred(tree) ? 1 : 0) + tree.children.reduce((a, c) => a + count(c, pred), 0);
+}
+
+function printAnswer(t: AskTrace, file: string, io: CliIO): void {
+  const modeNote = t.answer.mode === 'extractive' ? 'extractive — no LLM configured, quoting the best-supported evidence' : 'LLM reader';
+  io.out(`Q: ${t.question}`);
+  io.out(`A (${modeNote}):`);
+  io.out(`  ${t.answer.text}`);
+  if (t.answer.citations.length > 0) {
+    io.out('Citations:');
+    for (const c of t.answer.citations) io.out(`  [${c.marker}] ${formatAnchor(c.anchor)}`);
+  }
+  const saved = t.totals.uncompressedTokens > 0 ? Math.round(100 * (1 - t.totals.evidenceTokens / t.totals.uncompressedTokens)) : 0;
+  io.out(
+    `Evidence: ${t.totals.items} items over ${t.rounds.length} round(s), stop: ${t.stop.reason}; ` +
+      `${t.totals.evidenceTokens} of ${t.totals.uncompressedTokens} tokens kept (${saved}% fewer), ${t.totals.keptRegions} regions`,
+  );
+  for (const r of t.rounds) {
+    io.out(`  round ${r.round}: ${r.query}`);
+    for (const it of r.retrieved) {
+      if (it.repeated) {
+        io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: already in the evidence`);
+        continue;
+      }
+      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
+    }
+    if (r.critic) {
+      io.out(`    critic (${r.critic.source}): ${r.critic.sufficient ? 'sufficient' : `missing ${r.critic.missing.slice(0, 6).join(', ') || '—'}`}`);
+    }
+  }
+  io.out(`Trace: ${file}`);
+}

@@ -1,0 +1,187 @@
+/**
+ * One Canopy workspace, wired: the encoder and its embedding cache, the vector store, the
+ * parser, the indexer and the ask pipeline, over one folder and one index directory. The CLI's
+ * main and the extension's activate() each build one of these with their own paths, settings
+ * and logger; nothing here knows which host it runs in.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ask, type AskOptions } from '../ask/pipeline';
+import type { CompressorSetting, AskTrace } from '../trace/schema';
+import type { CanopySettings } from '../config/settings';
+import { bpeTokenCounter } from '../compress/tokens';
+import type { Critic } from '../critic/critic';
+import { RuleCritic } from '../critic/ruleCritic';
+import { EmbeddingCache } from '../encode/cache';
+import { createEncoder } from '../encode/createEncoder';
+import type { Encoder, EncoderConfig } from '../encode/encoder';
+import { CorpusIndex } from '../index/corpusIndex';
+import { runIndexer, type IndexSummary } from '../index/indexer';
+import { paths } from '../index/layout';
+import { VectraStore } from '../index/vectraStore';
+import { discoverFiles } from '../ingest/discover';
+import { parseFile } from '../ingest/parseFile';
+import { silentLogger, type Logger, type ProgressSink } from '../ports';
+import { ExtractiveReader } from '../read/extractiveReader';
+import type { Reader } from '../read/reader';
+import { HybridRetriever } from '../retrieve/hybrid';
+import { writeFileAtomic } from '../store/atomicFile';
+import type { Tracer } from '../trace/tracer';
+
+/** Bump when parsing changes in a way that must re-parse existing indexes. */
+export const PARSER_VERSION = 'ingest-1';
+
+export interface WorkspaceConfig {
+  /** The folder whose documents are indexed. */
+  root: string;
+  /** Where the index lives (the extension: workspace storage; the CLI: <root>/.canopy/index). */
+  indexDir: string;
+  settings: CanopySettings;
+  encoder: EncoderConfig;
+  builtinModelDir: string;
+  /** More exclude globs from the host (files.exclude). */
+  extraExclude?: string[];
+  logger?: Logger;
+}
+
+export interface AskRequest {
+  compressor?: CompressorSetting;
+  /** 'rule' (default), 'none' (one round), or an LLM critic. */
+  critic?: 'rule' | 'none' | Critic;
+  reader?: Reader;
+  topK?: number;
+  maxRounds?: number;
+  tracer?: Tracer;
+  signal?: AbortSignal;
+}
+
+export class CanopyWorkspace {
+  private encoder: Encoder | undefined;
+  private cache: EmbeddingCache | undefined;
+  private corpus: CorpusIndex | undefined;
+  private readonly store: VectraStore;
+  private readonly log: Logger;
+  private readonly tokens = bpeTokenCounter();
+
+  constructor(readonly config: WorkspaceConfig) {
+    this.store = new VectraStore(config.indexDir);
+    this.log = config.logger ?? silentLogger;
+  }
+
+  /** The encoder and cache, created on first use (loading the model takes a moment). */
+  private async embeddings(): Promise<{ encoder: Encoder; cache: EmbeddingCache }> {
+    if (!this.encoder || !this.cache) {
+      this.encoder = await createEncoder(this.config.encoder, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.root });
+      this.cache = await EmbeddingCache.open({ dir: paths(this.config.indexDir).embeddings, encoder: this.encoder, logger: this.log });
+    }
+    return { encoder: this.encoder, cache: this.cache };
+  }
+
+  private embedTexts = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+    const { encoder, cache } = await this.embeddings();
+    return cache.getOrEncode(texts, encoder, signal);
+  };
+
+  private embedQuery = async (text: string, signal?: AbortSignal): Promise<Float32Array> => {
+    const { encoder } = await this.embeddings();
+    const [v] = await encoder.encode([text], signal);
+    return v!;
+  };
+
+  async index(options: { signal?: AbortSignal; progress?: ProgressSink; tracer?: Tracer } = {}): Promise<IndexSummary> {
+    const s = this.config.settings;
+    await fs.mkdir(this.config.indexDir, { recursive: true });
+    const indexInside = path.relative(this.config.root, this.config.indexDir);
+    const discovery = await discoverFiles(this.config.root, {
+      include: s.include,
+      exclude: [
+        ...s.exclude,
+        ...(this.config.extraExclude ?? []),
+        '**/.canopy/**',
+        ...(indexInside && !indexInside.startsWith('..') && !path.isAbsolute(indexInside) ? [`${indexInside.split(path.sep).join('/')}/**`] : []),
+      ],
+      maxFileSizeMB: s.maxFileSizeMB,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const { encoder, cache } = await this.embeddings();
+    const summary = await runIndexer(
+      discovery,
+      {
+        dir: this.config.indexDir,
+        store: this.store,
+        parse: (rel, bytes, signal) =>
+          parseFile(rel, bytes, {
+            branchingFactor: s.branchingFactor,
+            maxBytes: s.maxFileSizeMB * 1024 * 1024,
+            embed: (texts) => cache.getOrEncode(texts, encoder, signal),
+            ...(signal ? { signal } : {}),
+          }),
+        embeddings: { id: encoder.id, embed: this.embedTexts, persist: () => cache.save() },
+        parserVersion: PARSER_VERSION,
+        branchingFactor: s.branchingFactor,
+        logger: this.log,
+        ...(options.progress ? { progress: options.progress } : {}),
+        ...(options.tracer ? { tracer: options.tracer } : {}),
+      },
+      options.signal,
+    );
+    this.corpus = undefined; // reopen the new generation on the next question
+    return summary;
+  }
+
+  /** The live index; CanopyError(E_NOT_FOUND) before the first index run. */
+  async openIndex(): Promise<CorpusIndex> {
+    this.corpus ??= await CorpusIndex.open(this.config.indexDir, this.store);
+    return this.corpus;
+  }
+
+  async ask(question: string, request: AskRequest = {}): Promise<AskTrace> {
+    const s = this.config.settings;
+    const corpus = await this.openIndex();
+    const { encoder } = await this.embeddings();
+    const retrieval = { dense: true, bm25: true, topics: false, fusion: 'rrf' as const, rrfK: 60 };
+    const options: AskOptions = {
+      topK: request.topK ?? s.topK,
+      maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
+      branchingFactor: s.branchingFactor,
+      compressor: request.compressor ?? { name: 'canopy' },
+      readerTokenCap: s.readerTokenCap,
+      encoderId: encoder.id,
+      retrieval,
+    };
+    const critic = request.critic === undefined || request.critic === 'rule' ? new RuleCritic() : request.critic === 'none' ? undefined : request.critic;
+    const trace = await ask(
+      question,
+      options,
+      {
+        retriever: new HybridRetriever(corpus, this.embedQuery, { dense: retrieval.dense, bm25: retrieval.bm25, rrfK: retrieval.rrfK }),
+        embedQuery: this.embedQuery,
+        embedTexts: this.embedTexts,
+        ...(critic ? { critic } : {}),
+        reader: request.reader ?? new ExtractiveReader(),
+        tokens: this.tokens,
+        ...(request.tracer ? { tracer: request.tracer } : {}),
+        index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },
+      },
+      request.signal,
+    );
+    await this.cache?.save();
+    return trace;
+  }
+
+  /** Writes a trace under <index>/traces/ and returns its path. */
+  async saveTrace(trace: AskTrace): Promise<string> {
+    const dir = path.join(this.config.indexDir, 'traces');
+    await fs.mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${trace.createdAt.replace(/[:.]/g, '-')}-${trace.id}.json`);
+    await writeFileAtomic(file, JSON.stringify(trace));
+    return file;
+  }
+
+  async dispose(): Promise<void> {
+    await this.cache?.save();
+    await this.encoder?.dispose();
+    this.encoder = undefined;
+    this.cache = undefined;
+  }
+}

@@ -1,0 +1,172 @@
+// Incremental, crash-safe indexing with the real parser, store and BM25 index.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { CorpusIndex } from '../../../src/core/index/corpusIndex';
+import { runIndexer, type IndexerDeps } from '../../../src/core/index/indexer';
+import { paths, readCurrent } from '../../../src/core/index/layout';
+import { VectraStore } from '../../../src/core/index/vectraStore';
+import { discoverFiles } from '../../../src/core/ingest/discover';
+import { parseFile } from '../../../src/core/ingest/parseFile';
+import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
+import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
+
+let root: string;
+let dir: string;
+
+function write(rel: string, content: string | Buffer) {
+  const p = join(root, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, content);
+}
+
+function deps(embeddings = hashEmbeddings()): IndexerDeps & { embeddings: ReturnType<typeof hashEmbeddings> } {
+  return {
+    dir,
+    store: new VectraStore(dir),
+    parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
+    embeddings,
+    parserVersion: 'test',
+    branchingFactor: 2,
+  };
+}
+
+async function index(embeddings = hashEmbeddings()) {
+  const d = deps(embeddings);
+  const summary = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), d);
+  return { summary, embeddings: d.embeddings };
+}
+
+async function search(query: string) {
+  const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+  const r = await new HybridRetriever(corpus, async (t) => hashEmbed(t)).retrieve(query, 3);
+  return r.items.map((i) => i.item.file);
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'canopy-ws-'));
+  dir = mkdtempSync(join(tmpdir(), 'canopy-idx-'));
+  write('oak.md', '# Oaks\n\nThe pedunculate oak grows slowly. It lives for centuries.\n');
+  write('ash.md', '# Ash\n\nAsh dieback is a fungal disease. It kills ash trees.\n');
+  write('plots.csv', 'plot,species\nP1,alder\nP2,oak\n');
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('indexer', () => {
+  it('indexes every file and finds items by BM25 and vectors', async () => {
+    const { summary } = await index();
+    assert.equal(summary.files, 3);
+    assert.equal(summary.parsed, 3);
+    assert.equal(summary.errors.length, 0);
+    assert.equal(summary.generation, 1);
+    assert.deepEqual((await search('ash dieback fungal disease'))[0], 'ash.md');
+  });
+
+  it('re-indexes only the file that changed, and embeds only its texts', async () => {
+    await index();
+    write('oak.md', '# Oaks\n\nThe sessile oak prefers dry soil. It lives for centuries.\n');
+    const { summary, embeddings } = await index();
+    assert.equal(summary.parsed, 1);
+    assert.equal(summary.reused, 2);
+    assert.equal(summary.generation, 2);
+    assert.ok(embeddings.texts > 0 && embeddings.texts < 10, `embedded ${embeddings.texts} texts`);
+    assert.equal((await search('sessile oak dry soil'))[0], 'oak.md');
+  });
+
+  it('touching a file without changing it re-parses nothing', async () => {
+    await index();
+    write('ash.md', '# Ash\n\nAsh dieback is a fungal disease. It kills ash trees.\n'); // same bytes, new mtime
+    const { summary, embeddings } = await index();
+    assert.equal(summary.parsed, 0);
+    assert.equal(embeddings.calls, 0);
+  });
+
+  it('handles deletes and renames', async () => {
+    await index();
+    rmSync(join(root, 'plots.csv'));
+    renameSync(join(root, 'ash.md'), join(root, 'ash-dieback.md'));
+    const { summary } = await index();
+    assert.equal(summary.removed, 2);
+    assert.equal(summary.files, 2);
+    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    assert.deepEqual(Object.keys(corpus.manifest.files).sort(), ['ash-dieback.md', 'oak.md']);
+    assert.equal(corpus.vectors.size, corpus.itemCount);
+    assert.equal(corpus.lexical.size, corpus.itemCount);
+    assert.deepEqual((await search('fungal disease'))[0], 'ash-dieback.md');
+  });
+
+  it('reports a bad file with its reason and keeps its last good version', async () => {
+    await index();
+    write('ash.md', Buffer.from([0x00, 0x01, 0x02, 0x00, 0xff, 0x00, 0x10, 0x00, 0x00, 0x00]));
+    write('broken.json', '{ "text": "never closed');
+    const { summary } = await index();
+    const byFile = Object.fromEntries(summary.errors.map((e) => [e.file, e.reason]));
+    assert.match(byFile['ash.md'] ?? '', /ash\.md/);
+    assert.match(byFile['broken.json'] ?? '', /broken\.json/);
+    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    assert.match(corpus.manifest.files['ash.md']!.staleError ?? '', /ash\.md/);
+    assert.equal((await search('ash dieback fungal'))[0], 'ash.md', 'the last good version is still searchable');
+  });
+
+  it('rebuilds a corrupt or version-mismatched index with a message instead of crashing', async () => {
+    await index();
+    writeFileSync(paths(dir).current, '{"format": 99, "generation": 1}');
+    let { summary } = await index();
+    assert.match(summary.rebuilt ?? '', /format 99/);
+    assert.equal(summary.parsed, 3);
+    writeFileSync(paths(dir).current, 'garbage');
+    ({ summary } = await index());
+    assert.match(summary.rebuilt ?? '', /corrupt/);
+    assert.equal((await search('pedunculate oak'))[0], 'oak.md');
+  });
+
+  it('survives kill -9 at random points: the index always reopens at the old or the new generation', async () => {
+    for (let i = 0; i < 40; i++) write(`bulk/doc-${i}.md`, `# Document ${i}\n\n${'Canopy cover was measured at the plot. '.repeat(20)}Item ${i}.\n`);
+    await index();
+    const before = await readCurrent(dir);
+    const child = fileURLToPath(new URL('../../helpers/indexChild.ts', import.meta.url));
+    const runChild = (killAfterMs?: number) =>
+      new Promise<{ code: number | null; ms: number }>((resolve) => {
+        const t0 = Date.now();
+        const proc = spawn(process.execPath, ['--import', 'tsx', child, root, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
+        proc.on('exit', (code) => {
+          clearTimeout(timer);
+          resolve({ code, ms: Date.now() - t0 });
+        });
+      });
+    const edit = (round: number) => {
+      for (let i = 0; i < 40; i += 3) write(`bulk/doc-${i}.md`, `# Document ${i} v${round}\n\nEdited in round ${round}. ${'Soil moisture fell in August. '.repeat(10)}\n`);
+    };
+    edit(-1);
+    const full = await runChild();
+    assert.equal(full.code, 0);
+    let killed = 0;
+    for (let round = 0; round < 6; round++) {
+      edit(round);
+      // Kill at a random point of a run as long as the full one.
+      const { code } = await runChild(Math.floor(full.ms * (0.15 + 0.8 * Math.random())));
+      if (code !== 0) killed++;
+      const live = await readCurrent(dir);
+      assert.ok(live !== undefined && live >= before!, `generation after kill: ${live}`);
+      const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+      assert.equal(corpus.vectors.size, corpus.itemCount, 'vectors match the manifest');
+      assert.equal(corpus.lexical.size, corpus.itemCount, 'BM25 matches the manifest');
+      for (const file of Object.keys(corpus.manifest.files)) await corpus.document(file);
+    }
+    assert.ok(killed >= 1, 'at least one run was killed mid-way');
+    // The next run after all the kills completes and cleans up.
+    const { summary } = await index();
+    assert.equal(summary.errors.length, 0);
+    const generations = readdirSync(dir).filter((n) => /^(gen-\d+\.json|lexical-\d+\.json|vectors-\d+)$/.test(n)).sort();
+    assert.deepEqual(generations, [`gen-${summary.generation}.json`, `lexical-${summary.generation}.json`, `vectors-${summary.generation}`]);
+  });
+});
