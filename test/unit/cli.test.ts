@@ -1,6 +1,9 @@
 // The `canopy` CLI run in-process: exit codes, usage errors and the index summary.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/io';
@@ -33,17 +36,55 @@ describe('canopy CLI', () => {
     assert.match(io.stderr.join('\n'), /Usage: canopy index/);
   });
 
-  it('indexes the demo corpus and reports every format', async () => {
+  it('lists the demo corpus, one file per format', async () => {
     const io = capture();
-    assert.equal(await main(['index', demo, '--json'], io), 0);
-    const summary = JSON.parse(io.stdout.join('\n'));
-    assert.deepEqual(Object.keys(summary.byFormat).sort(), ['csv', 'html', 'jsonl', 'markdown', 'notebook', 'subtitles', 'text', 'tsv']);
-    assert.ok(summary.files.some((f: { path: string }) => f.path === 'survey-report.md'));
+    assert.equal(await main(['index', demo, '--list', '--json'], io), 0);
+    const listing = JSON.parse(io.stdout.join('\n'));
+    const formats = [...new Set(listing.files.map((f: { format: string }) => f.format))].sort();
+    assert.deepEqual(formats, ['csv', 'html', 'jsonl', 'markdown', 'notebook', 'subtitles', 'text', 'tsv']);
   });
 
-  it('names a missing folder in the error', async () => {
+  it('indexes the demo corpus with the built-in encoder, then answers with citations', async () => {
+    const index = mkdtempSync(join(tmpdir(), 'canopy-cli-'));
+    try {
+      let io = capture();
+      assert.equal(await main(['index', demo, '--index', index, '--json'], io), 0, io.stderr.join('\n'));
+      const summary = JSON.parse(io.stdout.join('\n'));
+      assert.equal(summary.errors.length, 0);
+      assert.equal(summary.files, 8);
+      assert.ok(summary.nodes > summary.items);
+
+      io = capture();
+      assert.equal(await main(['ask', '--dir', demo, '--index', index, 'Which plot lost ash trees to dieback?'], io), 0, io.stderr.join('\n'));
+      const text = io.stdout.join('\n');
+      assert.match(text, /A \(extractive — no LLM configured/);
+      assert.match(text, /P5 lost three mature ash trees/);
+      assert.match(text, /\[1\] survey-report\.md:\d+:\d+/);
+      assert.match(text, /Trace: .*\.json/);
+
+      io = capture();
+      assert.equal(await main(['ask', '--dir', demo, '--index', index, '--json', '--compressor', 'flat:3', 'When was the P6 battery replaced?'], io), 0);
+      const trace = JSON.parse(io.stdout.join('\n'));
+      assert.equal(trace.schema, 'canopy.trace');
+      assert.deepEqual(trace.settings.compressor, { name: 'flat', m: 3 });
+      assert.ok(trace.readerInput.regions.length <= 3);
+    } finally {
+      rmSync(index, { recursive: true, force: true });
+    }
+  });
+
+  it('names a missing folder in the error and creates nothing', async () => {
+    for (const extra of [['--list'], []]) {
+      const io = capture();
+      assert.equal(await main(['index', '/no/such/folder', ...extra], io), 1);
+      assert.match(io.stderr.join('\n'), /\/no\/such\/folder is not a folder/);
+      assert.equal(existsSync('/no/such/folder'), false);
+    }
+  });
+
+  it('says how to build an index when asked before indexing', async () => {
     const io = capture();
-    assert.equal(await main(['index', '/no/such/folder'], io), 1);
-    assert.match(io.stderr.join('\n'), /\/no\/such\/folder is not a folder/);
+    assert.equal(await main(['ask', '--dir', '/tmp', '--index', '/tmp/canopy-no-index-here', 'anything?'], io), 1);
+    assert.match(io.stderr.join('\n'), /no Canopy index at \/tmp\/canopy-no-index-here: index the folder first/);
   });
 });

@@ -90,7 +90,6 @@ export class CanopyWorkspace {
 
   async index(options: { signal?: AbortSignal; progress?: ProgressSink; tracer?: Tracer } = {}): Promise<IndexSummary> {
     const s = this.config.settings;
-    await fs.mkdir(this.config.indexDir, { recursive: true });
     const indexInside = path.relative(this.config.root, this.config.indexDir);
     const discovery = await discoverFiles(this.config.root, {
       include: s.include,
@@ -103,6 +102,8 @@ export class CanopyWorkspace {
       maxFileSizeMB: s.maxFileSizeMB,
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    // Only now that the folder is known to exist is the index folder created.
+    await fs.mkdir(this.config.indexDir, { recursive: true });
     const { encoder, cache } = await this.embeddings();
     const summary = await runIndexer(
       discovery,
