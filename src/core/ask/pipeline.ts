@@ -24,6 +24,7 @@ import {
   type TraceNode,
   type TraceRetrievedItem,
   type TraceRound,
+  type TraceRouting,
   type TraceSettings,
 } from '../trace/schema';
 import type { Tracer } from '../trace/tracer';
@@ -37,6 +38,10 @@ export interface AskDeps {
   adapter?: NodeAdapter;
   /** No critic: one round only. */
   critic?: Critic;
+  /** Query routing; the no-LLM rule when absent. */
+  route?: (question: string, signal?: AbortSignal) => Promise<TraceRouting>;
+  /** The LLM behind the critic, reader or router, for the trace. */
+  llm?: { id: string; remote: boolean };
   reader: Reader;
   tokens: TokenCounter;
   clock?: Clock;
@@ -68,7 +73,7 @@ const PREVIEW = 160;
 export async function ask(question: string, options: AskOptions, deps: AskDeps, signal?: AbortSignal): Promise<AskTrace> {
   const clock = deps.clock ?? systemClock;
   const started = clock.now();
-  const routing = routeQuestion(question);
+  const routing = deps.route ? await deps.route(question, signal) : routeQuestion(question);
   deps.tracer?.emit('ask/route', { ...routing });
   const evidence = new Map<string, EvidenceEntry>();
   const rounds: TraceRound[] = [];
@@ -224,6 +229,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       encoderId: options.encoderId,
       ...(options.adapterId ? { adapterId: options.adapterId } : {}),
       retrieval: options.retrieval,
+      ...(deps.llm ? { llm: deps.llm } : {}),
     },
     index: deps.index,
     rounds,
@@ -234,7 +240,14 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       truncated: readerInput.truncated,
       regions: readerInput.regions.map((r) => ({ itemId: r.itemId, nodeId: r.node.id })),
     },
-    answer: { mode: answer.mode, text: answer.text, citations: answer.citations },
+    answer: {
+      mode: answer.mode,
+      text: answer.text,
+      citations: answer.citations,
+      ...(answer.model ? { model: answer.model } : {}),
+      ...(answer.notes?.length ? { notes: answer.notes } : {}),
+      ...(answer.unresolvedMarkers?.length ? { unresolvedMarkers: answer.unresolvedMarkers } : {}),
+    },
     totals: {
       evidenceTokens: readerInput.tokens,
       uncompressedTokens: uncompressed.tokens,

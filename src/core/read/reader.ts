@@ -29,6 +29,12 @@ export interface Answer {
   mode: 'extractive' | 'llm';
   text: string;
   citations: TraceCitation[];
+  /** The LLM that wrote the answer. */
+  model?: string;
+  /** Remarks for the user (e.g. a fallback to the extractive reader). */
+  notes?: string[];
+  /** Citation numbers in the text that name no evidence block. */
+  unresolvedMarkers?: number[];
 }
 
 export interface Reader {

@@ -29,6 +29,8 @@ export interface TraceSettings {
   encoderId: string;
   adapterId?: string;
   retrieval: { dense: boolean; bm25: boolean; topics: boolean; fusion: 'rrf'; rrfK: number };
+  /** The LLM used by the critic, reader or router, when one is configured. */
+  llm?: { id: string; remote: boolean };
 }
 
 /** One node of an item's scored tree. Leaves carry their text; inner nodes a short preview. */
@@ -122,7 +124,7 @@ export interface AskTrace {
   rounds: TraceRound[];
   stop: { reason: StopReason; round: number; note: string };
   readerInput: { text: string; tokens: number; truncated: boolean; regions: Array<{ itemId: string; nodeId: string }> };
-  answer: { mode: 'extractive' | 'llm'; text: string; citations: TraceCitation[] };
+  answer: { mode: 'extractive' | 'llm'; text: string; citations: TraceCitation[]; model?: string; notes?: string[]; unresolvedMarkers?: number[] };
   totals: { evidenceTokens: number; uncompressedTokens: number; items: number; keptRegions: number };
   ms: number;
 }
