@@ -5,15 +5,18 @@
 # Used by .ci/run and by developers (`bash test/e2e/setup.sh`, then `npm run test:e2e`).
 #
 # Needs (Debian): libkrb5-dev and a C/C++ toolchain (build-essential, python3), because some of
-# code-server's native modules compile from source against Node 24's headers. Pass
-# CANOPY_E2E_APT=1 (as .ci/run does not need to: it installs them itself) to have this script
-# apt-get them when missing.
+# code-server's native modules compile from source against Node 24's headers. When one is
+# missing the script stops and names it; with CANOPY_E2E_APT=1 (as root) it apt-gets them
+# instead. (.ci/run installs them before calling this script.)
 #
-# npm 11 blocks dependency install scripts unless allowed; code-server's postinstall (which
-# installs and compiles Code-OSS's own modules with nested npm runs) must run, so this install
-# sets npm_config_dangerously_allow_all_scripts=true in the environment: as an environment
-# variable it reaches the nested npm processes too, which the command-line flag alone would not.
-# It applies to this one install in .e2e-host/ only.
+# Install scripts: code-server's postinstall must run (it checks the Node major, runs
+# `npm install --omit=dev` in lib/vscode and lib/vscode/extensions — recompiling Code-OSS's native
+# modules against npm_config_nodedir — and links bin/remote-cli/code-server), and so must argon2's.
+# npm 11's allowScripts gate, as measured with npm 11.19.1: by default it only WARNS ("install
+# scripts not yet covered by allowScripts") and runs them; with strict-allow-scripts=true it
+# fails the install (ESTRICTALLOWSCRIPTS). npm_config_dangerously_allow_all_scripts=true runs
+# them in both modes; as an environment variable it also reaches the nested npm runs of the
+# postinstall. It applies to this one install in .e2e-host/ only.
 set -euo pipefail
 
 CODE_SERVER_VERSION="${CANOPY_CODE_SERVER_VERSION:-4.139.1}"
@@ -82,15 +85,13 @@ else
     cd "$cs_prefix"
     npm install --prefix "$cs_prefix" --no-save --loglevel=error "code-server@$CODE_SERVER_VERSION"
   )
-  # A postinstall that was skipped leaves code-server without Code-OSS's modules: check for one.
-  [[ -d "$cs_pkg/lib/vscode/node_modules" ]] || {
-    echo "e2e setup: code-server's postinstall did not run (lib/vscode/node_modules missing)" >&2
+  # lib/vscode/node_modules ships in the tarball, so look for what only the postinstall makes.
+  [[ -L "$cs_pkg/lib/vscode/bin/remote-cli/code-server" ]] || {
+    echo "e2e setup: code-server's postinstall did not run (lib/vscode/bin/remote-cli/code-server missing)" >&2
     exit 1
   }
   touch "$cs_marker"
   say "code-server $CODE_SERVER_VERSION installed ($(du -sh "$cs_prefix" | cut -f1))"
 fi
 
-PATH="$node_dir/bin:$PATH" "$cs_pkg/out/node/entry.js" --version >/dev/null 2>&1 \
-  || PATH="$node_dir/bin:$PATH" "$node_bin" "$cs_pkg/out/node/entry.js" --version
 say "ready: $(PATH="$node_dir/bin:$PATH" "$node_bin" "$cs_pkg/out/node/entry.js" --version | head -1)"

