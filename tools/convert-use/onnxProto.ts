@@ -231,3 +231,14 @@ export function encodeModel(spec: ModelSpec): Uint8Array {
   if (err) throw new Error(`ONNX model does not match the schema: ${err}`);
   return type.encode(type.fromObject(message)).finish();
 }
+
+/** Parse model bytes back into plain objects (int64 as numbers, bytes as Uint8Array); for tests and checks. */
+export function decodeModel(bytes: Uint8Array): {
+  irVersion: number;
+  opsetImport: { domain?: string; version: number }[];
+  graph: { node: NodeProto[]; initializer: TensorProto[]; input: { name: string }[]; output: { name: string }[] };
+  metadataProps?: { key: string; value: string }[];
+} {
+  const type = modelType();
+  return type.toObject(type.decode(bytes), { longs: Number, defaults: true, arrays: true }) as ReturnType<typeof decodeModel>;
+}

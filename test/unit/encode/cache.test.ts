@@ -1,0 +1,136 @@
+// The embedding cache: misses only reach the encoder, persistence round trip, and damaged or
+// foreign files discarded with a logged message instead of a crash.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, beforeEach, describe, it } from 'node:test';
+import { cacheFileName, contentKey, EmbeddingCache } from '../../../src/core/encode/cache';
+import { type Encoder, l2NormalizeInPlace } from '../../../src/core/encode/encoder';
+import type { Logger, LogLevel } from '../../../src/core/ports';
+
+/** A deterministic stand-in encoder that records every text it is asked to encode. */
+class CountingEncoder implements Encoder {
+  readonly maxPieces = 128;
+  readonly calls: string[][] = [];
+  constructor(
+    readonly id = 'fake-encoder@1',
+    readonly dim = 6,
+  ) {}
+  async encode(texts: readonly string[]): Promise<Float32Array[]> {
+    this.calls.push([...texts]);
+    return texts.map((t) => {
+      const h = createHash('sha256').update(t.replace(/\s+/g, ' ').trim()).digest();
+      return l2NormalizeInPlace(Float32Array.from({ length: this.dim }, (_, i) => (h[i] as number) - 128));
+    });
+  }
+  async dispose(): Promise<void> {}
+}
+
+function capture(): Logger & { lines: { level: LogLevel; message: string }[] } {
+  const lines: { level: LogLevel; message: string }[] = [];
+  return { lines, log: (level, message) => lines.push({ level, message }) };
+}
+
+describe('embedding cache', () => {
+  const dirs: string[] = [];
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'canopy-cache-'));
+    dirs.push(dir);
+  });
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('sends only misses to the encoder, once per distinct text', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    const first = await cache.getOrEncode(['alpha', 'beta', 'alpha'], enc);
+    assert.deepEqual(enc.calls, [['alpha', 'beta']]);
+    assert.equal(first[0], first[2]);
+    const second = await cache.getOrEncode(['beta', 'gamma', 'alpha'], enc);
+    assert.deepEqual(enc.calls, [['alpha', 'beta'], ['gamma']]);
+    assert.equal(second[0], first[1]);
+    assert.equal(second[2], first[0]);
+    await cache.getOrEncode(['alpha', 'gamma'], enc);
+    assert.equal(enc.calls.length, 2, 'all hits: the encoder is not called');
+    assert.equal(cache.size, 3);
+  });
+
+  it('keys on the normalised text, so whitespace-only differences share a vector', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    await cache.getOrEncode(['The cat  sat.'], enc);
+    await cache.getOrEncode(['  The cat\nsat. '], enc);
+    assert.equal(enc.calls.length, 1);
+    assert.equal(contentKey('a  b'), contentKey('a b'));
+    assert.notEqual(contentKey('a b'), contentKey('a c'));
+  });
+
+  it('round-trips through its file, bit for bit', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    const texts = Array.from({ length: 50 }, (_, i) => `text number ${i}`);
+    const vectors = await cache.getOrEncode(texts, enc);
+    await cache.save();
+    assert.deepEqual(readdirSync(dir), [cacheFileName(enc.id)], 'no temp files left');
+    const enc2 = new CountingEncoder();
+    const reopened = await EmbeddingCache.open({ dir, encoder: enc2 });
+    assert.equal(reopened.size, 50);
+    const again = await reopened.getOrEncode(texts, enc2);
+    assert.equal(enc2.calls.length, 0);
+    again.forEach((v, i) => assert.deepEqual([...v], [...(vectors[i] as Float32Array)]));
+    assert.deepEqual([...(reopened.get('text number 7') as Float32Array)], [...(vectors[7] as Float32Array)]);
+  });
+
+  it('keeps models apart: another encoder id gets its own file', async () => {
+    const a = new CountingEncoder('model-a');
+    const b = new CountingEncoder('model-b');
+    const ca = await EmbeddingCache.open({ dir, encoder: a });
+    await ca.getOrEncode(['shared text'], a);
+    await ca.save();
+    const cb = await EmbeddingCache.open({ dir, encoder: b });
+    assert.equal(cb.size, 0);
+    await cb.getOrEncode(['shared text'], b);
+    assert.equal(b.calls.length, 1);
+    await assert.rejects(ca.getOrEncode(['x'], b), /model-a/);
+  });
+
+  for (const [what, damage] of [
+    ['a flipped byte', (buf: Buffer) => ((buf[buf.length - 100] as number) ^= 0x55, buf)],
+    ['a truncated file', (buf: Buffer) => buf.subarray(0, buf.length - 7)],
+    ['a foreign file', () => Buffer.from('hello, not a cache')],
+    ['a future format version', (buf: Buffer) => (buf.writeUInt32LE(99, 8), buf)],
+  ] as const) {
+    it(`discards ${what} with a logged warning and starts empty`, async () => {
+      const enc = new CountingEncoder();
+      const cache = await EmbeddingCache.open({ dir, encoder: enc });
+      await cache.getOrEncode(['one', 'two'], enc);
+      await cache.save();
+      const file = join(dir, cacheFileName(enc.id));
+      writeFileSync(file, damage(readFileSync(file)));
+      const logger = capture();
+      const reopened = await EmbeddingCache.open({ dir, encoder: enc, logger });
+      assert.equal(reopened.size, 0);
+      assert.equal(logger.lines.length, 1);
+      assert.equal(logger.lines[0]?.level, 'warn');
+      assert.match(logger.lines[0]?.message ?? '', /Discarded embedding cache/);
+      // Usable afterwards, and the next save replaces the bad file with a good one.
+      await reopened.getOrEncode(['one'], enc);
+      await reopened.save();
+      const logger2 = capture();
+      const third = await EmbeddingCache.open({ dir, encoder: enc, logger: logger2 });
+      assert.equal(third.size, 1);
+      assert.equal(logger2.lines.length, 0);
+    });
+  }
+
+  it('does not write when nothing changed', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    await cache.save();
+    assert.deepEqual(readdirSync(dir), []);
+  });
+});
