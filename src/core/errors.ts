@@ -9,6 +9,12 @@ export const ErrorCodes = {
   unsupportedFormat: 'E_UNSUPPORTED_FORMAT',
   fileTooLarge: 'E_FILE_TOO_LARGE',
   parseFailed: 'E_PARSE_FAILED',
+  /** A password-protected (encrypted) document that cannot be opened without its password. */
+  encrypted: 'E_ENCRYPTED',
+  /** Binary content (NUL bytes, control characters) in a file whose extension promises text. */
+  binaryContent: 'E_BINARY',
+  /** Text that is not valid in its encoding and was rejected rather than repaired. */
+  invalidEncoding: 'E_ENCODING',
   notFound: 'E_NOT_FOUND',
   indexCorrupt: 'E_INDEX_CORRUPT',
   indexVersion: 'E_INDEX_VERSION',

@@ -19,6 +19,12 @@ export interface Anchor {
   /** PDF: 0-based page index and the box in PDF user space [x0, y0, x1, y1] (y up, origin bottom-left). */
   page?: number;
   bbox?: [number, number, number, number];
+  /** PDF: last page (0-based, inclusive) of a region spanning several pages; `bbox` is then the
+   *  union of its boxes on those pages. Absent for single-page regions. */
+  pageEnd?: number;
+  /** PDF: one box per line for a region that covers parts of several lines (a sentence starting
+   *  mid-line); all on `page`. `bbox` is their union. Lets a highlight cover exactly the glyphs. */
+  rects?: Array<[number, number, number, number]>;
   /** Tables: 0-based data row index (header excluded). */
   row?: number;
   /** Transcripts: start and end in seconds. */
@@ -34,6 +40,8 @@ export type RegionKind =
   | 'section'
   | 'paragraph'
   | 'list'
+  | 'listItem'
+  | 'record' // one JSON object / JSONL line holding text fields
   | 'group' // inserted by balanced B-ary grouping
   | 'sentence'
   | 'table'
@@ -56,6 +64,12 @@ export interface RegionNode {
   context?: string;
   /** For table rows: the header row that travels with the row. */
   header?: string;
+  /** For table rows: the decoded cell values (the header's cells are in `header`, joined by " | "). */
+  cells?: string[];
+  /** Headings and sections: 1 = top level. */
+  level?: number;
+  /** Images: the referenced source exactly as the document wrote it (URL or relative path). */
+  ref?: string;
   children: RegionNode[];
 }
 

@@ -1,0 +1,344 @@
+/**
+ * The document graph (MAGE-RAG): page nodes and element nodes (heading, paragraph, table,
+ * figure, list, code) built over the same regions as the item trees, plus section nodes, with
+ * typed edges:
+ *   contains    page → element, section → element (its own elements, not its subsections')
+ *   subsection  section → child section (the section hierarchy)
+ *   next / prev reading order between consecutive elements (across pages and items)
+ *   near        elements on the same PDF page whose boxes are within `nearDistance` points
+ *   semantic    each element → its top cosine neighbours in the document (needs `embed`)
+ * `near` and `semantic` are symmetric relations stored in both directions.
+ *
+ * Ids: an element's graph id is its region id (so the controller opens exactly that region);
+ * pages are `${file}#p${index}`; sections `${file}#s${k}`. Formats without pages get one virtual
+ * page (`virtual: true`) so that "an element's page is active" means the same thing everywhere.
+ */
+
+import type { Anchor, Item, RegionNode } from '../model/region';
+import type { EmbedFn, PageInfo } from './parsedDocument';
+import { headingPath } from './sections';
+import { spanAnchors } from './hierarchy';
+
+export type GraphNodeType = 'page' | 'section' | 'heading' | 'paragraph' | 'table' | 'figure' | 'list' | 'code';
+export type GraphEdgeType = 'contains' | 'subsection' | 'next' | 'prev' | 'near' | 'semantic';
+
+export interface GraphNode {
+  id: string;
+  type: GraphNodeType;
+  text: string;
+  /** First sentence, or the heading path for headings and sections; at most ~200 chars. */
+  summary: string;
+  anchor: Anchor;
+  /** PDF user-space box on `page` (absent for non-PDF formats). */
+  bbox?: [number, number, number, number];
+  /** 0-based page (PDF) — the virtual page 0 for other formats. */
+  page: number;
+  /** The region this node stands for (absent for section nodes and virtual pages). */
+  regionId?: string;
+  itemId?: string;
+  /** Headings and sections. */
+  level?: number;
+  /** True for the one page of a format without pages. */
+  virtual?: boolean;
+}
+
+export interface GraphEdge {
+  type: GraphEdgeType;
+  from: string;
+  to: string;
+  /** Cosine similarity for semantic edges; box distance in points for near edges. */
+  weight?: number;
+}
+
+export interface DocumentGraph {
+  file: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+export interface GraphInput {
+  file: string;
+  title: string;
+  items: Item[];
+  pages?: PageInfo[];
+}
+
+export interface GraphOptions {
+  embed?: EmbedFn;
+  /** Semantic neighbours per element (default 3). */
+  semanticNeighbours?: number;
+  /** Minimum cosine for a semantic edge (default 0.3). */
+  semanticMinSimilarity?: number;
+  /** Elements compared for semantic edges: beyond this many, each element only looks at this many around it (default 2000). */
+  semanticWindow?: number;
+  /** Max gap in PDF points between two boxes for a `near` edge (default 12). */
+  nearDistance?: number;
+  signal?: AbortSignal;
+}
+
+const elementTypes: Partial<Record<RegionNode['kind'], GraphNodeType>> = {
+  heading: 'heading',
+  paragraph: 'paragraph',
+  sentence: 'paragraph',
+  listItem: 'paragraph',
+  record: 'paragraph',
+  row: 'paragraph',
+  segment: 'paragraph',
+  table: 'table',
+  image: 'figure',
+  list: 'list',
+  code: 'code',
+};
+
+const summaryChars = 200;
+
+function clip(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length <= summaryChars ? t : `${t.slice(0, summaryChars - 1)}…`;
+}
+
+function firstLeaf(node: RegionNode): RegionNode {
+  let n = node;
+  while (n.children.length > 0) n = n.children[0]!;
+  return n;
+}
+
+function summaryOf(node: RegionNode, type: GraphNodeType): string {
+  switch (type) {
+    case 'heading':
+      return clip(node.context ? headingPath([node.context, node.text]) : node.text);
+    case 'table': {
+      const head = node.header ?? firstLeaf(node).header;
+      return clip(`Table: ${head ?? firstLeaf(node).text}`);
+    }
+    case 'figure':
+      return clip(`Figure: ${node.text}`);
+    case 'code':
+      return clip(node.text.split(/\r?\n/, 1)[0] ?? '');
+    default:
+      return clip(firstLeaf(node).text);
+  }
+}
+
+/** Elements in reading order: the outermost regions of an element kind (nothing inside an element is another element). */
+function collectElements(node: RegionNode, item: Item, out: Array<{ region: RegionNode; item: Item; type: GraphNodeType }>): void {
+  const type = elementTypes[node.kind];
+  if (type !== undefined) {
+    out.push({ region: node, item, type });
+    return;
+  }
+  for (const c of node.children) collectElements(c, item, out);
+}
+
+function collectPages(node: RegionNode, out: Map<number, RegionNode>): void {
+  if (node.kind === 'page' && node.anchor.page !== undefined) {
+    out.set(node.anchor.page, node);
+    return;
+  }
+  for (const c of node.children) collectPages(c, out);
+}
+
+function boxGap(a: [number, number, number, number], b: [number, number, number, number]): number {
+  const dx = Math.max(0, Math.max(a[0], b[0]) - Math.min(a[2], b[2]));
+  const dy = Math.max(0, Math.max(a[1], b[1]) - Math.min(a[3], b[3]));
+  return Math.hypot(dx, dy);
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+export async function buildDocumentGraph(input: GraphInput, options: GraphOptions = {}): Promise<DocumentGraph> {
+  const nodes: GraphNode[] = [];
+  const edges: GraphEdge[] = [];
+  const file = input.file;
+
+  const elements: Array<{ region: RegionNode; item: Item; type: GraphNodeType }> = [];
+  const pageRegions = new Map<number, RegionNode>();
+  for (const item of input.items) {
+    collectElements(item.root, item, elements);
+    collectPages(item.root, pageRegions);
+  }
+
+  // Pages.
+  const pageIds = new Map<number, string>();
+  const paged = input.pages !== undefined;
+  if (paged) {
+    for (const p of input.pages!) {
+      const region = pageRegions.get(p.index);
+      const id = `${file}#p${p.index}`;
+      pageIds.set(p.index, id);
+      const firstHeading = elements.find((e) => e.type === 'heading' && e.region.anchor.page === p.index);
+      const node: GraphNode = {
+        id,
+        type: 'page',
+        text: region?.text ?? '',
+        summary: clip(`Page ${p.index + 1}${firstHeading ? `: ${firstHeading.region.text}` : region ? `: ${firstLeaf(region).text}` : ''}`),
+        anchor: { file, page: p.index, bbox: p.box },
+        bbox: p.box,
+        page: p.index,
+      };
+      if (region) {
+        node.regionId = region.id;
+        node.itemId = itemIdOf(region.id);
+      }
+      nodes.push(node);
+    }
+  } else {
+    const id = `${file}#p0`;
+    pageIds.set(0, id);
+    nodes.push({
+      id,
+      type: 'page',
+      text: elements.map((e) => e.region.text).join('\n\n'),
+      summary: clip(input.title),
+      anchor: spanAnchors(file, elements.map((e) => e.region.anchor)),
+      page: 0,
+      virtual: true,
+    });
+  }
+
+  // Elements, containment by page, reading order.
+  const elementNodes: GraphNode[] = [];
+  for (const e of elements) {
+    const page = paged ? (e.region.anchor.page ?? 0) : 0;
+    const node: GraphNode = {
+      id: e.region.id,
+      type: e.type,
+      text: e.region.text,
+      summary: summaryOf(e.region, e.type),
+      anchor: e.region.anchor,
+      page,
+      regionId: e.region.id,
+      itemId: e.item.id,
+    };
+    if (e.region.anchor.bbox) node.bbox = e.region.anchor.bbox;
+    if (e.region.level !== undefined) node.level = e.region.level;
+    nodes.push(node);
+    elementNodes.push(node);
+    const pageId = pageIds.get(page);
+    if (pageId) edges.push({ type: 'contains', from: pageId, to: node.id });
+    // An element crossing pages (a table cut by a page break is two elements; this is for safety) belongs to each.
+    for (let p = page + 1; paged && p <= (e.region.anchor.pageEnd ?? page); p++) {
+      const other = pageIds.get(p);
+      if (other) edges.push({ type: 'contains', from: other, to: node.id });
+    }
+  }
+  for (let i = 0; i + 1 < elementNodes.length; i++) {
+    edges.push({ type: 'next', from: elementNodes[i]!.id, to: elementNodes[i + 1]!.id });
+    edges.push({ type: 'prev', from: elementNodes[i + 1]!.id, to: elementNodes[i]!.id });
+  }
+
+  // Sections from the heading sequence (across pages and items).
+  const stack: Array<{ node: GraphNode; level: number; members: Anchor[] }> = [];
+  const sections: Array<{ node: GraphNode; members: Anchor[] }> = [];
+  let sectionCount = 0;
+  for (const el of elementNodes) {
+    if (el.type === 'heading') {
+      const level = el.level ?? 1;
+      while (stack.length > 0 && stack[stack.length - 1]!.level >= level) stack.pop();
+      const parent = stack[stack.length - 1];
+      const path = [...stack.map((s) => s.node.text), el.text];
+      const section: GraphNode = {
+        id: `${file}#s${sectionCount++}`,
+        type: 'section',
+        text: el.text,
+        summary: clip(headingPath(path)),
+        anchor: el.anchor,
+        page: el.page,
+        level,
+      };
+      nodes.push(section);
+      const entry = { node: section, level, members: [el.anchor] };
+      sections.push(entry);
+      if (parent) {
+        edges.push({ type: 'subsection', from: parent.node.id, to: section.id });
+        // A subsection's extent is part of its parents' extents.
+        for (const s of stack) s.members.push(el.anchor);
+      }
+      stack.push(entry);
+      edges.push({ type: 'contains', from: section.id, to: el.id });
+      continue;
+    }
+    const top = stack[stack.length - 1];
+    if (top) {
+      edges.push({ type: 'contains', from: top.node.id, to: el.id });
+      for (const s of stack) s.members.push(el.anchor);
+    }
+  }
+  for (const s of sections) {
+    s.node.anchor = spanAnchors(file, s.members);
+    if (s.node.anchor.bbox && s.node.anchor.pageEnd === undefined) s.node.bbox = s.node.anchor.bbox;
+  }
+
+  // Layout proximity on PDF pages.
+  if (paged) {
+    const near = options.nearDistance ?? 12;
+    const byPage = new Map<number, GraphNode[]>();
+    for (const el of elementNodes) {
+      if (!el.bbox || el.anchor.pageEnd !== undefined) continue;
+      const list = byPage.get(el.page) ?? [];
+      list.push(el);
+      byPage.set(el.page, list);
+    }
+    for (const list of byPage.values()) {
+      for (let i = 0; i < list.length; i++) {
+        for (let j = i + 1; j < list.length; j++) {
+          const d = boxGap(list[i]!.bbox!, list[j]!.bbox!);
+          if (d > near) continue;
+          const weight = Math.round(d * 100) / 100;
+          edges.push({ type: 'near', from: list[i]!.id, to: list[j]!.id, weight });
+          edges.push({ type: 'near', from: list[j]!.id, to: list[i]!.id, weight });
+        }
+      }
+    }
+  }
+
+  // Semantic neighbours.
+  if (options.embed && elementNodes.length > 1) {
+    const k = options.semanticNeighbours ?? 3;
+    const minSim = options.semanticMinSimilarity ?? 0.3;
+    const window = options.semanticWindow ?? 2000;
+    const vectors = await options.embed(elementNodes.map((n) => (n.type === 'heading' ? n.summary : n.text.slice(0, 2000))));
+    if (options.signal?.aborted) return { file, nodes, edges };
+    if (vectors.length !== elementNodes.length) throw new Error(`embed returned ${vectors.length} vectors for ${elementNodes.length} texts`);
+    const seen = new Set<string>();
+    for (let i = 0; i < elementNodes.length; i++) {
+      const lo = elementNodes.length <= window ? 0 : Math.max(0, i - Math.floor(window / 2));
+      const hi = elementNodes.length <= window ? elementNodes.length : Math.min(elementNodes.length, lo + window);
+      const scored: Array<[number, number]> = [];
+      for (let j = lo; j < hi; j++) {
+        if (j === i) continue;
+        const s = cosine(vectors[i]!, vectors[j]!);
+        if (s >= minSim) scored.push([j, s]);
+      }
+      scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      for (const [j, s] of scored.slice(0, k)) {
+        const weight = Math.round(s * 10000) / 10000;
+        for (const [a, b] of [
+          [i, j],
+          [j, i],
+        ] as const) {
+          const key = `${a}>${b}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          edges.push({ type: 'semantic', from: elementNodes[a]!.id, to: elementNodes[b]!.id, weight });
+        }
+      }
+    }
+  }
+  return { file, nodes, edges };
+}
+
+function itemIdOf(regionId: string): string {
+  const slash = regionId.lastIndexOf('/');
+  return slash < 0 ? regionId : regionId.slice(0, slash);
+}

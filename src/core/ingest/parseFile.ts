@@ -1,0 +1,215 @@
+/**
+ * The one entry point the indexer calls: bytes of one workspace file → a ParsedDocument (items
+ * with their region trees, PDF pages, the document graph, per-file warnings). Picks the parser by
+ * extension, enforces the size and time limits, and turns every failure into a CanopyError that
+ * names the file and the reason, so one bad file never takes the indexer down.
+ */
+
+import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import type { Item, RegionNode } from '../model/region';
+import { decodeText } from './decodeText';
+import { parseDelimited } from './formats/delimited';
+import { parseHtml } from './formats/html';
+import { parseImageFile } from './formats/image';
+import { parseJson, parseJsonLines } from './formats/json';
+import { parseMarkdown } from './formats/markdown';
+import { parseNotebook } from './formats/notebook';
+import { parsePlainText } from './formats/plainText';
+import { parseSubtitles } from './formats/subtitles';
+import { titleFromPath } from './formats/titles';
+import { buildDocumentGraph, type GraphOptions } from './graph';
+import { buildItems } from './hierarchy';
+import type { DocumentFormat, DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
+import { parsePdf } from './pdf/pdfParser';
+
+const formatsByExtension: Readonly<Record<string, DocumentFormat>> = {
+  md: 'markdown',
+  markdown: 'markdown',
+  mdown: 'markdown',
+  mkd: 'markdown',
+  mdx: 'markdown',
+  txt: 'text',
+  text: 'text',
+  log: 'text',
+  rst: 'text',
+  pdf: 'pdf',
+  csv: 'csv',
+  tsv: 'tsv',
+  tab: 'tsv',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  ipynb: 'notebook',
+  json: 'json',
+  jsonl: 'jsonl',
+  ndjson: 'jsonl',
+  vtt: 'subtitles',
+  srt: 'subtitles',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  webp: 'image',
+  svg: 'image',
+  bmp: 'image',
+};
+
+/** Extensions (lower case, no dot) parseFile accepts. */
+export const supportedExtensions: readonly string[] = Object.freeze(Object.keys(formatsByExtension));
+
+/** The format parseFile would use for a path, or undefined when the extension is not supported. */
+export function formatForPath(relPath: string): DocumentFormat | undefined {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0 && !base.startsWith('.')) return undefined;
+  return formatsByExtension[base.slice(dot + 1).toLowerCase()];
+}
+
+export const defaultParseOptions = Object.freeze({
+  branchingFactor: 2,
+  itemMaxWords: 1000,
+  maxBytes: 50 * 1024 * 1024,
+  timeLimitMs: 120_000,
+});
+
+function countNodes(items: Item[]): { nodes: number; leaves: number } {
+  let nodes = 0;
+  let leaves = 0;
+  const walk = (n: RegionNode): void => {
+    nodes++;
+    if (n.children.length === 0) leaves++;
+    for (const c of n.children) walk(c);
+  };
+  for (const it of items) walk(it.root);
+  return { nodes, leaves };
+}
+
+async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array, options: ParseOptions, deadline: number): Promise<DraftDocument> {
+  if (format === 'pdf') return parsePdf(file, bytes, { deadline, signal: options.signal, standardFontDataUrl: options.pdfStandardFontDataUrl });
+  if (format === 'image') return parseImageFile(file);
+  const decoded = decodeText(file, bytes, options.invalidUtf8 ?? 'replace');
+  const text = decoded.text;
+  let draft: DraftDocument;
+  switch (format) {
+    case 'markdown':
+      draft = parseMarkdown(file, text);
+      break;
+    case 'text':
+      draft = parsePlainText(file, text);
+      break;
+    case 'csv':
+    case 'tsv':
+      draft = parseDelimited(file, text, format);
+      break;
+    case 'html':
+      draft = parseHtml(file, text);
+      break;
+    case 'notebook':
+      draft = parseNotebook(file, text);
+      break;
+    case 'json':
+      draft = parseJson(file, text, { minWords: options.jsonMinWords ?? 4 });
+      break;
+    case 'jsonl':
+      draft = parseJsonLines(file, text, { minWords: options.jsonMinWords ?? 4 });
+      break;
+    case 'subtitles':
+      draft = parseSubtitles(file, text);
+      break;
+  }
+  draft.warnings.unshift(...decoded.warnings);
+  return draft;
+}
+
+/**
+ * Parses one file. `relPath` is workspace-relative (forward slashes; backslashes are converted).
+ * Throws CanopyError (unsupported extension, too large, binary, encrypted/corrupt PDF, invalid
+ * encoding when rejected, malformed JSON/notebook) or CancelledError; never anything else.
+ */
+export async function parseFile(relPath: string, bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedDocument> {
+  const file = relPath.replace(/\\/g, '/');
+  const started = Date.now();
+  const format = formatForPath(file);
+  if (format === undefined) {
+    const base = file.slice(file.lastIndexOf('/') + 1);
+    const dot = base.lastIndexOf('.');
+    const ext = dot > 0 ? base.slice(dot) : '(none)';
+    throw new CanopyError(ErrorCodes.unsupportedFormat, `${file}: unsupported file type ${ext}; not indexed.`, { file });
+  }
+  const maxBytes = options.maxBytes ?? defaultParseOptions.maxBytes;
+  if (bytes.length > maxBytes) {
+    throw new CanopyError(
+      ErrorCodes.fileTooLarge,
+      `${file}: ${(bytes.length / 1048576).toFixed(1)} MB is over the ${(maxBytes / 1048576).toFixed(1)} MB limit; not indexed.`,
+      { file },
+    );
+  }
+  throwIfCancelled(options.signal);
+  const deadline = started + (options.timeLimitMs ?? defaultParseOptions.timeLimitMs);
+  try {
+    const empty = format !== 'image' && (bytes.length === 0 || (format !== 'pdf' && isBlankText(bytes)));
+    const draft: DraftDocument = empty
+      ? {
+          file,
+          format,
+          title: titleFromPath(file),
+          root: { kind: 'document', modality: 'text', text: '', anchor: { file }, children: [] },
+          warnings: [{ file, code: 'empty', message: `${file}: the file is empty; nothing to index.` }],
+        }
+      : await draftFor(file, format, bytes, options, deadline);
+    throwIfCancelled(options.signal);
+    const items = buildItems(draft, {
+      branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,
+      itemMaxWords: options.itemMaxWords ?? defaultParseOptions.itemMaxWords,
+    });
+    const warnings: ParseWarning[] = draft.warnings;
+    if (items.length === 0 && !warnings.some((w) => w.code === 'empty' || w.code === 'noTextLayer')) {
+      warnings.push({ file, code: 'empty', message: `${file}: no text found; nothing to index.` });
+    }
+    const doc: ParsedDocument = {
+      file,
+      format: draft.format,
+      title: draft.title,
+      items,
+      warnings,
+      stats: { bytes: bytes.length, parseMs: 0, ...countNodes(items) },
+    };
+    if (draft.pages) doc.pages = draft.pages;
+    if (options.graph !== false) {
+      const input = { file, title: draft.title, items, ...(draft.pages ? { pages: draft.pages } : {}) };
+      const graphOptions: GraphOptions = {};
+      if (options.semanticNeighbours !== undefined) graphOptions.semanticNeighbours = options.semanticNeighbours;
+      if (options.signal) graphOptions.signal = options.signal;
+      try {
+        doc.graph = await buildDocumentGraph(input, options.embed ? { ...graphOptions, embed: options.embed } : graphOptions);
+      } catch (err) {
+        if (!options.embed || (err instanceof Error && err.name === 'CancelledError')) throw err;
+        // A failing encoder costs the semantic edges, not the file.
+        const reason = err instanceof Error ? err.message : String(err);
+        warnings.push({ file, code: 'noSemanticEdges', message: `${file}: semantic graph edges left out — the encoder failed (${reason}).` });
+        doc.graph = await buildDocumentGraph(input, graphOptions);
+      }
+    }
+    doc.stats.parseMs = Date.now() - started;
+    return doc;
+  } catch (err) {
+    if (err instanceof CanopyError) throw err;
+    if (err instanceof Error && err.name === 'CancelledError') throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CanopyError(ErrorCodes.parseFailed, `${file}: could not be parsed as ${format} (${reason}).`, { file, cause: err });
+  }
+}
+
+/** True when the bytes are only whitespace (and BOMs) — such a file has nothing to index. */
+function isBlankText(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0x0b || b === 0x0c) continue;
+    if (i === 0 && b === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      i += 2;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}

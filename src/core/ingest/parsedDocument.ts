@@ -1,0 +1,122 @@
+/**
+ * The shapes ingestion produces: what a parser returns for one file (`ParsedDocument`), the
+ * options every parser takes, and the draft tree parsers build before the hierarchy builder
+ * numbers it, groups it and cuts it into items.
+ */
+
+import type { Anchor, Item, Modality, RegionKind } from '../model/region';
+import type { DocumentGraph } from './graph';
+
+export type DocumentFormat =
+  | 'markdown'
+  | 'text'
+  | 'pdf'
+  | 'csv'
+  | 'tsv'
+  | 'html'
+  | 'notebook'
+  | 'json'
+  | 'jsonl'
+  | 'subtitles'
+  | 'image';
+
+/** Embeds texts into unit-length (or at least comparable) vectors; used for semantic graph edges. */
+export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
+
+export interface ParseOptions {
+  /** B: the most children a node keeps before balanced B-ary grouping (2–4; default 2). */
+  branchingFactor?: number;
+  /** A file (or section, table, page run) with more words than this is cut into several items. Default 1000. */
+  itemMaxWords?: number;
+  /** Files larger than this many bytes are refused. Default 50 MiB (the `canopy.maxFileSizeMB` default). */
+  maxBytes?: number;
+  /** Wall-clock budget for one file. A PDF stops at the page where it runs out (with a warning). Default 120 s. */
+  timeLimitMs?: number;
+  /** Invalid UTF-8: repair with U+FFFD and warn (default), or refuse the file. */
+  invalidUtf8?: 'replace' | 'reject';
+  /** Strings in JSON/JSONL with at least this many words become text nodes. Default 4. */
+  jsonMinWords?: number;
+  /** Build the document graph (default true). */
+  graph?: boolean;
+  /** Encoder for the graph's semantic-neighbour edges; without it those edges are left out. */
+  embed?: EmbedFn;
+  /** Semantic neighbours per graph element (default 3). */
+  semanticNeighbours?: number;
+  /** PDF only: folder (path or URL ending in '/') of pdfjs-dist's standard_fonts, for PDFs that do not embed the 14 standard fonts. */
+  pdfStandardFontDataUrl?: string;
+  signal?: AbortSignal;
+}
+
+export interface ParseWarning {
+  file: string;
+  code:
+    | 'invalidUtf8'
+    | 'decodedAsWindows1252'
+    | 'raggedRows'
+    | 'empty'
+    | 'noTextLayer'
+    | 'timeLimit'
+    | 'unreadablePage'
+    | 'noHeader'
+    | 'jsonlBadLine'
+    | 'badCue'
+    | 'coarseAnchors'
+    | 'noSemanticEdges';
+  message: string;
+}
+
+/** One PDF page as parsed: its box in user space and rotation. */
+export interface PageInfo {
+  /** 0-based page index. */
+  index: number;
+  /** The page's (crop) box in PDF user space [x0, y0, x1, y1]. */
+  box: [number, number, number, number];
+  /** Display rotation in degrees (0, 90, 180, 270); anchors stay in unrotated user space. */
+  rotate: number;
+  /** Number of glyph runs with visible text; 0 marks an image-only page. */
+  textRuns: number;
+}
+
+export interface ParsedDocument {
+  /** Workspace-relative path with forward slashes. */
+  file: string;
+  format: DocumentFormat;
+  title: string;
+  items: Item[];
+  /** PDF: every page, in order (pages the time limit cut off are absent). */
+  pages?: PageInfo[];
+  graph?: DocumentGraph;
+  warnings: ParseWarning[];
+  stats: { bytes: number; parseMs: number; leaves: number; nodes: number };
+}
+
+/**
+ * A region before it has an id. Leaves carry their exact text and anchor; inner nodes may leave
+ * `text` empty and their anchor partial — the hierarchy builder fills both from the children so
+ * that one rule holds everywhere (see hierarchy.ts).
+ */
+export interface DraftNode {
+  kind: RegionKind;
+  modality: Modality;
+  text: string;
+  anchor: Anchor;
+  context?: string;
+  header?: string;
+  cells?: string[];
+  level?: number;
+  ref?: string;
+  /** Sections: the heading text; tables: a caption. Used for item titles and heading paths. */
+  title?: string;
+  children: DraftNode[];
+}
+
+/** What a format parser hands to the hierarchy builder. */
+export interface DraftDocument {
+  file: string;
+  format: DocumentFormat;
+  title: string;
+  /** Kind 'document'; for PDF its children are the pages. */
+  root: DraftNode;
+  pages?: PageInfo[];
+  warnings: ParseWarning[];
+}

@@ -1,0 +1,100 @@
+/**
+ * Sentence spans with Node's built-in `Intl.Segmenter` (no dependency). Line breaks inside a
+ * paragraph are hard wraps, not sentence ends, so they are hidden from the segmenter by swapping
+ * them for spaces (same length, so offsets are unchanged). ICU also breaks after common
+ * abbreviations ("Dr. Smith", "e.g. this"), which is repaired here.
+ */
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** Abbreviations after which a break is never a sentence end. Lower-case, without the final dot. */
+const alwaysJoin = new Set([
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'cf', 'fig', 'figs', 'no', 'nos', 'vol', 'pp', 'p',
+  'e.g', 'i.e', 'approx', 'ca', 'eq', 'eqs', 'ref', 'sec', 'ch', 'art', 'op', 'al', 'gen', 'col', 'lt', 'capt', 'sgt',
+]);
+/** Abbreviations that can also end a sentence: join only when the next piece starts in lower case or a digit. */
+const joinIfLowerNext = new Set(['inc', 'ltd', 'co', 'corp', 'etc', 'u.s', 'u.k', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
+
+function lastToken(piece: string): string {
+  const m = /([A-Za-z][A-Za-z.]*)\.\s*$/.exec(piece);
+  return m ? m[1]!.toLowerCase() : '';
+}
+
+const windowChars = 4096;
+
+/**
+ * ICU's segments of `flat`, computed over windows: V8's sentence iterator slows down
+ * sharply on long strings (14 s for 220 kB in one piece, 0.1 s in pieces). Each window's last
+ * segment is dropped and re-read at the start of the next window, so a window edge never
+ * invents a break; only a "sentence" longer than a window is cut (at its last space).
+ */
+function rawSegments(flat: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let pos = 0;
+  while (pos < flat.length) {
+    let end = Math.min(flat.length, pos + windowChars);
+    const segs = [...segmenter.segment(flat.slice(pos, end))];
+    if (end < flat.length && segs.length > 1) {
+      for (const seg of segs.slice(0, -1)) out.push([pos + seg.index, pos + seg.index + seg.segment.length]);
+      pos += segs[segs.length - 1]!.index;
+      continue;
+    }
+    if (end < flat.length) {
+      const space = flat.lastIndexOf(' ', end - 1);
+      if (space > pos) end = space + 1;
+    }
+    if (segs.length > 1 || end === flat.length) {
+      for (const seg of segmenter.segment(flat.slice(pos, end))) out.push([pos + seg.index, pos + seg.index + seg.segment.length]);
+    } else out.push([pos, end]);
+    pos = end;
+  }
+  return out;
+}
+
+/** [start, end) spans of the sentences of `text`, whitespace trimmed, in order, never empty. */
+export function sentenceSpans(text: string): Array<[number, number]> {
+  const flat = text.replace(/[\r\n\u2028\u2029]/g, ' ');
+  const raw = rawSegments(flat);
+  // Join pieces split after an abbreviation or an initial ("J. Smith").
+  const joined: Array<[number, number]> = [];
+  for (const span of raw) {
+    const prev = joined[joined.length - 1];
+    if (prev) {
+      const prevText = flat.slice(prev[0], prev[1]);
+      const next = flat.slice(span[0], span[1]).trimStart();
+      const tok = lastToken(prevText);
+      const nextLower = /^[a-z0-9(]/.test(next);
+      // "John F. Kennedy", "J. R. Tolkien": an initial after a name or another initial.
+      const initial = /(^|\s)([A-Z][a-z]+|[A-Z]\.)\s+[A-Z]\.\s*$/.test(prevText) || /^\s*[A-Z]\.\s*$/.test(prevText);
+      // ICU also breaks after "!" or "?" glued to the next character ("![alt](…)" in Markdown); a
+      // Latin-script sentence end is always followed by a space (line breaks became spaces above).
+      const glued = /[\x21-\x7e]$/.test(prevText) && /^[\x21-\x7e]/.test(flat.slice(span[0], span[1]));
+      if (glued || alwaysJoin.has(tok) || (joinIfLowerNext.has(tok) && nextLower) || (initial && next.length > 0)) {
+        prev[1] = span[1];
+        continue;
+      }
+    }
+    joined.push([span[0], span[1]]);
+  }
+  const out: Array<[number, number]> = [];
+  for (const [s0, e0] of joined) {
+    let s = s0;
+    let e = e0;
+    while (s < e && /\s/.test(text[s]!)) s++;
+    while (e > s && /\s/.test(text[e - 1]!)) e--;
+    if (e > s) out.push([s, e]);
+  }
+  return out;
+}
+
+/** Whitespace-separated word count (what item and table budgets count). */
+export function wordCount(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const ws = text.charCodeAt(i) <= 32;
+    if (!ws && !inWord) n++;
+    inWord = !ws;
+  }
+  return n;
+}

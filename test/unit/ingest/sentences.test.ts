@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sentenceSpans, wordCount } from '../../../src/core/ingest/sentences';
+
+const split = (t: string): string[] => sentenceSpans(t).map(([s, e]) => t.slice(s, e));
+
+test('sentences: abbreviations, initials and hard wraps do not end sentences; real ends do', () => {
+  assert.deepEqual(split('Dr. Smith met Mr. Jones at 3 p.m. on Friday. They talked.'), ['Dr. Smith met Mr. Jones at 3 p.m. on Friday.', 'They talked.']);
+  assert.deepEqual(split('See Fig. 3 and e.g. the appendix. Then stop.'), ['See Fig. 3 and e.g. the appendix.', 'Then stop.']);
+  assert.deepEqual(split('John F. Kennedy spoke. Apple Inc. grew.'), ['John F. Kennedy spoke.', 'Apple Inc. grew.']);
+  assert.deepEqual(split('A line that wraps\nin the middle. Next one!\nAnd a question?'), ['A line that wraps\nin the middle.', 'Next one!', 'And a question?']);
+  assert.deepEqual(split('Prices rose 3.5% in the U.S. last year.'), ['Prices rose 3.5% in the U.S. last year.']);
+  assert.deepEqual(split('Markdown ![alt](x.png) inline. End.'), ['Markdown ![alt](x.png) inline.', 'End.']);
+  assert.deepEqual(split('  \n  '), []);
+  assert.deepEqual(split('今日は晴れです。明日は雨です。'), ['今日は晴れです。', '明日は雨です。']);
+});
+
+test('sentence spans are trimmed and index the original text', () => {
+  const t = '  First one.   Second one.  ';
+  assert.deepEqual(sentenceSpans(t), [
+    [2, 12],
+    [15, 26],
+  ]);
+  assert.equal(wordCount(' a  b\tc\nd '), 4);
+});
+
+test('sentences: long texts are segmented in windows without inventing or losing breaks', () => {
+  const sentences = Array.from({ length: 400 }, (_, i) => `Sentence number ${i} mentions Dr. Hale and e.g. the gauge${i % 7 === 0 ? ' (see Fig. 2)' : ''}.`);
+  const text = sentences.join(' ');
+  assert.ok(text.length > 20000);
+  assert.deepEqual(split(text), sentences);
+  // A "sentence" longer than a window is cut at spaces, and nothing is lost.
+  const run = Array.from({ length: 1200 }, (_, i) => `word${i}`).join(' ');
+  const parts = split(run);
+  assert.ok(parts.length >= 2);
+  assert.equal(parts.join(' '), run);
+});
