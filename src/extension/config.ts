@@ -3,12 +3,12 @@
  * core's typed CanopySettings. The only place the extension reads configuration.
  */
 import * as vscode from 'vscode';
-import { type CanopySettings, defaultSettings, resolveSettings } from '../core/config/settings';
+import { type CanopySettings, defaultSettings, resolveSettings, settingKeys } from '../core/config/settings';
 
 export function readSettings(scope?: vscode.ConfigurationScope): CanopySettings {
-  const config = vscode.workspace.getConfiguration('canopy', scope);
+  const config = vscode.workspace.getConfiguration(undefined, scope);
   const partial: Partial<Record<keyof CanopySettings, unknown>> = {};
-  for (const key of Object.keys(defaultSettings) as (keyof CanopySettings)[]) partial[key] = config.get(key);
+  for (const field of Object.keys(defaultSettings) as (keyof CanopySettings)[]) partial[field] = config.get(settingKeys[field]);
   return resolveSettings(partial);
 }
 
@@ -18,4 +18,11 @@ export function readFilesExclude(scope?: vscode.ConfigurationScope): string[] {
   return Object.entries(table)
     .filter(([, on]) => on === true)
     .map(([glob]) => glob);
+}
+
+/** True when a configuration change touches a setting that changes how the index is built. */
+export function affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
+  return ['canopy.include', 'canopy.exclude', 'canopy.maxFileSizeMB', 'canopy.branchingFactor', 'canopy.encoder.modelFolder', 'files.exclude'].some((k) =>
+    e.affectsConfiguration(k),
+  );
 }

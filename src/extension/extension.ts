@@ -1,99 +1,99 @@
 /**
  * The extension's entry point: wires the core to VS Code. Everything registered here is pushed
- * into context.subscriptions; no global singletons beyond what VS Code hands us.
+ * into context.subscriptions; per-window state lives in one CanopySession.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError } from '../core/errors';
-import { discoverFiles, type Discovery } from '../core/ingest/discover';
-import { type PlaceholderView } from '../protocol/messages';
-import { readFilesExclude, readSettings } from './config';
+import type { PlaceholderView } from '../protocol/messages';
+import { affectsIndex } from './config';
 import { type InspectorHost, InspectorPanel, inspectorViewType } from './inspectorPanel';
-
-/** Per-window state: the corpus of the first workspace folder, as last indexed. */
-class CorpusState {
-  discovery: Discovery | undefined;
-
-  view(): PlaceholderView {
-    const base: PlaceholderView = {
-      title: 'Canopy Evidence Inspector',
-      message: this.discovery
-        ? 'No question asked yet. Answers and the evidence kept or dropped for them will appear here.'
-        : 'The workspace has not been indexed yet. Run “Canopy: Index Workspace”.',
-    };
-    if (!this.discovery) return base;
-    const byFormat: Record<string, number> = {};
-    for (const f of this.discovery.files) byFormat[f.format] = (byFormat[f.format] ?? 0) + 1;
-    return { ...base, corpus: { files: this.discovery.files.length, byFormat, root: this.discovery.root } };
-  }
-
-  resolve(relPath: string): vscode.Uri | undefined {
-    const hit = this.discovery?.files.find((f) => f.relPath === relPath);
-    return hit ? vscode.Uri.file(hit.absPath) : undefined;
-  }
-}
+import { apiKeySecret } from './llmConfig';
+import { CanopySession } from './session';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Canopy', { log: true });
-  const corpus = new CorpusState();
+  const session = new CanopySession(context, log);
+
+  const view = (): PlaceholderView => {
+    const base = { title: 'Canopy Evidence Inspector' };
+    if (!session.corpus) return { ...base, message: 'The workspace has not been indexed yet. Run “Canopy: Index Workspace”, or ask a question to index it first.' };
+    return { ...base, message: 'No question asked yet. Run “Canopy: Ask a Question”: the answer and the evidence kept or dropped for it appear here.', corpus: session.corpus };
+  };
   const host: InspectorHost = {
-    currentView: () => corpus.view(),
-    resolveIndexedFile: (rel) => corpus.resolve(rel),
+    currentView: view,
+    currentTrace: () => session.lastTrace,
+    resolveIndexedFile: (rel) => (session.folder && session.hasIndexedFile(rel) ? vscode.Uri.joinPath(session.folder.uri, rel) : undefined),
     log,
+  };
+  const fail = (what: string) => (err: unknown) => {
+    const { code, message } = describeError(err);
+    log.error(`${what} failed: ${message} (${code})`);
+    void vscode.window.showErrorMessage(`Canopy: ${what} failed — ${message}`);
   };
 
   context.subscriptions.push(
     log,
-    vscode.commands.registerCommand('canopy.openInspector', () => {
+    session,
+    vscode.commands.registerCommand('canopy.openInspector', async () => {
+      await session.loadExisting();
       InspectorPanel.show(context.extensionUri, host);
     }),
-    vscode.commands.registerCommand('canopy.indexWorkspace', () => indexWorkspace(corpus, log)),
+    vscode.commands.registerCommand('canopy.indexWorkspace', async () => {
+      if (!session.folder) {
+        void vscode.window.showWarningMessage('Canopy: open a folder first — there is nothing to index.');
+        return;
+      }
+      try {
+        const s = await session.index();
+        if (!s) return;
+        InspectorPanel.refresh();
+        const errors = s.errors.length > 0 ? `, ${s.errors.length} with errors (see the Canopy log)` : '';
+        void vscode.window.showInformationMessage(`Canopy: ${s.files} files indexed (${s.parsed} parsed, ${s.reused} unchanged)${errors}.`);
+      } catch (err) {
+        fail('indexing')(err);
+      }
+    }),
+    vscode.commands.registerCommand('canopy.ask', async (preset?: unknown) => {
+      if (!session.folder) {
+        void vscode.window.showWarningMessage('Canopy: open a folder first — there is nothing to ask about.');
+        return;
+      }
+      const question =
+        typeof preset === 'string' && preset.trim()
+          ? preset.trim()
+          : await vscode.window.showInputBox({ title: 'Canopy: Ask a Question', prompt: 'A question about the documents of this workspace', ignoreFocusOut: true });
+      if (!question?.trim()) return;
+      const panel = InspectorPanel.show(context.extensionUri, host);
+      panel.busy(question.trim());
+      try {
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Canopy: answering', cancellable: true },
+          (_progress, token) => session.ask(question.trim(), (trace) => InspectorPanel.current?.showTrace(trace), token),
+        );
+      } catch (err) {
+        fail('answering')(err);
+      }
+    }),
+    vscode.commands.registerCommand('canopy.setLlmApiKey', async () => {
+      const key = await vscode.window.showInputBox({ title: 'Canopy: LLM API key', prompt: 'Stored in VS Code SecretStorage, never in settings or traces. Leave empty to remove it.', password: true, ignoreFocusOut: true });
+      if (key === undefined) return;
+      if (key.trim()) await context.secrets.store(apiKeySecret, key.trim());
+      else await context.secrets.delete(apiKeySecret);
+      void vscode.window.showInformationMessage(key.trim() ? 'Canopy: API key stored.' : 'Canopy: API key removed.');
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsIndex(e)) void session.reset();
+    }),
     vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
       async deserializeWebviewPanel(panel) {
+        await session.loadExisting();
         InspectorPanel.revive(panel, context.extensionUri, host);
       },
     }),
     { dispose: () => InspectorPanel.current?.dispose() },
   );
-  log.info(`Canopy activated (${path.basename(context.extensionUri.fsPath)})`);
-}
-
-async function indexWorkspace(corpus: CorpusState, log: vscode.LogOutputChannel): Promise<void> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) {
-    void vscode.window.showWarningMessage('Canopy: open a folder first — there is nothing to index.');
-    return;
-  }
-  const settings = readSettings(folder.uri);
-  try {
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Canopy: indexing', cancellable: true },
-      async (_progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        try {
-          corpus.discovery = await discoverFiles(folder.uri.fsPath, {
-            include: settings.include,
-            exclude: [...settings.exclude, ...readFilesExclude(folder.uri)],
-            maxFileSizeMB: settings.maxFileSizeMB,
-            signal: abort.signal,
-          });
-        } finally {
-          sub.dispose();
-        }
-      },
-    );
-    const d = corpus.discovery!;
-    log.info(`indexed ${d.files.length} files under ${d.root}; ${d.skipped.length} skipped`);
-    for (const s of d.skipped) log.warn(`skipped ${s.relPath}: ${s.reason}`);
-    InspectorPanel.refresh();
-    void vscode.window.showInformationMessage(`Canopy: ${d.files.length} files indexed, ${d.skipped.length} skipped.`);
-  } catch (err) {
-    const { code, message } = describeError(err);
-    if (code === 'E_CANCELLED') return;
-    log.error(`indexing failed: ${message} (${code})`);
-    void vscode.window.showErrorMessage(`Canopy: indexing failed — ${message}`);
-  }
+  session.watch();
+  log.info('Canopy activated');
 }
 
 export function deactivate(): void {

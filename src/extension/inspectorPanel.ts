@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { AskTrace } from '../core/trace/schema';
 import { PROTOCOL_VERSION, type PlaceholderView } from '../protocol/messages';
 import { HostEndpoint, ProtocolError } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';
@@ -15,6 +16,8 @@ export const inspectorViewType = 'canopy.inspector';
 /** What the panel needs from the rest of the extension. */
 export interface InspectorHost {
   currentView(): PlaceholderView;
+  /** The last answer's trace, repainted when the webview (re)connects. */
+  currentTrace(): AskTrace | undefined;
   /** Absolute path of an indexed file, or undefined when the file is not in the index. */
   resolveIndexedFile(relPath: string): vscode.Uri | undefined;
   log: vscode.LogOutputChannel;
@@ -82,6 +85,11 @@ export class InspectorPanel implements vscode.Disposable {
             this.ready = true;
             this.endpoint.notify('host/hello', { protocolVersion: PROTOCOL_VERSION, view: host.currentView() });
             host.log.info(`inspector handshake complete (protocol ${PROTOCOL_VERSION})`);
+            if (this.pendingBusy) this.endpoint.notify('inspector/busy', { question: this.pendingBusy });
+            else {
+              const trace = host.currentTrace();
+              if (trace) this.endpoint.notify('inspector/showTrace', { trace });
+            }
             return;
           case 'webview/error':
             host.log.error(`inspector webview: ${message.params.message}`);
@@ -107,8 +115,22 @@ export class InspectorPanel implements vscode.Disposable {
     );
   }
 
+  private pendingBusy: string | undefined;
+
   private pushView(): void {
     if (this.ready) this.endpoint.notify('inspector/showView', { view: this.host.currentView() });
+  }
+
+  /** Shows that a question is being answered (replacing any older answer). */
+  busy(question: string): void {
+    this.pendingBusy = question;
+    if (this.ready) this.endpoint.notify('inspector/busy', { question });
+  }
+
+  showTrace(trace: AskTrace): void {
+    this.pendingBusy = undefined;
+    if (this.ready) this.endpoint.notify('inspector/showTrace', { trace });
+    // Not ready yet: the handshake sends host.currentTrace().
   }
 
   dispose(): void {

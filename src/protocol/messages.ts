@@ -10,6 +10,8 @@
  * (the handshake). Nothing else is sent to the webview before the handshake completes.
  */
 
+import type { AskTrace } from '../core/trace/schema';
+
 export const PROTOCOL_VERSION = 1;
 
 /** Errors cross the wire as plain data. */
@@ -47,6 +49,10 @@ export interface HostNotificationMap {
 export interface WebviewNotificationMap {
   'host/hello': { protocolVersion: number; view: PlaceholderView };
   'inspector/showView': { view: PlaceholderView };
+  /** Render an answer from its trace (the only thing the inspector renders answers from). */
+  'inspector/showTrace': { trace: AskTrace };
+  /** A question is being answered: show progress, drop whatever older question was shown. */
+  'inspector/busy': { question: string };
 }
 
 export type HostRequestMethod = keyof HostRequestMap;

@@ -71,9 +71,33 @@ const hostNotificationParams: { [K in keyof HostNotificationMap]: Check } = {
   'webview/error': object({ message: str }),
 };
 
+/**
+ * Traces are large and produced by the core; the webview checks the envelope and the parts it
+ * dereferences (rounds, answer, citations), and renders every string with textContent.
+ */
+const askTrace: Check = (v, p) => {
+  if (!isRecord(v)) return `${p} must be an object`;
+  if (v.schema !== 'canopy.trace') return `${p}.schema must be "canopy.trace"`;
+  if (v.version !== 1) return `${p}.version ${String(v.version)} is not supported (expected 1)`;
+  if (typeof v.question !== 'string') return `${p}.question must be a string`;
+  if (!Array.isArray(v.rounds) || !v.rounds.every(isRecord)) return `${p}.rounds must be a list of objects`;
+  for (const [i, r] of (v.rounds as Record<string, unknown>[]).entries()) {
+    if (!Array.isArray(r.retrieved) || !r.retrieved.every(isRecord)) return `${p}.rounds[${i}].retrieved must be a list of objects`;
+  }
+  const a = v.answer;
+  if (!isRecord(a) || typeof a.text !== 'string' || (a.mode !== 'extractive' && a.mode !== 'llm')) return `${p}.answer must have text and mode`;
+  if (!Array.isArray(a.citations) || !a.citations.every((c) => isRecord(c) && typeof c.file === 'string' && isRecord(c.anchor) && Number.isSafeInteger(c.marker))) {
+    return `${p}.answer.citations must be a list of citations`;
+  }
+  if (!isRecord(v.totals) || !isRecord(v.stop)) return `${p} must have totals and stop`;
+  return undefined;
+};
+
 const webviewNotificationParams: { [K in keyof WebviewNotificationMap]: Check } = {
   'host/hello': object({ protocolVersion: int, view: placeholderView }),
   'inspector/showView': object({ view: placeholderView }),
+  'inspector/showTrace': object({ trace: askTrace }),
+  'inspector/busy': object({ question: str }),
 };
 
 /** Result payloads the webview checks before trusting them. */

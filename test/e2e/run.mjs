@@ -46,6 +46,8 @@ const extensionId = `${manifest.publisher}.${manifest.name}`;
 const commandTitles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
 const OPEN_INSPECTOR = 'Canopy: Open Evidence Inspector';
 const INDEX_WORKSPACE = 'Canopy: Index Workspace';
+const ASK = 'Canopy: Ask a Question';
+const SET_KEY = 'Canopy: Set LLM API Key';
 
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -349,7 +351,7 @@ async function main() {
   await screenshot(page, '01-workbench');
 
   await check('the palette lists the commands Canopy contributes', async () => {
-    expectEqual([...commandTitles].sort(), [INDEX_WORKSPACE, OPEN_INSPECTOR], 'package.json command titles');
+    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SET_KEY], 'package.json command titles');
     const rows = await waitForPalette(page, 'Canopy:', commandTitles, Date.now() + STEP_TIMEOUT_MS);
     await screenshot(page, '02-palette');
     await page.keyboard.press('Escape');
@@ -393,6 +395,54 @@ async function main() {
     expectEqual(seen.rows, [['Format', 'Files'], ['csv', '1'], ['markdown', '2'], ['text', '1']], 'formats table');
     expectEqual(seen.errors, [], 'alerts in the inspector');
     await screenshot(page, '04-indexed');
+  });
+
+  await check('"Canopy: Ask a Question" answers in the inspector, and a citation opens the source at its line', async () => {
+    await runCommand(page, ASK, Date.now() + STEP_TIMEOUT_MS);
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill('When were the anemometer and the wind vane recalibrated?');
+    await page.keyboard.press('Enter');
+    const seen = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await frame.$eval('main#app', (app) => ({
+          state: app.dataset.state,
+          answer: app.querySelector('.canopy-answer-text')?.textContent ?? '',
+          mode: app.querySelector('.canopy-mode')?.textContent ?? '',
+          chips: [...app.querySelectorAll('.canopy-citation')].map((c) => c.textContent ?? ''),
+          rounds: app.querySelectorAll('.canopy-round').length,
+        }));
+        return { ok: v.state === 'trace' && v.chips.length > 0, ...v };
+      },
+      'the inspector never showed an answer with citations',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    say(`answer: ${seen.answer} | chips: ${JSON.stringify(seen.chips)}`);
+    if (!/2024-03-12/.test(seen.answer)) throw new Error(`the answer does not quote the recalibration date: ${seen.answer}`);
+    if (!/Extractive/.test(seen.mode)) throw new Error(`the answer does not say which reader produced it: ${seen.mode}`);
+    const cited = /^\[1\] (.+):(\d+)$/.exec(seen.chips[0] ?? '');
+    if (!cited) throw new Error(`the first citation does not name a file and line: ${seen.chips[0]}`);
+    const [, citedFile, citedLine] = cited;
+    const fileText = readFileSync(join(workspace, citedFile), 'utf8');
+    const lineText = fileText.split('\n')[Number(citedLine) - 1] ?? '';
+    if (!lineText.includes('2024-03-12') && !/recalibrat/i.test(lineText)) throw new Error(`line ${citedLine} of ${citedFile} is not the cited evidence: ${lineText}`);
+    await screenshot(page, '05-answer');
+    const frame = await findInspectorFrame(page);
+    await frame.locator('.canopy-citation').first().click();
+    const base = citedFile.split('/').pop();
+    const deadline = Date.now() + 30_000;
+    let status = '';
+    let active = '';
+    while (Date.now() < deadline) {
+      active = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
+      status = (await page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '')) || '';
+      if (active.includes(base) && status.includes(`Ln ${citedLine},`)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await screenshot(page, '06-citation-opened');
+    if (!active.includes(base)) throw new Error(`clicking the citation did not open ${citedFile} (active tab: ${active})`);
+    if (!status.includes(`Ln ${citedLine},`)) throw new Error(`the editor is not at the cited line ${citedLine} (status: ${status})`);
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -11,7 +11,10 @@ import type { CompressorSetting, AskTrace } from '../trace/schema';
 import type { CanopySettings } from '../config/settings';
 import { bpeTokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
+import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
+import type { ChatModel } from '../llm/llm';
+import { LlmReader } from '../read/llmReader';
 import { EmbeddingCache } from '../encode/cache';
 import { createEncoder } from '../encode/createEncoder';
 import type { Encoder, EncoderConfig } from '../encode/encoder';
@@ -46,9 +49,11 @@ export interface WorkspaceConfig {
 
 export interface AskRequest {
   compressor?: CompressorSetting;
-  /** 'rule' (default), 'none' (one round), or an LLM critic. */
+  /** 'rule' (default; the LLM critic when `llm` is set), 'none' (one round), or a critic. */
   critic?: 'rule' | 'none' | Critic;
   reader?: Reader;
+  /** An LLM for the critic and the reader (each falls back to its rule / extractive twin). */
+  llm?: ChatModel;
   topK?: number;
   maxRounds?: number;
   tracer?: Tracer;
@@ -150,7 +155,16 @@ export class CanopyWorkspace {
       encoderId: encoder.id,
       retrieval,
     };
-    const critic = request.critic === undefined || request.critic === 'rule' ? new RuleCritic() : request.critic === 'none' ? undefined : request.critic;
+    const llm = request.llm;
+    const critic =
+      request.critic === 'none'
+        ? undefined
+        : typeof request.critic === 'object'
+          ? request.critic
+          : llm && request.critic === undefined
+            ? new LlmCritic(llm, { logger: this.log })
+            : new RuleCritic();
+    const reader = request.reader ?? (llm ? new LlmReader(llm, { fallback: new ExtractiveReader(), logger: this.log }) : new ExtractiveReader());
     const trace = await ask(
       question,
       options,
@@ -159,7 +173,8 @@ export class CanopyWorkspace {
         embedQuery: this.embedQuery,
         embedTexts: this.embedTexts,
         ...(critic ? { critic } : {}),
-        reader: request.reader ?? new ExtractiveReader(),
+        reader,
+        ...(llm ? { llm: { id: llm.id, remote: llm.remote } } : {}),
         tokens: this.tokens,
         ...(request.tracer ? { tracer: request.tracer } : {}),
         index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },

@@ -1,8 +1,11 @@
 /**
  * Canopy's settings as the core sees them: one typed object with defaults. The extension reads
  * `canopy.*` from the VS Code configuration and the CLI reads flags; both produce this shape.
- * A unit test checks that these keys and defaults agree with package.json's contributes.
+ * `settingKeys` names each setting's key in package.json; a unit test checks that keys, defaults
+ * and ranges agree with package.json's contributes.configuration.
  */
+
+export type LlmProviderName = 'none' | 'openai-compatible' | 'vscode-lm';
 
 export interface CanopySettings {
   include: string[];
@@ -12,7 +15,32 @@ export interface CanopySettings {
   topK: number;
   maxRounds: number;
   readerTokenCap: number;
+  autoIndex: boolean;
+  /** A Hugging Face-style ONNX folder (model.onnx + tokenizer.json); empty = the built-in encoder. */
+  encoderModelFolder: string;
+  llmProvider: LlmProviderName;
+  llmBaseUrl: string;
+  llmModel: string;
+  llmRequestTimeoutSeconds: number;
+  llmMaxRetries: number;
 }
+
+export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
+  include: 'canopy.include',
+  exclude: 'canopy.exclude',
+  maxFileSizeMB: 'canopy.maxFileSizeMB',
+  branchingFactor: 'canopy.branchingFactor',
+  topK: 'canopy.topK',
+  maxRounds: 'canopy.maxRounds',
+  readerTokenCap: 'canopy.readerTokenCap',
+  autoIndex: 'canopy.autoIndex',
+  encoderModelFolder: 'canopy.encoder.modelFolder',
+  llmProvider: 'canopy.llm.provider',
+  llmBaseUrl: 'canopy.llm.baseUrl',
+  llmModel: 'canopy.llm.model',
+  llmRequestTimeoutSeconds: 'canopy.llm.requestTimeoutSeconds',
+  llmMaxRetries: 'canopy.llm.maxRetries',
+});
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   include: ['**/*'],
@@ -22,7 +50,16 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   topK: 10,
   maxRounds: 3,
   readerTokenCap: 16000,
+  autoIndex: true,
+  encoderModelFolder: '',
+  llmProvider: 'none',
+  llmBaseUrl: 'https://api.openai.com/v1',
+  llmModel: '',
+  llmRequestTimeoutSeconds: 60,
+  llmMaxRetries: 3,
 });
+
+const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
 
 /** Merge a partial, untrusted settings object over the defaults, clamping numbers to their ranges. */
 export function resolveSettings(partial: Partial<Record<keyof CanopySettings, unknown>>): CanopySettings {
@@ -35,6 +72,13 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     topK: Math.round(clampNumber(partial.topK, d.topK, 1, 100)),
     maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, 1, 10)),
     readerTokenCap: Math.round(clampNumber(partial.readerTokenCap, d.readerTokenCap, 256, Number.MAX_SAFE_INTEGER)),
+    autoIndex: typeof partial.autoIndex === 'boolean' ? partial.autoIndex : d.autoIndex,
+    encoderModelFolder: typeof partial.encoderModelFolder === 'string' ? partial.encoderModelFolder : d.encoderModelFolder,
+    llmProvider: providers.includes(partial.llmProvider as LlmProviderName) ? (partial.llmProvider as LlmProviderName) : d.llmProvider,
+    llmBaseUrl: typeof partial.llmBaseUrl === 'string' && partial.llmBaseUrl.trim() !== '' ? partial.llmBaseUrl.trim() : d.llmBaseUrl,
+    llmModel: typeof partial.llmModel === 'string' ? partial.llmModel.trim() : d.llmModel,
+    llmRequestTimeoutSeconds: clampNumber(partial.llmRequestTimeoutSeconds, d.llmRequestTimeoutSeconds, 1, 600),
+    llmMaxRetries: Math.round(clampNumber(partial.llmMaxRetries, d.llmMaxRetries, 0, 10)),
   };
 }
 

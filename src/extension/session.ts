@@ -1,0 +1,197 @@
+/**
+ * The Canopy state of one window: a CanopyWorkspace over the first workspace folder with its
+ * index in the extension's workspace storage, the current question (at most one: a new one
+ * cancels the old, and only the newest may paint), the last trace, and the file watcher that
+ * re-indexes incrementally.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CanopyWorkspace } from '../core/app/workspace';
+import { CancelledError, describeError } from '../core/errors';
+import type { IndexSummary } from '../core/index/indexer';
+import type { AskTrace } from '../core/trace/schema';
+import { readFilesExclude, readSettings } from './config';
+import { chooseLlm } from './llmConfig';
+
+export class CanopySession implements vscode.Disposable {
+  private workspace: CanopyWorkspace | undefined;
+  private indexing: Promise<IndexSummary | undefined> | undefined;
+  private question: { abort: AbortController; seq: number } | undefined;
+  private seq = 0;
+  private watcherTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  lastSummary: IndexSummary | undefined;
+  lastTrace: AskTrace | undefined;
+  lastTraceFile: string | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get folder(): vscode.WorkspaceFolder | undefined {
+    return vscode.workspace.workspaceFolders?.[0];
+  }
+
+  /** Storage for this workspace's index (never inside the user's folder). */
+  private indexDir(): string {
+    const base = this.context.storageUri ?? this.context.globalStorageUri;
+    return path.join(base.fsPath, 'index');
+  }
+
+  /** (Re)creates the core workspace from the current settings. */
+  private current(): CanopyWorkspace {
+    const folder = this.folder;
+    if (!folder) throw new Error('open a folder first — there is nothing to index');
+    if (!this.workspace) {
+      const settings = readSettings(folder.uri);
+      const userModel = settings.encoderModelFolder && vscode.workspace.isTrusted ? settings.encoderModelFolder : '';
+      if (settings.encoderModelFolder && !userModel) this.log.warn('the workspace is not trusted: the user-supplied encoder is not loaded, the built-in one is used');
+      this.workspace = new CanopyWorkspace({
+        root: folder.uri.fsPath,
+        indexDir: this.indexDir(),
+        settings,
+        encoder: userModel ? { kind: 'onnx-folder', path: userModel } : { kind: 'builtin' },
+        builtinModelDir: vscode.Uri.joinPath(this.context.extensionUri, 'models', 'use-lite').fsPath,
+        extraExclude: readFilesExclude(folder.uri),
+        logger: { log: (level, message) => this.log[level === 'trace' || level === 'debug' ? 'debug' : level](message) },
+      });
+    }
+    return this.workspace;
+  }
+
+  /** Settings that shape the index changed: rebuild the core workspace on next use. */
+  async reset(): Promise<void> {
+    const old = this.workspace;
+    this.workspace = undefined;
+    await old?.dispose();
+  }
+
+  private indexedFiles = new Set<string>();
+
+  /** Whether a workspace-relative path is a file of the current index (the webview may open only those). */
+  hasIndexedFile(relPath: string): boolean {
+    return this.indexedFiles.has(relPath);
+  }
+
+  /** Indexes with a cancellable progress notification; concurrent calls share one run. */
+  async index(options: { quiet?: boolean } = {}): Promise<IndexSummary | undefined> {
+    if (this.indexing) return this.indexing;
+    const run = async (): Promise<IndexSummary | undefined> => {
+      const ws = this.current();
+      const location = options.quiet ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification;
+      try {
+        const summary = await vscode.window.withProgress({ location, title: 'Canopy: indexing', cancellable: !options.quiet }, async (progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort());
+          let last = 0;
+          try {
+            return await ws.index({
+              signal: abort.signal,
+              progress: {
+                report: ({ done, total, message }) => {
+                  const pct = total > 0 ? (100 * done) / total : 0;
+                  progress.report({ increment: pct - last, ...(message ? { message } : {}) });
+                  last = pct;
+                },
+              },
+            });
+          } finally {
+            sub.dispose();
+          }
+        });
+        this.lastSummary = summary;
+        await this.refreshIndexedFiles();
+        this.log.info(`indexed ${summary.files} files (${summary.parsed} parsed, ${summary.reused} unchanged, ${summary.removed} removed), ${summary.items} items, ${summary.nodes} nodes in ${summary.seconds.toFixed(1)} s`);
+        if (summary.rebuilt) this.log.warn(summary.rebuilt);
+        for (const e of summary.errors) this.log.warn(`${e.file}: ${e.reason}`);
+        for (const s of summary.skipped) this.log.info(`skipped ${s.file}: ${s.reason}`);
+        return summary;
+      } catch (err) {
+        if (err instanceof CancelledError) {
+          this.log.info('indexing cancelled; the previous index is unchanged');
+          return undefined;
+        }
+        throw err;
+      }
+    };
+    this.indexing = run().finally(() => {
+      this.indexing = undefined;
+    });
+    return this.indexing;
+  }
+
+  private async refreshIndexedFiles(): Promise<void> {
+    const corpus = await this.current().openIndex();
+    this.indexedFiles = new Set(Object.keys(corpus.manifest.files));
+    const byFormat: Record<string, number> = {};
+    for (const entry of Object.values(corpus.manifest.files)) byFormat[entry.format] = (byFormat[entry.format] ?? 0) + 1;
+    this.corpus = { files: this.indexedFiles.size, byFormat, root: corpus.manifest.root };
+  }
+
+  /** A summary of the live index for the inspector's placeholder. */
+  corpus: { files: number; byFormat: Record<string, number>; root: string } | undefined;
+
+  /** Opens the existing index (if any) so the inspector can resolve files before a new run. */
+  async loadExisting(): Promise<boolean> {
+    try {
+      await this.refreshIndexedFiles();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Answers a question. A newer question cancels this one; `paint` is called only if this is
+   * still the newest question when the answer is ready.
+   */
+  async ask(question: string, paint: (trace: AskTrace) => void, token?: vscode.CancellationToken): Promise<AskTrace | undefined> {
+    this.question?.abort.abort();
+    const mine = { abort: new AbortController(), seq: ++this.seq };
+    this.question = mine;
+    const sub = token?.onCancellationRequested(() => mine.abort.abort());
+    try {
+      if (!(await this.loadExisting())) await this.index();
+      const folder = this.folder!;
+      const settings = readSettings(folder.uri);
+      const llm = await chooseLlm(settings, this.context.secrets, this.log);
+      if (llm.note) this.log.info(`LLM not used: ${llm.note}`);
+      const trace = await this.current().ask(question, { signal: mine.abort.signal, ...(llm.model ? { llm: llm.model } : {}) });
+      if (this.question !== mine) return undefined; // a newer question owns the panel
+      this.lastTrace = trace;
+      this.lastTraceFile = await this.current().saveTrace(trace);
+      paint(trace);
+      return trace;
+    } catch (err) {
+      if (err instanceof CancelledError || mine.abort.signal.aborted) return undefined;
+      throw err;
+    } finally {
+      sub?.dispose();
+      if (this.question === mine) this.question = undefined;
+    }
+  }
+
+  /** Re-index a few seconds after files change (debounced), when canopy.autoIndex is on. */
+  watch(): void {
+    const folder = this.folder;
+    if (!folder) return;
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'));
+    const schedule = (uri: vscode.Uri) => {
+      if (!readSettings(folder.uri).autoIndex || !this.lastSummary) return;
+      if (uri.fsPath.startsWith(this.indexDir())) return;
+      clearTimeout(this.watcherTimer);
+      this.watcherTimer = setTimeout(() => {
+        this.index({ quiet: true }).catch((err) => this.log.error(`re-indexing failed: ${describeError(err).message}`));
+      }, 2000);
+    };
+    this.disposables.push(watcher, watcher.onDidChange(schedule), watcher.onDidCreate(schedule), watcher.onDidDelete(schedule));
+  }
+
+  dispose(): void {
+    clearTimeout(this.watcherTimer);
+    this.question?.abort.abort();
+    while (this.disposables.length > 0) this.disposables.pop()?.dispose();
+    void this.workspace?.dispose();
+  }
+}
