@@ -2,13 +2,15 @@
 // driven through its own UI by headless Chromium. `npm run test:e2e`; needs `bash test/e2e/setup.sh`
 // once (installs Node 24 and code-server into .e2e-host/).
 //
-// Each run: builds the extension, makes a fresh temp folder (config.yaml, user-data-dir,
-// extensions-dir with the project symlinked in as <publisher>.<name>-<version>, a copy of
-// test/fixtures/e2e-workspace), starts code-server on a free loopback port, opens the workspace
-// in Chromium and proves, through the command palette and the webview's own DOM:
+// Each run: makes a fresh temp folder (config.yaml, user-data-dir, extensions-dir, a copy of
+// test/fixtures/e2e-workspace), packages the extension as a VSIX and installs it with code-server's
+// CLI (CANOPY_E2E_SYMLINK=1 symlinks the source folder instead), starts code-server on a free
+// loopback port, opens the workspace in Chromium and proves, through the command palette, the
+// webview's own DOM and the editor:
 //   1. the extension's commands are contributed and listed in the palette;
 //   2. "Canopy: Open Evidence Inspector" opens the panel and the webview completes the handshake;
-//   3. "Canopy: Index Workspace" updates the open panel with the fixture's corpus summary.
+//   3. "Canopy: Index Workspace" indexes (built-in encoder) and updates the panel's corpus summary;
+//   4. "Canopy: Ask a Question" answers in the panel; clicking a citation opens the cited line.
 // Prints one line per check and a closing "N passed, N failed" line; exits non-zero on any
 // failure; always stops code-server and Chromium; prints code-server's log tail on failure.
 // Screenshots go to test-results/e2e/ (git-ignored).
@@ -291,11 +293,21 @@ async function main() {
     if (!existsSync(file)) throw new Error(`${what} not found at ${file}: run \`${fix}\` first`);
   }
 
-  say('building the extension (npm run build)');
-  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`npm run build failed (${build.status})`);
-
   tempDir = mkdtempSync(join(tmpdir(), 'canopy-e2e-'));
+  // The suite runs the packaged extension, as a user gets it: build the VSIX and install it with
+  // code-server's own CLI (CANOPY_E2E_SYMLINK=1 symlinks the source folder instead, for quick
+  // iterations).
+  const useSymlink = process.env.CANOPY_E2E_SYMLINK === '1';
+  const vsix = join(tempDir, 'canopy.vsix');
+  if (useSymlink) {
+    say('building the extension (npm run build)');
+    const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`npm run build failed (${build.status})`);
+  } else {
+    say('packaging the extension (scripts/package.mjs)');
+    const pack = spawnSync(process.execPath, ['scripts/package.mjs', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (pack.status !== 0) throw new Error(`packaging failed (${pack.status})`);
+  }
   const userData = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   const workspace = join(tempDir, 'workspace');
@@ -304,7 +316,16 @@ async function main() {
   mkdirSync(extensionsDir);
   cpSync(join(root, 'test', 'fixtures', 'e2e-workspace'), workspace, { recursive: true });
   const fixtureFiles = findFiles(workspace, () => true).length;
-  symlinkSync(root, join(extensionsDir, `${extensionId}-${manifest.version}`), 'dir');
+  if (useSymlink) symlinkSync(root, join(extensionsDir, `${extensionId}-${manifest.version}`), 'dir');
+  else {
+    const install = spawnSync(
+      node24,
+      [codeServerEntry, '--config', join(tempDir, 'config.yaml'), '--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', vsix],
+      { cwd: tempDir, encoding: 'utf8', env: { ...process.env, HOME: tempDir, TMPDIR: join(tempDir, 'tmp') } },
+    );
+    if (install.status !== 0) throw new Error(`code-server --install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
+    say(`installed the VSIX: ${install.stdout.trim().split('\n').pop()}`);
+  }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   writeFileSync(join(tempDir, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
