@@ -112,16 +112,17 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
   );
   for (const r of t.rounds) {
     io.out(`  round ${r.round}: ${r.query}`);
+    const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
-      if (it.repeated) {
-        io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: already in the evidence`);
-        continue;
-      }
+      if (it.repeated) continue;
       const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
       io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
     }
+    if (repeated > 0) io.out(`    (${repeated} item(s) already in the evidence, not compressed again)`);
     if (r.critic) {
-      io.out(`    critic (${r.critic.source}): ${r.critic.sufficient ? 'sufficient' : `missing ${r.critic.missing.slice(0, 6).join(', ') || '—'}`}`);
+      const bridges = (r.critic.details as { bridges?: string[] } | undefined)?.bridges ?? [];
+      const gaps = [...r.critic.missing, ...bridges.map((b) => `→ ${b}`)];
+      io.out(`    critic (${r.critic.source}): ${r.critic.sufficient ? 'sufficient' : `not sufficient: ${gaps.slice(0, 8).join(', ') || '—'}`}`);
     }
   }
   io.out(`Trace: ${file}`);

@@ -47,36 +47,57 @@ export function contentTerms(text: string): string[] {
  */
 export function entitySpans(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/["“]([^"”]{2,80})["”]/g)) found.push(m[1]!.trim());
-  const tokens = [...wordSegmenter.segment(text)];
+  for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]/g)) found.push(m[1]!.trim());
+  // A line break ends a run: a heading and the sentence below it are not one name.
+  for (const line of text.split(/\n+/)) found.push(...lineEntities(line));
+  return [...new Set(found)];
+}
+
+const joiners = new Set(['of', 'the', 'de', 'la', 'von', 'van', 'and', 'du', 'der']);
+
+function lineEntities(line: string): string[] {
+  const found: string[] = [];
+  const tokens = [...wordSegmenter.segment(line)];
   let run: string[] = [];
   let pendingJoiners: string[] = [];
+  let runAtSentenceStart = false;
+  let atSentenceStart = true;
   const flush = () => {
-    if (run.length > 0) found.push(run.join(' '));
+    // A capitalised word opening a sentence is usually just capitalised ("Findings", "Replant"),
+    // not a name: a sentence-initial word followed by "the" is a verb or a heading ("Replant the
+    // P5 gap"), while "Bank of England" stays one name.
+    if (runAtSentenceStart && run.length > 1 && run[1] === 'the') {
+      let i = 1;
+      while (i < run.length && joiners.has(run[i]!)) i++;
+      run = run.slice(i);
+      runAtSentenceStart = false;
+    }
+    if (run.length > 1 || (run.length === 1 && !runAtSentenceStart)) found.push(run.join(' '));
     run = [];
     pendingJoiners = [];
   };
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
+  for (const t of tokens) {
     if (!t.isWordLike) {
       if (/^\s+$/.test(t.segment) || t.segment === '-' || t.segment === "'") continue;
       flush();
+      if (/[.!?:;]/.test(t.segment)) atSentenceStart = true;
       continue;
     }
     const w = t.segment;
-    const sentenceStart = i === 0 || /[.!?:]\s*$/.test(tokens.slice(Math.max(0, i - 2), i).map((x) => x.segment).join(''));
-    if (/^\p{Lu}/u.test(w) && !(sentenceStart && stopwords.has(w.toLowerCase()))) {
+    if (/^\p{Lu}/u.test(w) && !(atSentenceStart && stopwords.has(w.toLowerCase()))) {
+      if (run.length === 0) runAtSentenceStart = atSentenceStart;
       run.push(...pendingJoiners, w);
       pendingJoiners = [];
     } else if (/^\d[\d,.]*$/.test(w)) {
       flush();
       found.push(w);
-    } else if (run.length > 0 && ['of', 'the', 'de', 'la', 'von', 'van', 'and', 'du', 'der'].includes(w)) {
+    } else if (run.length > 0 && joiners.has(w)) {
       pendingJoiners.push(w);
     } else {
       flush();
     }
+    atSentenceStart = false;
   }
   flush();
-  return [...new Set(found)];
+  return found;
 }

@@ -56,3 +56,12 @@ describe('entitySpans', () => {
     assert.deepEqual(entitySpans('The Bank of England was founded in 1694 under a "Royal Charter".').sort(), ['1694', 'Bank of England', 'Royal Charter'].sort());
   });
 });
+
+describe('entitySpans at sentence starts and line breaks', () => {
+  it('does not join a heading to the sentence below it, nor take a capitalised first word for a name', () => {
+    assert.deepEqual(entitySpans('Recommendations\n\nReplant the P5 gap with oak. Findings were clear.').sort(), ['P5']);
+  });
+  it('keeps multi-word names that open a sentence', () => {
+    assert.deepEqual(entitySpans('Bank of England rules. Kiss and Tell is a film. Shirley Temple acted.').sort(), ['Bank of England', 'Kiss and Tell', 'Shirley Temple']);
+  });
+});
