@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { LatestOnly } from '../core/app/latestOnly';
 import { CanopyWorkspace } from '../core/app/workspace';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
@@ -16,8 +17,8 @@ import { chooseLlm } from './llmConfig';
 export class CanopySession implements vscode.Disposable {
   private workspace: CanopyWorkspace | undefined;
   private indexing: Promise<IndexSummary | undefined> | undefined;
-  private question: { abort: AbortController; seq: number } | undefined;
-  private seq = 0;
+  /** At most one question at a time: a new one cancels the old, and only the newest paints. */
+  private readonly questions = new LatestOnly();
   private watcherTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   lastSummary: IndexSummary | undefined;
@@ -147,28 +148,24 @@ export class CanopySession implements vscode.Disposable {
    * still the newest question when the answer is ready.
    */
   async ask(question: string, paint: (trace: AskTrace) => void, token?: vscode.CancellationToken): Promise<AskTrace | undefined> {
-    this.question?.abort.abort();
-    const mine = { abort: new AbortController(), seq: ++this.seq };
-    this.question = mine;
-    const sub = token?.onCancellationRequested(() => mine.abort.abort());
+    const outer = new AbortController();
+    const sub = token?.onCancellationRequested(() => outer.abort());
     try {
-      if (!(await this.loadExisting())) await this.index();
-      const folder = this.folder!;
-      const settings = readSettings(folder.uri);
-      const llm = await chooseLlm(settings, this.context.secrets, this.log);
-      if (llm.note) this.log.info(`LLM not used: ${llm.note}`);
-      const trace = await this.current().ask(question, { signal: mine.abort.signal, ...(llm.model ? { llm: llm.model } : {}) });
-      if (this.question !== mine) return undefined; // a newer question owns the panel
+      const trace = await this.questions.run(async (signal) => {
+        if (!(await this.loadExisting())) await this.index();
+        const folder = this.folder!;
+        const settings = readSettings(folder.uri);
+        const llm = await chooseLlm(settings, this.context.secrets, this.log);
+        if (llm.note) this.log.info(`LLM not used: ${llm.note}`);
+        return this.current().ask(question, { signal, ...(llm.model ? { llm: llm.model } : {}) });
+      }, outer.signal);
+      if (!trace) return undefined; // cancelled, or a newer question owns the panel
       this.lastTrace = trace;
       this.lastTraceFile = await this.current().saveTrace(trace);
       paint(trace);
       return trace;
-    } catch (err) {
-      if (err instanceof CancelledError || mine.abort.signal.aborted) return undefined;
-      throw err;
     } finally {
       sub?.dispose();
-      if (this.question === mine) this.question = undefined;
     }
   }
 
@@ -190,7 +187,7 @@ export class CanopySession implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.watcherTimer);
-    this.question?.abort.abort();
+    this.questions.cancel();
     while (this.disposables.length > 0) this.disposables.pop()?.dispose();
     void this.workspace?.dispose();
   }

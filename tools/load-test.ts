@@ -1,0 +1,98 @@
+/**
+ * Load test of the ask pipeline (no LLM): N concurrent questions, then M sequential ones, against
+ * an index of a folder, with latency percentiles and memory growth (heap after a forced GC, and
+ * RSS) between the first and the last block of questions. Questions are drawn, seeded, from the
+ * corpus's own sentences so they hit real evidence.
+ *
+ *   node --expose-gc --import tsx tools/load-test.ts <folder> [--concurrent 20] [--sequential 1000] [--index <dir>]
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CanopyWorkspace } from '../src/core/app/workspace';
+import { resolveSettings } from '../src/core/config/settings';
+import type { RegionNode } from '../src/core/model/region';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function mulberry32(seed: number) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const mb = (n: number) => n / 1024 / 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { concurrent: { type: 'string' }, sequential: { type: 'string' }, index: { type: 'string' }, seed: { type: 'string' } },
+  });
+  const folder = path.resolve(positionals[0] ?? 'test/fixtures/demo');
+  const concurrent = Number(values.concurrent ?? 20);
+  const sequential = Number(values.sequential ?? 1000);
+  const ws = new CanopyWorkspace({
+    root: folder,
+    indexDir: values.index ?? mkdtempSync(path.join(tmpdir(), 'canopy-load-')),
+    settings: resolveSettings({}),
+    encoder: { kind: 'builtin' },
+    builtinModelDir: path.resolve('models/use-lite'),
+  });
+  const summary = await ws.index();
+  const corpus = await ws.openIndex();
+  const sentences: string[] = [];
+  for (const file of Object.keys(corpus.manifest.files)) {
+    const doc = await corpus.document(file);
+    const walk = (n: RegionNode) => {
+      if (n.children.length === 0 && n.kind === 'sentence' && n.text.split(/\s+/).length >= 6) sentences.push(n.text);
+      n.children.forEach(walk);
+    };
+    doc.items.forEach((i) => walk(i.root));
+  }
+  if (sentences.length === 0) throw new Error(`no sentences to ask about in ${folder}`);
+  const rand = mulberry32(Number(values.seed ?? 1));
+  const question = () => {
+    const words = sentences[Math.floor(rand() * sentences.length)]!.split(/\s+/);
+    return `What about ${words.slice(0, Math.min(12, words.length)).join(' ')}?`;
+  };
+  console.log(`index: ${summary.files} files, ${summary.items} items, ${summary.nodes} nodes; ${sentences.length} question seeds`);
+
+  let t0 = Date.now();
+  const conc = await Promise.all(Array.from({ length: concurrent }, () => ws.ask(question())));
+  const concMs = Date.now() - t0;
+  console.log(`${concurrent} concurrent questions: ${concMs} ms in all, ${conc.filter((t) => t.answer.text.length > 0).length} answered`);
+
+  const lat: number[] = [];
+  const snapshots: Array<{ at: number; heap: number; rss: number }> = [];
+  const block = Math.max(1, Math.floor(sequential / 10));
+  for (let i = 0; i < sequential; i++) {
+    t0 = performance.now();
+    await ws.ask(question());
+    lat.push(performance.now() - t0);
+    if (i % block === block - 1) {
+      gc?.();
+      const m = process.memoryUsage();
+      snapshots.push({ at: i + 1, heap: m.heapUsed, rss: m.rss });
+    }
+  }
+  const sorted = [...lat].sort((a, b) => a - b);
+  console.log(`${sequential} sequential questions: p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
+  for (const s of snapshots) console.log(`  after ${s.at}: heap ${mb(s.heap).toFixed(1)} MB, rss ${mb(s.rss).toFixed(1)} MB`);
+  const first = snapshots[0]!;
+  const last = snapshots.at(-1)!;
+  console.log(`heap growth from question ${first.at} to ${last.at}: ${mb(last.heap - first.heap).toFixed(1)} MB (${gc ? 'after forced GC' : 'run with --expose-gc for a clean figure'}); rss growth ${mb(last.rss - first.rss).toFixed(1)} MB`);
+  await ws.dispose();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
