@@ -7,6 +7,7 @@
  */
 import type { Anchor, Modality, RegionKind } from '../model/region';
 import type { NodeDecision, ProjectionRule } from '../compress/projection';
+import type { GraphEdgeType, GraphNodeType } from '../ingest/graph';
 
 export const TRACE_SCHEMA = 'canopy.trace';
 export const TRACE_SCHEMA_VERSION = 1;
@@ -72,6 +73,113 @@ export interface TraceRetrievedItem {
   tree?: TraceNode;
   keptNodeIds: string[];
   tokens: { whole: number; kept: number };
+  /** The MAGE controller's run over this item's document graph (design §7), when it ran. */
+  controller?: TraceController;
+}
+
+// ---- Optional sections written by later stages (additive; readers show an empty state) ----
+
+/**
+ * The MAGE controller's run over one document (design §7), as the inspector reads it. This is
+ * the shape of `ControllerTrace` in src/core/controller/trace.ts (kind "canopy.controller",
+ * versioned on its own), restated here as the subset the inspector renders so that the ask
+ * trace does not depend on the controller's module; the controller's full trace fits it.
+ */
+export type ControllerNodeState = 'inactive' | 'active' | 'opened' | 'pruned';
+
+/** One controller action: `type` is ACTIVATE_PAGE, ACTIVATE_NODE, OPEN_NODE, FOLLOW_RELATION, SEARCH_EVIDENCE, PRUNE_NODE or STOP. */
+export interface TraceControllerAction {
+  type: string;
+  pageId?: string;
+  page?: number;
+  nodeId?: string;
+  from?: string;
+  to?: string;
+  relation?: string;
+  query?: string;
+  reason?: string;
+  source?: string;
+}
+
+export interface TraceControllerStep {
+  step: number;
+  /** 0 = activation of the entry pages; evaluator iterations count from 1. */
+  iteration: number;
+  action: TraceControllerAction;
+  /** grounding, rule, llm, rule-fallback or controller. */
+  decidedBy: string;
+  /** The evaluator's estimate of the action's marginal utility (0–1). */
+  utility?: number;
+  why?: string;
+  valid: boolean;
+  error?: string;
+  changes: Array<{ id: string; from: ControllerNodeState; to: ControllerNodeState }>;
+  budgetLeft: { iterations: number; activationsThisIteration: number; openedNodes: number; searches: number };
+}
+
+export interface TraceControllerNode {
+  id: string;
+  type: GraphNodeType;
+  label: string;
+  page: number;
+  state: ControllerNodeState;
+  regionId?: string;
+  anchor: Anchor;
+  bbox?: [number, number, number, number];
+  relevance?: number;
+}
+
+export interface TraceControllerEdge {
+  from: string;
+  to: string;
+  /** A document-graph relation (next, prev, near, semantic, section, subsection) or contains. */
+  type: GraphEdgeType | 'section' | 'contains';
+  followed?: boolean;
+}
+
+export interface TraceController {
+  kind: 'canopy.controller';
+  version: number;
+  file: string;
+  evaluator: { kind: 'rule' | 'llm'; model?: string };
+  budgets: { initialPages: number; maxActivationsPerIteration: number; maxIterations: number; maxOpenedNodes: number; maxSearches: number };
+  steps: TraceControllerStep[];
+  stop: { reason: string; iteration: number; note: string };
+  /** Every node that left the Inactive state, and the edges between them. */
+  subgraph: { nodes: TraceControllerNode[]; edges: TraceControllerEdge[] };
+  validationErrors?: Array<{ iteration: number; kind: string; message: string; step?: number }>;
+}
+
+/** One topic the topic compass (MCompassRAG, design §4) selected for a round's query. */
+export interface TraceTopic {
+  topic: number;
+  /** A readable name (top terms), when the topic model has one. */
+  label: string;
+  /** Weight in the abstracted query-topic vector (top-M topics). */
+  weight: number;
+  terms?: string[];
+}
+
+/** How much the topic signal moved one chunk (item, or node when chunks are regions). */
+export interface TraceTopicLift {
+  itemId: string;
+  nodeId?: string;
+  /** Score without the topic signal, and with it. */
+  base: number;
+  withTopics: number;
+  rankBefore?: number;
+  rankAfter?: number;
+}
+
+/** The topic compass for one round: selected bank entries, topics and per-chunk lift. */
+export interface TraceTopics {
+  /** K: topics in the model. */
+  k: number;
+  /** L: metadata-bank entries selected for the query. */
+  selectedEntries?: number;
+  selected: TraceTopic[];
+  lift: TraceTopicLift[];
+  source?: string;
 }
 
 export interface TraceRouting {
@@ -98,10 +206,23 @@ export interface TraceRound {
   retrieved: TraceRetrievedItem[];
   addedItemIds: string[];
   critic?: TraceCritic;
+  /** The topic compass's selection and its effect on this round's ranking, when topics are on. */
+  topics?: TraceTopics;
   ms: number;
 }
 
-export type StopReason = 'critic-sufficient' | 'round-limit' | 'no-new-items' | 'token-cap' | 'cancelled';
+/** `replay-diverged`: a replay whose critic asked for a query the recorded trace never ran. */
+export type StopReason = 'critic-sufficient' | 'round-limit' | 'no-new-items' | 'token-cap' | 'cancelled' | 'replay-diverged';
+
+/** Present on traces made by replaying another trace with other settings (src/core/replay). */
+export interface TraceReplay {
+  /** Id of the trace replayed. */
+  of: string;
+  /** The settings that differ from the original's. */
+  changed: Partial<Pick<TraceSettings, 'topK' | 'maxRounds' | 'branchingFactor' | 'compressor' | 'critic'>>;
+  /** What the replay reused, recomputed or could not do. */
+  notes: string[];
+}
 
 export interface TraceCitation {
   /** [n] in the answer text. */
@@ -127,4 +248,5 @@ export interface AskTrace {
   answer: { mode: 'extractive' | 'llm'; text: string; citations: TraceCitation[]; model?: string; notes?: string[]; unresolvedMarkers?: number[] };
   totals: { evidenceTokens: number; uncompressedTokens: number; items: number; keptRegions: number };
   ms: number;
+  replay?: TraceReplay;
 }
