@@ -44,3 +44,45 @@ export function meanNdcgAtK(runs: ReadonlyMap<string, readonly string[]>, qrels:
   }
   return { mean: n > 0 ? sum / n : 0, queries: n };
 }
+
+/**
+ * Set-based retrieval metrics of one ranked list against the gold documents (design §12). The
+ * ranked list is deduplicated (first occurrence counts); `k` cuts it. A query without gold
+ * documents has no value (NaN), so callers leave it out of means.
+ */
+function topK(ranked: readonly string[], k: number): string[] {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError('k must be a positive integer');
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const id of ranked) {
+    if (out.length >= k) break;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(id);
+  }
+  return out;
+}
+
+/** Share of the gold documents found in the top k. */
+export function recallAtK(ranked: readonly string[], gold: ReadonlySet<string>, k: number): number {
+  if (gold.size === 0) return Number.NaN;
+  return topK(ranked, k).filter((id) => gold.has(id)).length / gold.size;
+}
+
+/** Share of the top k (k slots, even if fewer were returned) that is gold. */
+export function precisionAtK(ranked: readonly string[], gold: ReadonlySet<string>, k: number): number {
+  if (gold.size === 0) return Number.NaN;
+  return topK(ranked, k).filter((id) => gold.has(id)).length / k;
+}
+
+/** 1 when every gold document is in the top k (every hop found), else 0. */
+export function allGoldAtK(ranked: readonly string[], gold: ReadonlySet<string>, k: number): number {
+  if (gold.size === 0) return Number.NaN;
+  const top = new Set(topK(ranked, k));
+  return [...gold].every((g) => top.has(g)) ? 1 : 0;
+}
+
+/** IE@k = Precision@k × Recall@k (design §12). */
+export function ieAtK(ranked: readonly string[], gold: ReadonlySet<string>, k: number): number {
+  return precisionAtK(ranked, gold, k) * recallAtK(ranked, gold, k);
+}
