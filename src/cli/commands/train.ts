@@ -1,0 +1,123 @@
+/**
+ * `canopy train --annotations <file>`: trains the node-encoder adapter on a workspace's gold
+ * annotations, prints the held-back before/after report and writes a checkpoint. Node and query
+ * vectors come through the workspace's embedding cache (`<dir>/.canopy/index/embeddings`), the
+ * same one `canopy index` fills, so an indexed corpus is never encoded again.
+ */
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { bpeTokenCounter } from '../../core/compress/tokens';
+import { resolveSettings } from '../../core/config/settings';
+import { EmbeddingCache } from '../../core/encode/cache';
+import { createEncoder } from '../../core/encode/createEncoder';
+import { paths } from '../../core/index/layout';
+import { formatBeforeAfter } from '../../core/train/report';
+import { runTraining } from '../../core/train/run';
+import { type CliIO, UsageError } from '../io';
+import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
+
+export const trainHelp = `Usage: canopy train --annotations <file> [options]
+
+Train the node-encoder adapter (W = I + A·B, query encoder frozen) on gold annotations and
+report refinement-decision accuracy, gold recall, evidence tokens and pruned items on
+held-back questions, untrained vs trained.
+
+Options:
+  --annotations <file>   annotations JSONL (e.g. <dir>/.canopy/annotations.jsonl)
+  --dir <dir>            the workspace the annotations' paths are relative to (default .)
+  --index <dir>          the index whose embedding cache is used (default <dir>/.canopy/index)
+  --out <dir>            checkpoint folder (default <dir>/.canopy/adapters)
+  --seed <n>             seed for the split, initialisation and shuffling (default 1)
+  --rank <n>             adapter rank (default 16)
+  --epochs <n>           most epochs (default 30; early stopping on a validation split)
+  --lr <x>               learning rate (default 0.003)
+  --holdout <share>      share of questions held back for the report (default 0.2)
+  --branching <B>        branching factor for the trees (default: the setting, 2)
+  --select <how>         epoch selection on the validation questions: loss (default) or
+                         recall-guard (best decision accuracy with gold recall not below untrained)
+  --balance-rules        weight pairs so refine and keep-whole pairs each carry half the loss
+  --json                 print the whole report as one JSON object`;
+
+function num(value: string | undefined, flag: string, check: (n: number) => boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} has an invalid value "${value}"`);
+  return n;
+}
+
+export async function runTrain(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      annotations: { type: 'string' },
+      dir: { type: 'string' },
+      index: { type: 'string' },
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      rank: { type: 'string' },
+      epochs: { type: 'string' },
+      lr: { type: 'string' },
+      holdout: { type: 'string' },
+      branching: { type: 'string' },
+      select: { type: 'string' },
+      'balance-rules': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (!values.annotations) throw new UsageError('--annotations <file> is required');
+  const root = path.resolve(io.cwd, values.dir ?? '.');
+  const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
+  const seed = num(values.seed, '--seed', Number.isInteger);
+  const rank = num(values.rank, '--rank', (n) => Number.isInteger(n) && n >= 1 && n <= 256);
+  const epochs = num(values.epochs, '--epochs', (n) => Number.isInteger(n) && n >= 1);
+  const lr = num(values.lr, '--lr', (n) => n > 0);
+  const holdout = num(values.holdout, '--holdout', (n) => n > 0 && n < 1);
+  const branching = num(values.branching, '--branching', (n) => Number.isInteger(n) && n >= 2 && n <= 4);
+  if (values.select !== undefined && values.select !== 'loss' && values.select !== 'recall-guard') throw new UsageError('--select must be loss or recall-guard');
+  const logger = cliLogger(io, false);
+  const modelFolder = io.env.CANOPY_ENCODER_FOLDER;
+  const encoder = await createEncoder(modelFolder ? { kind: 'onnx-folder', path: modelFolder } : { kind: 'builtin' }, {
+    builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
+    baseDir: root,
+  });
+  const cache = await EmbeddingCache.open({ dir: paths(indexDir).embeddings, encoder, logger });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const result = await runTraining({
+      root,
+      annotationsFile: path.resolve(io.cwd, values.annotations),
+      outDir: values.out ? path.resolve(io.cwd, values.out) : path.join(root, '.canopy', 'adapters'),
+      embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal),
+      encoderId: encoder.id,
+      dim: encoder.dim,
+      tokens: bpeTokenCounter(),
+      branchingFactor: branching ?? resolveSettings({}).branchingFactor,
+      ...(holdout !== undefined ? { holdout } : {}),
+      ...(values.select ? { selection: values.select as 'loss' | 'recall-guard' } : {}),
+      ...(values['balance-rules'] ? { balanceRules: true } : {}),
+      train: { ...(seed !== undefined ? { seed } : {}), ...(rank !== undefined ? { rank } : {}), ...(epochs !== undefined ? { epochs } : {}), ...(lr !== undefined ? { learningRate: lr } : {}) },
+      signal: abort.signal,
+      logger,
+      progress: { report: ({ done, total, message }) => io.isTTY && io.err(`  ${message ?? ''} ${done}/${total}`) },
+    });
+    await cache.save();
+    if (values.json) io.out(JSON.stringify(result));
+    else {
+      const r = result;
+      io.out(`annotations: ${r.annotations.total} (${r.annotations.relocation.lost} lost, ${r.annotations.corrupt.length} corrupt line(s))`);
+      io.out(`questions: ${r.questions.train} train, ${r.questions.validation} validation, ${r.questions.heldOut} held back`);
+      io.out(`pairs: ${r.preferences.train.pairs} train (refine ${r.preferences.train.perRule.refine}, keep-whole ${r.preferences.train.perRule['keep-whole']}), ${r.preferences.validation.pairs} validation`);
+      io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
+      io.out(`held back (${r.report.before.questions} questions):`);
+      for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
+      if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}`);
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await cache.save();
+    await encoder.dispose();
+  }
+}

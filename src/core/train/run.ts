@@ -1,0 +1,235 @@
+/**
+ * One training run over a workspace's annotations: read → re-locate against the files as they
+ * are now (lost spans are reported and left out) → group by question → split questions into
+ * training and held-back sets (seeded; no question is in both) → parse the candidate files →
+ * node vectors through the caller's cached embedder (never a fresh encode of the corpus) →
+ * §10 preference pairs → train → before/after report on the held-back questions → checkpoint.
+ *
+ * Candidate items of a question: every file in the folders that hold its gold files (for an
+ * imported dataset that is the question's own context, the "given items" setting of design §13).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { EmbedTexts } from '../compress/nodeScorer';
+import { nodeVectors } from '../compress/nodeScorer';
+import type { TokenCounter } from '../compress/tokens';
+import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import { formatForPath, parseFile } from '../ingest/parseFile';
+import type { Anchor, Item } from '../model/region';
+import { silentLogger, type Logger, type ProgressSink } from '../ports';
+import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
+import { relocateAll, type RelocationStatus } from '../annotate/relocate';
+import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
+import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
+import type { TrainPair } from './lowRank';
+import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
+import { seededRandom } from './lowRank';
+import { trainLowRank, type TrainOptions, type TrainResult } from './trainer';
+
+export interface TrainRunOptions {
+  /** The workspace folder the annotations' paths are relative to. */
+  root: string;
+  annotationsFile: string;
+  /** Where the checkpoint is written; none is written when absent. */
+  outDir?: string;
+  /** Text → unit vectors through the embedding cache; also used for the (frozen) query side. */
+  embed: EmbedTexts;
+  encoderId: string;
+  dim: number;
+  tokens: TokenCounter;
+  branchingFactor?: number;
+  /** Share of questions held back for the before/after report (default 0.2). */
+  holdout?: number;
+  /** Share of the training questions used for early stopping (default 0.1). */
+  validation?: number;
+  train?: TrainOptions;
+  /**
+   * How the epoch is chosen on the validation questions: 'loss' (lowest ranking loss, default)
+   * or 'recall-guard' (highest refinement-decision accuracy among epochs whose gold recall is
+   * not below the untrained adapter's — the identity always qualifies).
+   */
+  selection?: 'loss' | 'recall-guard';
+  /**
+   * Weight pairs so each §10 rule carries half the loss. Refine pairs outnumber keep-whole pairs
+   * ~8:1, which teaches "children beat parents" in general; balancing asks for both decisions.
+   */
+  balanceRules?: boolean;
+  signal?: AbortSignal;
+  progress?: ProgressSink;
+  logger?: Logger;
+}
+
+export interface TrainRunReport {
+  annotations: { total: number; corrupt: CorruptLine[]; relocation: Record<RelocationStatus, number> };
+  questions: { total: number; train: number; validation: number; heldOut: number };
+  preferences: { train: PreferenceCounts; validation: PreferenceCounts; heldOut: PreferenceCounts };
+  training: Omit<TrainResult, 'weights'>;
+  report: BeforeAfter;
+  checkpoint?: { id: string; file: string };
+}
+
+/** Questions are grouped by dataset id when there is one, else by their text. */
+export function questionKey(a: Annotation): string {
+  return a.questionId !== undefined ? `id:${a.questionId}` : `q:${a.question}`;
+}
+
+/** Sorted keys shuffled by `seed`, the first `share` of them held back (at least one when share > 0 and there are ≥ 2). */
+export function splitKeys(keys: readonly string[], share: number, seed: number): { kept: string[]; heldBack: string[] } {
+  const sorted = [...keys].sort();
+  const rand = seededRandom(seed);
+  for (let i = sorted.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [sorted[i], sorted[j]] = [sorted[j]!, sorted[i]!];
+  }
+  let n = Math.round(sorted.length * share);
+  if (share > 0 && n === 0 && sorted.length >= 2) n = 1;
+  return { heldBack: sorted.slice(0, n).sort(), kept: sorted.slice(n).sort() };
+}
+
+const emptyCounts = (): PreferenceCounts => ({ pairs: 0, identical: 0, itemsWithGold: 0, itemsWithoutGold: 0, perRule: { refine: 0, 'keep-whole': 0 } });
+
+export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
+  const log = o.logger ?? silentLogger;
+  const store = new AnnotationStore(o.annotationsFile);
+  const { annotations, corrupt } = await store.read();
+  for (const c of corrupt) log.log('warn', `${c.file}:${c.line}: ${c.reason} (line kept, not used)`);
+  if (annotations.length === 0) throw new CanopyError(ErrorCodes.badInput, `${o.annotationsFile} holds no annotations`, { file: o.annotationsFile });
+
+  // Re-locate against the files as they are now.
+  const readText = async (file: string) => fs.readFile(path.join(o.root, ...file.split('/')), 'utf8').catch(() => undefined);
+  const relocations = await relocateAll(annotations, async (file) => (formatForPath(file) === 'pdf' ? undefined : readText(file)));
+  const relocation: Record<RelocationStatus, number> = { unchanged: 0, moved: 0, context: 0, fuzzy: 0, lost: 0, unchecked: 0 };
+  const located = new Map<string, { question: string; anchors: Anchor[] }>();
+  for (const r of relocations) {
+    relocation[r.status]++;
+    if (r.status === 'lost') {
+      log.log('warn', `annotation ${r.annotation.id} (${r.annotation.file}) can no longer be located; left out of training`);
+      continue;
+    }
+    const key = questionKey(r.annotation);
+    const entry = located.get(key) ?? { question: r.annotation.question, anchors: [] };
+    entry.anchors.push(r.anchor ?? r.annotation.anchor);
+    located.set(key, entry);
+  }
+
+  const holdout = o.holdout ?? 0.2;
+  const seed = o.train?.seed ?? 1;
+  const split = splitKeys([...located.keys()], holdout, seed);
+  const inner = splitKeys(split.kept, o.validation ?? 0.1, seed + 1);
+
+  // Candidate files per question, parsed once each.
+  const dirFiles = new Map<string, string[]>();
+  const listDir = async (dir: string): Promise<string[]> => {
+    if (!dirFiles.has(dir)) {
+      const names = await fs.readdir(path.join(o.root, ...dir.split('/').filter(Boolean))).catch(() => [] as string[]);
+      dirFiles.set(
+        dir,
+        names
+          .filter((n) => !n.startsWith('.') && formatForPath(n) !== undefined)
+          .sort()
+          .map((n) => (dir ? `${dir}/${n}` : n)),
+      );
+    }
+    return dirFiles.get(dir)!;
+  };
+  const parsed = new Map<string, Promise<Item[]>>();
+  const itemsOf = (file: string): Promise<Item[]> => {
+    if (!parsed.has(file)) {
+      parsed.set(
+        file,
+        fs
+          .readFile(path.join(o.root, ...file.split('/')))
+          .then((bytes) => parseFile(file, bytes, { branchingFactor: o.branchingFactor ?? 2, ...(o.signal ? { signal: o.signal } : {}) }))
+          .then((doc) => doc.items)
+          .catch((err: unknown) => {
+            log.log('warn', `${file}: ${(err as Error).message}; its items are left out`);
+            return [] as Item[];
+          }),
+      );
+    }
+    return parsed.get(file)!;
+  };
+
+  const keys = [...located.keys()].sort();
+  const prepared = new Map<string, PreparedQuestion>();
+  const counts = new Map<string, PreferenceCounts>();
+  const queries = await o.embed(
+    keys.map((k) => located.get(k)!.question),
+    o.signal,
+  );
+  let done = 0;
+  for (const [qi, key] of keys.entries()) {
+    throwIfCancelled(o.signal);
+    const { question, anchors } = located.get(key)!;
+    const dirs = [...new Set(anchors.map((a) => (a.file.includes('/') ? a.file.slice(0, a.file.lastIndexOf('/')) : '')))];
+    const files = [...new Set([...(await Promise.all(dirs.map(listDir))).flat(), ...anchors.map((a) => a.file)])].sort();
+    const items = (await Promise.all(files.map(itemsOf))).flat();
+    const { pairs, counts: c } = buildPreferences(items, anchors);
+    const candidates = [];
+    for (const item of items) candidates.push({ item, vectors: await nodeVectors(item.root, o.embed, o.signal) });
+    prepared.set(key, { key, question, query: queries[qi]!, gold: anchors, candidates, pairs });
+    counts.set(key, c);
+    o.progress?.report({ done: ++done, total: keys.length, message: 'preparing questions' });
+  }
+
+  const sum = (ks: string[]) => ks.reduce((acc, k) => addCounts(acc, counts.get(k)!), emptyCounts());
+  const toPairs = (ks: string[]): TrainPair[] => {
+    const perRule = sum(ks).perRule;
+    const total = perRule.refine + perRule['keep-whole'];
+    return ks.flatMap((k) => {
+      const q = prepared.get(k)!;
+      const vec = new Map<string, Float32Array>();
+      for (const c of q.candidates) for (const [id, v] of c.vectors) vec.set(id, v);
+      return q.pairs.map((p) => ({
+        q: q.query,
+        preferred: vec.get(p.preferred)!,
+        other: vec.get(p.other)!,
+        ...(o.balanceRules && perRule[p.rule] > 0 ? { weight: total / (2 * perRule[p.rule]) } : {}),
+      }));
+    });
+  };
+  const trainPairs = toPairs(inner.kept);
+  const validationPairs = toPairs(inner.heldBack);
+  if (trainPairs.length === 0) throw new CanopyError(ErrorCodes.badInput, 'No preference pairs: no annotation could be located in a parsed file');
+
+  const validationQuestions = inner.heldBack.map((k) => prepared.get(k)!);
+  let select: TrainOptions['select'];
+  if (o.selection === 'recall-guard' && validationQuestions.length > 0) {
+    const baseline = evaluateSide(validationQuestions, o.tokens);
+    select = (w) => {
+      const m = evaluateSide(validationQuestions, o.tokens, adapterFromWeights(w));
+      return { score: m.decisionAccuracy, eligible: m.goldRecall >= baseline.goldRecall };
+    };
+  }
+  const result = trainLowRank(o.dim, trainPairs, validationPairs, {
+    ...o.train,
+    ...(select ? { select } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.progress ? { progress: o.progress } : {}),
+  });
+  const heldOut = split.heldBack.map((k) => prepared.get(k)!);
+  const report = beforeAfter(heldOut, o.tokens, adapterFromWeights(result.weights));
+  const { weights, ...training } = result;
+  const out: TrainRunReport = {
+    annotations: { total: annotations.length, corrupt, relocation },
+    questions: { total: keys.length, train: inner.kept.length, validation: inner.heldBack.length, heldOut: split.heldBack.length },
+    preferences: { train: sum(inner.kept), validation: sum(inner.heldBack), heldOut: sum(split.heldBack) },
+    training,
+    report,
+  };
+  if (o.outDir) {
+    const checkpoint = makeCheckpoint(weights, {
+      baseEncoderId: o.encoderId,
+      trainedOn: {
+        annotationsFile: path.relative(o.root, path.resolve(o.annotationsFile)).split(path.sep).join('/'),
+        questions: inner.kept.length,
+        annotations: annotations.length,
+        pairs: trainPairs.length,
+        validationPairs: validationPairs.length,
+      },
+      metrics: { training, report, heldOutQuestions: split.heldBack },
+    });
+    out.checkpoint = { id: checkpoint.id, file: await saveCheckpoint(o.outDir, checkpoint) };
+  }
+  return out;
+}

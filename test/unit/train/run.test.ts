@@ -1,0 +1,134 @@
+// A whole training run over an imported fixture workspace: vectors come through the embedding
+// cache (a second run encodes nothing), preferences are counted, the ranking loss drops, the
+// same seed gives the same checkpoint, the report compares untrained and trained adapters on
+// held-back questions, and an edited-away annotation is reported lost rather than used.
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { importGold } from '../../../src/core/annotate/importGold';
+import { annotationsPath, AnnotationStore } from '../../../src/core/annotate/store';
+import { bpeTokenCounter } from '../../../src/core/compress/tokens';
+import { EmbeddingCache } from '../../../src/core/encode/cache';
+import type { Encoder } from '../../../src/core/encode/encoder';
+import { loadCheckpoint } from '../../../src/core/train/checkpoint';
+import { runTraining, splitKeys, type TrainRunOptions } from '../../../src/core/train/run';
+import { hashEmbed } from '../../helpers/hashEmbeddings';
+
+const DIM = 64;
+
+function countingEncoder(): Encoder & { texts: number } {
+  const enc = {
+    id: `hash-${DIM}`,
+    dim: DIM,
+    maxPieces: 128,
+    texts: 0,
+    encode: async (texts: readonly string[]) => {
+      enc.texts += texts.length;
+      return texts.map((t) => hashEmbed(t, DIM));
+    },
+    dispose: async () => undefined,
+  };
+  return enc;
+}
+
+describe('runTraining', () => {
+  let root: string;
+  before(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'canopy-train-'));
+    // Four small questions: the fixture slice twice over, under different ids.
+    const src = await readFile(path.resolve('test/fixtures/annotate/hotpot_slice.jsonl'), 'utf8');
+    const more = src
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { _id: string })
+      .map((r) => JSON.stringify({ ...r, _id: `${r._id}-b` }))
+      .join('\n');
+    const dataset = path.join(root, 'slice.jsonl');
+    await writeFile(dataset, `${src}${more}\n`);
+    const ws = path.join(root, 'ws');
+    const imported = await importGold(dataset, ws, { time: 't' });
+    await new AnnotationStore(annotationsPath(ws)).add(imported.annotations);
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  async function run(seed: number, encoder: Encoder, extra: Partial<TrainRunOptions> = {}) {
+    const ws = path.join(root, 'ws');
+    const cache = await EmbeddingCache.open({ dir: path.join(root, 'cache'), encoder });
+    const result = await runTraining({
+      root: ws,
+      annotationsFile: annotationsPath(ws),
+      outDir: path.join(root, 'adapters'),
+      embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal),
+      encoderId: encoder.id,
+      dim: DIM,
+      tokens: bpeTokenCounter(),
+      holdout: 0.25,
+      train: { seed, rank: 4, epochs: 20, learningRate: 0.02, batchSize: 4, patience: 20 },
+      ...extra,
+    });
+    await cache.save();
+    return result;
+  }
+
+  it('trains from cached vectors, lowers the ranking loss and writes a checkpoint', async () => {
+    const first = countingEncoder();
+    const r = await run(3, first);
+    assert.ok(first.texts > 0, 'the first run fills the cache');
+    assert.deepEqual(r.questions, { total: 4, train: 2, validation: 1, heldOut: 1 });
+    assert.equal(r.annotations.total, 8);
+    assert.equal(r.annotations.relocation.unchanged, 8);
+    assert.ok(r.preferences.train.pairs > 0);
+    assert.equal(r.preferences.train.pairs, r.preferences.train.perRule.refine + r.preferences.train.perRule['keep-whole']);
+    assert.ok(r.preferences.train.itemsWithoutGold > 0, 'distractor paragraphs are items without gold');
+    assert.ok(r.training.finalTrainLoss < r.training.initialTrainLoss, `${r.training.initialTrainLoss} → ${r.training.finalTrainLoss}`);
+    assert.equal(r.report.before.questions, 1);
+    assert.ok(r.report.before.goldSpans > 0 && r.report.before.items > 0);
+    assert.ok(r.report.before.evidenceTokens > 0 && r.report.before.evidenceTokens <= r.report.before.wholeTokens);
+    const ckpt = await loadCheckpoint(r.checkpoint!.file);
+    assert.equal(ckpt.baseEncoderId, `hash-${DIM}`);
+    assert.equal(ckpt.rank, 4);
+
+    const second = countingEncoder();
+    const again = await run(3, second);
+    assert.equal(second.texts, 0, 'a second run reads every vector from the cache');
+    assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'same seed, same checkpoint');
+  });
+
+  it('balances the two rules and selects by recall-guard when asked', async () => {
+    const r = await run(3, countingEncoder(), { balanceRules: true, selection: 'recall-guard' });
+    assert.equal(r.training.selectedBy, 'select');
+    assert.ok(r.training.epochs.every((e) => e.eligible !== undefined && e.selectScore !== undefined));
+    assert.ok(r.training.initialTrainLoss > 0);
+  });
+
+  it('reports an annotation whose text was edited away as lost and trains without it', async () => {
+    const ws = path.join(root, 'ws');
+    const { annotations } = await new AnnotationStore(annotationsPath(ws)).read();
+    const victim = annotations[0]!;
+    const file = path.join(ws, victim.file);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(victim.text, 'Something else entirely was written here instead.'));
+    await appendFile(annotationsPath(ws), '{broken line\n');
+    try {
+      const r = await run(3, countingEncoder());
+      assert.equal(r.annotations.relocation.lost, 1);
+      assert.equal(r.annotations.corrupt.length, 1);
+      assert.equal(r.annotations.corrupt[0]!.line, 9);
+    } finally {
+      await writeFile(file, text);
+    }
+  });
+
+  it('splits questions by a seed, never putting one on both sides', () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+    const a = splitKeys(keys, 0.2, 1);
+    assert.equal(a.heldBack.length, 4);
+    assert.equal(new Set([...a.heldBack, ...a.kept]).size, 20);
+    assert.deepEqual(splitKeys([...keys].reverse(), 0.2, 1), a, 'order of input does not matter');
+    assert.notDeepEqual(splitKeys(keys, 0.2, 2).heldBack, a.heldBack);
+  });
+});
