@@ -3,6 +3,8 @@
 //   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
 //   dist/cli.js        the `canopy` command (node, cjs)
 //   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
+//   media/pdf.js       pdf.js's browser build, loaded by the inspector only when a PDF is shown
+//   media/pdf.worker.js  pdf.js's worker (a Worker where allowed, else run in-thread)
 // Flags: --watch, --production (minify, no source maps).
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -55,6 +57,20 @@ const configs = [
     format: 'iife',
     loader: { '.css': 'css' },
   },
+  // pdf.js and its worker: minified always (they are large and not ours to debug), no maps;
+  // their licence comments stay at the end of each file.
+  ...[
+    ['webview/pdf/pdfjsEntry.ts', 'media/pdf.js'],
+    ['webview/pdf/workerEntry.ts', 'media/pdf.worker.js'],
+  ].map(([entry, outfile]) => ({
+    ...common,
+    entryPoints: [entry],
+    outfile,
+    platform: 'browser',
+    format: 'iife',
+    minify: true,
+    sourcemap: false,
+  })),
 ];
 
 if (watch) {

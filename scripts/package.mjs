@@ -56,7 +56,7 @@ const ignoreFile = join('out', `vscodeignore-${target}`);
 writeFileSync(ignoreFile, `${allow}\n# the native runtime for ${target}, staged by scripts/package.mjs\n!dist/node_modules/**\ndist/node_modules/**/*.map\n`);
 
 try {
-  run(join('node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--target', target, '--ignoreFile', ignoreFile, '--out', out]);
+  run(join('node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--target', target, '--ignoreFile', ignoreFile, '--out', out]);
 } finally {
   rmSync(staged, { recursive: true, force: true });
 }

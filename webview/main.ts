@@ -1,32 +1,55 @@
 /**
  * The inspector webview's entry point: connects to the host, completes the ready handshake,
- * and renders what the host sends. The last view is kept in the webview state so a reload
- * paints it at once, before the host answers.
+ * and renders what the host sends — placeholder views, progress, traces — through the
+ * Inspector. The last placeholder view and the inspector's UI state are kept in the webview
+ * state, so a reload paints at once and reopens the same tab, node and filters.
  */
 import './styles.css';
-import { PROTOCOL_VERSION } from '../src/protocol/messages';
+import './elements';
+import { PROTOCOL_VERSION, type PlaceholderView } from '../src/protocol/messages';
 import { isPlaceholderView } from '../src/protocol/validate';
 import { connectToHost } from './host';
+import { Inspector, type UiState } from './inspector';
 import { renderError, renderPlaceholder } from './render';
-import { renderBusy, renderTrace } from './traceView';
-import type { TraceCitation } from '../src/core/trace/schema';
 
 const root = document.getElementById('app');
 if (!root) throw new Error('#app is missing from the inspector page');
+
+interface SavedState {
+  view?: unknown;
+  ui?: UiState;
+}
+
+let lastView: PlaceholderView | undefined;
+
+function isUiState(v: unknown): v is UiState {
+  if (!v || typeof v !== 'object') return false;
+  const u = v as Record<string, unknown>;
+  return typeof u.traceId === 'string' && typeof u.tab === 'string' && typeof u.filters === 'object' && u.filters !== null;
+}
 
 const host = connectToHost(
   (message) => {
     switch (message.method) {
       case 'host/hello':
       case 'inspector/showView':
+        inspector.placeholder(message.params.view);
+        lastView = message.params.view;
         renderPlaceholder(root, message.params.view);
         host.setState({ view: message.params.view });
         return;
       case 'inspector/busy':
-        renderBusy(root, message.params.question);
+        inspector.busy(message.params.question);
         return;
       case 'inspector/showTrace':
-        renderTrace(root, message.params.trace, openCitation);
+        inspector.showTrace(message.params.trace);
+        return;
+      case 'inspector/reveal':
+        if (!inspector.reveal(message.params.nodeId)) renderError(root, `That region is not part of the answer shown here.`);
+        return;
+      case 'inspector/compare':
+        inspector.showTrace(message.params.base);
+        inspector.compareWith(message.params.other);
         return;
       default: {
         const unreachable: never = message;
@@ -40,18 +63,18 @@ const host = connectToHost(
   },
 );
 
-function openCitation(c: TraceCitation): void {
-  const a = c.anchor;
-  host.client
-    .request('source/open', {
-      file: c.file,
-      ...(a.startLine !== undefined ? { startLine: a.startLine, startColumn: a.startColumn ?? 0 } : {}),
-      ...(a.endLine !== undefined ? { endLine: a.endLine, endColumn: a.endColumn ?? 0 } : {}),
-    })
-    .catch((err: Error) => renderError(root!, `Could not open ${c.file}: ${err.message}`));
-}
+const saved = (host.getState() ?? {}) as SavedState;
+if (isPlaceholderView(saved.view)) lastView = saved.view;
 
-const saved = host.getState() as { view?: unknown } | undefined;
-if (saved && isPlaceholderView(saved.view)) renderPlaceholder(root, saved.view);
+const inspector = new Inspector(
+  root,
+  {
+    client: host.client,
+    save: (ui) => host.setState(lastView ? { view: lastView, ...(ui ? { ui } : {}) } : ui ? { ui } : {}),
+  },
+  isUiState(saved.ui) ? saved.ui : undefined,
+);
+
+if (lastView) renderPlaceholder(root, lastView);
 
 host.client.notify('webview/ready', { protocolVersion: PROTOCOL_VERSION });

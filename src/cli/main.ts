@@ -5,6 +5,10 @@
 import { describeError } from '../core/errors';
 import { askHelp, runAsk } from './commands/ask';
 import { indexHelp, runIndex } from './commands/index';
+import { evalHelp, runEvalCommand } from './commands/eval';
+import { benchHelp, runBench } from './commands/bench';
+import { goldHelp, runGold } from './commands/gold';
+import { trainHelp, runTrain } from './commands/train';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -18,6 +22,10 @@ interface Command {
 const commands: Record<string, Command> = {
   index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
   ask: { summary: 'answer a question from an index, with evidence and citations', help: askHelp, run: runAsk },
+  eval: { summary: 'measure evidence compression and retrieval on a dataset file', help: evalHelp, run: runEvalCommand },
+  bench: { summary: 'benchmarks: encoder, indexing, query latency (bench --help)', help: benchHelp, run: runBench },
+  gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
+  train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
 };
 
 function usage(): string {

@@ -6,9 +6,15 @@ import * as vscode from 'vscode';
 import { describeError } from '../core/errors';
 import type { PlaceholderView } from '../protocol/messages';
 import { affectsIndex } from './config';
+import type { SavedTraceSummary } from '../core/app/workspace';
+import type { AskTrace } from '../core/trace/schema';
+import { EvidenceDecorations } from './decorations';
 import { type InspectorHost, InspectorPanel, inspectorViewType } from './inspectorPanel';
 import { apiKeySecret } from './llmConfig';
 import { CanopySession } from './session';
+import { findRegion } from './views/evidenceRegions';
+import { EvidenceProvider } from './views/evidenceView';
+import { QuestionsProvider } from './views/questionsView';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Canopy', { log: true });
@@ -21,9 +27,35 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   const host: InspectorHost = {
     currentView: view,
-    currentTrace: () => session.lastTrace,
+    currentTrace: () => session.shownTrace,
     resolveIndexedFile: (rel) => (session.folder && session.hasIndexedFile(rel) ? vscode.Uri.joinPath(session.folder.uri, rel) : undefined),
+    listTraces: () => session.listTraces(),
+    readTrace: (name) => session.readTrace(name),
+    findTrace: (id) => session.findTrace(id),
+    replay: (trace, settings) => session.replay(trace, settings),
     log,
+  };
+
+  // Native views and decorations follow the trace the inspector shows.
+  const questions = new QuestionsProvider(() => session.listTraces(), log);
+  const evidence = new EvidenceProvider();
+  const decorations = new EvidenceDecorations(() => session.folder, log);
+  const followShown = (trace: AskTrace | undefined) => {
+    evidence.setTrace(trace);
+    decorations.setTrace(trace);
+  };
+  /** A saved trace named by a Questions item (or its file name). */
+  const savedTrace = async (arg: unknown): Promise<AskTrace | undefined> => {
+    const name = typeof arg === 'string' ? arg : (arg as SavedTraceSummary | undefined)?.name;
+    if (!name) return undefined;
+    return session.readTrace(name);
+  };
+  /** The region a command names ({itemId, nodeId}) in the shown trace. */
+  const regionArg = (arg: unknown) => {
+    const a = arg as { itemId?: unknown; nodeId?: unknown } | undefined;
+    const trace = session.shownTrace;
+    if (!trace || typeof a?.nodeId !== 'string') return undefined;
+    return findRegion(trace, a.nodeId);
   };
   const fail = (what: string) => (err: unknown) => {
     const { code, message } = describeError(err);
@@ -68,7 +100,15 @@ export function activate(context: vscode.ExtensionContext): void {
       try {
         await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: 'Canopy: answering', cancellable: true },
-          (_progress, token) => session.ask(question.trim(), (trace) => InspectorPanel.current?.showTrace(trace), token),
+          (_progress, token) =>
+            session.ask(
+              question.trim(),
+              (trace) => {
+                session.answered(trace);
+                InspectorPanel.current?.showTrace(trace);
+              },
+              token,
+            ),
         );
       } catch (err) {
         fail('answering')(err);
@@ -80,6 +120,74 @@ export function activate(context: vscode.ExtensionContext): void {
       if (key.trim()) await context.secrets.store(apiKeySecret, key.trim());
       else await context.secrets.delete(apiKeySecret);
       void vscode.window.showInformationMessage(key.trim() ? 'Canopy: API key stored.' : 'Canopy: API key removed.');
+    }),
+    questions,
+    evidence,
+    decorations,
+    vscode.window.createTreeView('canopy.questions', { treeDataProvider: questions }),
+    vscode.window.createTreeView('canopy.evidence', { treeDataProvider: evidence, showCollapseAll: true }),
+    session.onDidChangeShownTrace(followShown),
+    session.onDidChangeHistory(() => questions.refresh()),
+    vscode.commands.registerCommand('canopy.refreshQuestions', () => questions.refresh()),
+    vscode.commands.registerCommand('canopy.openTrace', async (arg?: unknown) => {
+      try {
+        const trace = await savedTrace(arg);
+        if (!trace) return;
+        await session.loadExisting();
+        session.show(trace);
+        InspectorPanel.show(context.extensionUri, host).showTrace(trace);
+      } catch (err) {
+        fail('opening the trace')(err);
+      }
+    }),
+    vscode.commands.registerCommand('canopy.deleteTrace', async (arg?: unknown) => {
+      const s = arg as SavedTraceSummary | undefined;
+      if (!s?.name) return;
+      const yes = 'Delete';
+      const answer = await vscode.window.showWarningMessage(`Delete the saved answer to “${s.question}”?`, { modal: true }, yes);
+      if (answer !== yes) return;
+      try {
+        await session.deleteTrace(s.name);
+      } catch (err) {
+        fail('deleting the trace')(err);
+      }
+    }),
+    vscode.commands.registerCommand('canopy.compareWithShown', async (arg?: unknown) => {
+      try {
+        const other = await savedTrace(arg);
+        const base = session.shownTrace;
+        if (!other) return;
+        if (!base) {
+          void vscode.window.showInformationMessage('Canopy: open an answer first, then compare another with it.');
+          return;
+        }
+        InspectorPanel.show(context.extensionUri, host).compare(base, other);
+      } catch (err) {
+        fail('comparing traces')(err);
+      }
+    }),
+    vscode.commands.registerCommand('canopy.openRegion', async (arg?: unknown) => {
+      const r = regionArg(arg);
+      if (!r) return;
+      InspectorPanel.current?.reveal(r.item.itemId, r.node.id);
+      const uri = host.resolveIndexedFile(r.item.file);
+      if (!uri || !r.range) return;
+      const range = new vscode.Range(r.range.startLine, r.range.startColumn, r.range.endLine, r.range.endColumn);
+      const editor = await vscode.window.showTextDocument(uri, { selection: range, viewColumn: vscode.ViewColumn.One, preserveFocus: true });
+      editor.selection = new vscode.Selection(range.end, range.start);
+      editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    }),
+    vscode.commands.registerCommand('canopy.revealRegion', async (arg?: unknown) => {
+      const r = regionArg(arg);
+      if (!r) return;
+      await session.loadExisting();
+      InspectorPanel.show(context.extensionUri, host).reveal(r.item.itemId, r.node.id);
+    }),
+    vscode.commands.registerCommand('canopy.toggleDroppedRegions', () => {
+      const on = !decorations.droppedShown;
+      decorations.setShowDropped(on);
+      evidence.setShowDropped(on);
+      void vscode.window.showInformationMessage(on ? 'Canopy: dropped regions are shown.' : 'Canopy: only kept regions are shown.');
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsIndex(e)) void session.reset();

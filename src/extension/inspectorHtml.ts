@@ -1,7 +1,8 @@
 /**
  * The inspector webview's HTML: a strict Content-Security-Policy with a per-load nonce, no
- * remote content, and only the bundled script and stylesheet. Kept free of `vscode` imports so
- * the headless-Chromium tests load exactly this page.
+ * remote content, and only the bundled script and stylesheet (the script adds media/pdf.js and
+ * its worker with the same nonce when a PDF is shown). Kept free of `vscode` imports so the
+ * headless-Chromium tests load exactly this page.
  */
 
 export interface InspectorHtmlParts {
@@ -19,6 +20,8 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
     `style-src ${cspSource}`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    // pdf.js's worker, from the extension's own media folder (where the host allows workers).
+    `worker-src ${cspSource}`,
     "connect-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",

@@ -1,25 +1,32 @@
 /**
  * The Evidence Inspector webview panel. One panel per window; it is created on demand,
  * restored after a reload through the serializer, and talks to the webview only through the
- * typed protocol (HostEndpoint). Requests to open files are honoured only for files of the
- * current index.
+ * typed protocol (HostEndpoint). Requests are answered by views/inspectorRequests.ts, which
+ * honours file requests only for files of the current index.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { ReplaySettings } from '../core/replay/replay';
 import type { AskTrace } from '../core/trace/schema';
-import { PROTOCOL_VERSION, type PlaceholderView } from '../protocol/messages';
-import { HostEndpoint, ProtocolError } from '../protocol/rpc';
+import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary } from '../protocol/messages';
+import { HostEndpoint } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';
+import { inspectorRequestHandlers } from './views/inspectorRequests';
 
 export const inspectorViewType = 'canopy.inspector';
 
 /** What the panel needs from the rest of the extension. */
 export interface InspectorHost {
   currentView(): PlaceholderView;
-  /** The last answer's trace, repainted when the webview (re)connects. */
+  /** The shown answer's trace, repainted when the webview (re)connects. */
   currentTrace(): AskTrace | undefined;
   /** Absolute path of an indexed file, or undefined when the file is not in the index. */
   resolveIndexedFile(relPath: string): vscode.Uri | undefined;
+  listTraces(): Promise<TraceSummary[]>;
+  readTrace(name: string): Promise<AskTrace>;
+  findTrace(id: string): Promise<AskTrace | undefined>;
+  /** Replays, saves and shows the replay (the panel is told through showTrace's caller). */
+  replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace>;
   log: vscode.LogOutputChannel;
 }
 
@@ -63,19 +70,35 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly host: InspectorHost,
   ) {
     const webview = panel.webview;
+    const resolve = (rel: string): vscode.Uri => {
+      const uri = host.resolveIndexedFile(rel);
+      if (!uri) throw new Error(`${rel} is not in the index`);
+      return uri;
+    };
     this.endpoint = new HostEndpoint(
       (message) => void webview.postMessage(message),
-      {
-        'inspector/getView': async () => host.currentView(),
-        'source/open': async (params) => {
-          const uri = host.resolveIndexedFile(params.file);
-          if (!uri) throw new ProtocolError('E_FORBIDDEN', `${params.file} is not a file of the Canopy index`);
-          const start = new vscode.Position(Math.max(0, (params.startLine ?? 1) - 1), params.startColumn ?? 0);
-          const end = new vscode.Position(Math.max(0, (params.endLine ?? params.startLine ?? 1) - 1), params.endColumn ?? params.startColumn ?? 0);
-          await vscode.window.showTextDocument(uri, { selection: new vscode.Range(start, end), viewColumn: vscode.ViewColumn.One });
-          return { opened: true };
+      inspectorRequestHandlers({
+        currentView: () => host.currentView(),
+        isIndexedFile: (rel) => host.resolveIndexedFile(rel) !== undefined,
+        openSource: async (rel, r, preserveFocus) => {
+          const start = new vscode.Position(Math.max(0, (r.startLine ?? 1) - 1), r.startColumn ?? 0);
+          const end = new vscode.Position(Math.max(0, (r.endLine ?? r.startLine ?? 1) - 1), r.endColumn ?? r.startColumn ?? 0);
+          const editor = await vscode.window.showTextDocument(resolve(rel), { selection: new vscode.Range(start, end), viewColumn: vscode.ViewColumn.One, preserveFocus });
+          // The cursor at the region's start (a reversed selection; the option above loses the
+          // direction), so a long region is shown and reported from its beginning.
+          editor.selection = new vscode.Selection(end, start);
+          editor.revealRange(new vscode.Range(start, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
         },
-      },
+        readFile: (rel) => Promise.resolve(vscode.workspace.fs.readFile(resolve(rel))),
+        listTraces: () => host.listTraces(),
+        readTrace: (name) => host.readTrace(name),
+        findTrace: (id) => host.findTrace(id),
+        replay: async (trace, settings) => {
+          const replayed = await host.replay(trace, settings);
+          this.pendingBusy = undefined;
+          return replayed;
+        },
+      }),
       (message) => {
         switch (message.method) {
           case 'webview/ready':
@@ -86,10 +109,14 @@ export class InspectorPanel implements vscode.Disposable {
             this.endpoint.notify('host/hello', { protocolVersion: PROTOCOL_VERSION, view: host.currentView() });
             host.log.info(`inspector handshake complete (protocol ${PROTOCOL_VERSION})`);
             if (this.pendingBusy) this.endpoint.notify('inspector/busy', { question: this.pendingBusy });
+            else if (this.pendingCompare) this.endpoint.notify('inspector/compare', this.pendingCompare);
             else {
               const trace = host.currentTrace();
               if (trace) this.endpoint.notify('inspector/showTrace', { trace });
+              if (trace && this.pendingReveal) this.endpoint.notify('inspector/reveal', this.pendingReveal);
             }
+            this.pendingCompare = undefined;
+            this.pendingReveal = undefined;
             return;
           case 'webview/error':
             host.log.error(`inspector webview: ${message.params.message}`);
@@ -131,6 +158,27 @@ export class InspectorPanel implements vscode.Disposable {
     this.pendingBusy = undefined;
     if (this.ready) this.endpoint.notify('inspector/showTrace', { trace });
     // Not ready yet: the handshake sends host.currentTrace().
+  }
+
+  private pendingReveal: { itemId: string; nodeId: string } | undefined;
+  private pendingCompare: { base: AskTrace; other: AskTrace } | undefined;
+
+  /** Selects a region of the shown trace in the webview (after the handshake, if it is still loading). */
+  reveal(itemId: string, nodeId: string): void {
+    if (this.ready) this.endpoint.notify('inspector/reveal', { itemId, nodeId });
+    else this.pendingReveal = { itemId, nodeId };
+  }
+
+  /** Shows `base` compared with `other`. */
+  compare(base: AskTrace, other: AskTrace): void {
+    this.pendingBusy = undefined;
+    if (this.ready) this.endpoint.notify('inspector/compare', { base, other });
+    else this.pendingCompare = { base, other };
+  }
+
+  /** Whether the webview has completed the handshake (notifications reach it). */
+  get isReady(): boolean {
+    return this.ready;
   }
 
   dispose(): void {

@@ -11,6 +11,8 @@ import { CanopyWorkspace } from '../core/app/workspace';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
 import type { AskTrace } from '../core/trace/schema';
+import type { ReplaySettings } from '../core/replay/replay';
+import type { SavedTraceSummary } from '../core/app/workspace';
 import { readFilesExclude, readSettings } from './config';
 import { chooseLlm } from './llmConfig';
 
@@ -169,6 +171,67 @@ export class CanopySession implements vscode.Disposable {
     }
   }
 
+  // ---- the shown trace and the trace history (the inspector, the views and the decorations) ----
+
+  private readonly shownEmitter = new vscode.EventEmitter<AskTrace | undefined>();
+  /** Fires when the trace the inspector shows changes (a new answer, a reopened or replayed one). */
+  readonly onDidChangeShownTrace = this.shownEmitter.event;
+  private readonly historyEmitter = new vscode.EventEmitter<void>();
+  /** Fires when saved traces were added or deleted. */
+  readonly onDidChangeHistory = this.historyEmitter.event;
+  private shown: AskTrace | undefined;
+
+  /** The trace the inspector shows (the last answer unless another was reopened or replayed). */
+  get shownTrace(): AskTrace | undefined {
+    return this.shown ?? this.lastTrace;
+  }
+
+  show(trace: AskTrace | undefined): void {
+    this.shown = trace;
+    this.shownEmitter.fire(trace);
+  }
+
+  /** A new answer was saved: it is shown, and the history changed. */
+  answered(trace: AskTrace): void {
+    this.show(trace);
+    this.historyEmitter.fire();
+  }
+
+  /** Saved traces, newest first (empty before the first question). */
+  async listTraces(): Promise<SavedTraceSummary[]> {
+    if (!this.folder) return [];
+    return this.current().listTraces();
+  }
+
+  async readTrace(name: string): Promise<AskTrace> {
+    return this.current().readTrace(name);
+  }
+
+  async deleteTrace(name: string): Promise<void> {
+    const trace = await this.current().readTrace(name).catch(() => undefined);
+    await this.current().deleteTrace(name);
+    if (trace && this.shownTrace?.id === trace.id) this.show(undefined);
+    if (trace && this.lastTrace?.id === trace.id) this.lastTrace = undefined;
+    this.historyEmitter.fire();
+  }
+
+  /** A trace by id: the shown or last one, else a saved one. */
+  async findTrace(id: string): Promise<AskTrace | undefined> {
+    for (const t of [this.shown, this.lastTrace]) if (t?.id === id) return t;
+    for (const s of await this.listTraces()) if (s.id === id) return this.readTrace(s.name);
+    return undefined;
+  }
+
+  /** Replays a trace with other settings (no re-embedding), saves and shows the replay. */
+  async replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace> {
+    await this.loadExisting();
+    const replayed = await this.current().replay(trace, settings);
+    await this.current().saveTrace(replayed);
+    this.show(replayed);
+    this.historyEmitter.fire();
+    return replayed;
+  }
+
   /** Re-index a few seconds after files change (debounced), when canopy.autoIndex is on. */
   watch(): void {
     const folder = this.folder;
@@ -186,6 +249,8 @@ export class CanopySession implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.shownEmitter.dispose();
+    this.historyEmitter.dispose();
     clearTimeout(this.watcherTimer);
     this.questions.cancel();
     while (this.disposables.length > 0) this.disposables.pop()?.dispose();

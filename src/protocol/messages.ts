@@ -10,9 +10,10 @@
  * (the handshake). Nothing else is sent to the webview before the handshake completes.
  */
 
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace, CompressorSetting } from '../core/trace/schema';
 
-export const PROTOCOL_VERSION = 1;
+/** 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI). */
+export const PROTOCOL_VERSION = 2;
 
 /** Errors cross the wire as plain data. */
 export interface WireError {
@@ -28,15 +29,47 @@ export interface PlaceholderView {
   corpus?: { files: number; byFormat: Record<string, number>; root: string };
 }
 
+/** One saved trace, as the history and the compare picker list it. */
+export interface TraceSummary {
+  /** File name in the traces folder (what `traces/get` takes). */
+  name: string;
+  id: string;
+  question: string;
+  createdAt: string;
+  mode: 'extractive' | 'llm';
+  evidenceTokens: number;
+  replayOf?: string;
+}
+
+/** Settings a replay may change (src/core/replay); absent ones keep the trace's. */
+export interface ReplayRequestSettings {
+  topK?: number;
+  maxRounds?: number;
+  branchingFactor?: number;
+  compressor?: CompressorSetting;
+  critic?: 'rule' | 'none' | 'recorded';
+}
+
+/** Most bytes of a PDF the host sends to the webview (base64 makes the message a third larger). */
+export const MAX_PDF_BYTES = 64 * 1024 * 1024;
+
 /** Requests the webview sends and the host answers. */
 export interface HostRequestMap {
   /** Ask the host for the current view (also used after a webview reload). */
   'inspector/getView': { params: Record<string, never>; result: PlaceholderView };
   /** Open a source file of the index at a range. Refused for files outside the index. */
   'source/open': {
-    params: { file: string; startLine?: number; startColumn?: number; endLine?: number; endColumn?: number };
+    params: { file: string; startLine?: number; startColumn?: number; endLine?: number; endColumn?: number; preserveFocus?: boolean };
     result: { opened: boolean };
   };
+  /** The bytes of an indexed PDF (base64), for the PDF view. Refused for files outside the index. */
+  'pdf/get': { params: { file: string }; result: { file: string; data: string } };
+  /** The saved traces, newest first. */
+  'traces/list': { params: Record<string, never>; result: { traces: TraceSummary[] } };
+  /** One saved trace by file name (to compare with, or to show). */
+  'traces/get': { params: { name: string }; result: { trace: AskTrace } };
+  /** Replay the trace with this id (the shown one or a saved one) with other settings. */
+  'trace/replay': { params: { traceId: string; settings: ReplayRequestSettings }; result: { trace: AskTrace } };
 }
 
 /** Notifications the webview sends to the host. */
@@ -53,6 +86,10 @@ export interface WebviewNotificationMap {
   'inspector/showTrace': { trace: AskTrace };
   /** A question is being answered: show progress, drop whatever older question was shown. */
   'inspector/busy': { question: string };
+  /** Select a node of the shown trace (from the Evidence view or an editor hover). */
+  'inspector/reveal': { itemId: string; nodeId: string };
+  /** Show `base` and compare it with `other` (from the Questions view). */
+  'inspector/compare': { base: AskTrace; other: AskTrace };
 }
 
 export type HostRequestMethod = keyof HostRequestMap;

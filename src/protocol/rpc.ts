@@ -40,11 +40,15 @@ function toWireError(err: unknown): WireError {
   return { code: 'E_INTERNAL', message: err instanceof Error ? err.message : String(err) };
 }
 
-/** The host's end: answers requests, receives and sends notifications. */
+/**
+ * The host's end: answers requests, receives and sends notifications. A host may serve a subset
+ * of the requests (a test host, an older host): a valid request it has no handler for is
+ * answered with E_UNSUPPORTED. The extension's panel passes a complete RequestHandlers.
+ */
 export class HostEndpoint {
   constructor(
     private readonly post: (message: HostToWebviewMessage) => void,
-    private readonly handlers: RequestHandlers,
+    private readonly handlers: Partial<RequestHandlers>,
     private readonly onNotification: HostNotificationHandler,
     private readonly onRejected: (error: WireError) => void = () => undefined,
   ) {}
@@ -71,7 +75,11 @@ export class HostEndpoint {
         this.onNotification(message);
         return;
       case 'request': {
-        const handler = this.handlers[message.method] as (params: unknown) => Promise<unknown>;
+        const handler = this.handlers[message.method] as ((params: unknown) => Promise<unknown>) | undefined;
+        if (!handler) {
+          this.post({ kind: 'response', id: message.id, ok: false, error: { code: 'E_UNSUPPORTED', message: `this host does not serve ${message.method}` } });
+          return;
+        }
         try {
           const result = await handler(message.params);
           this.post({ kind: 'response', id: message.id, ok: true, result } as HostToWebviewMessage);

@@ -3,14 +3,15 @@
  * untrusted: a message that does not match the protocol is rejected with a WireError and has
  * no side effect. Hand-written checks keep the webview bundle small and the rules visible.
  */
-import type {
-  HostNotificationMap,
-  HostRequestMap,
-  HostToWebviewMessage,
-  PlaceholderView,
-  WebviewNotificationMap,
-  WebviewToHostMessage,
-  WireError,
+import {
+  MAX_PDF_BYTES,
+  type HostNotificationMap,
+  type HostRequestMap,
+  type HostToWebviewMessage,
+  type PlaceholderView,
+  type WebviewNotificationMap,
+  type WebviewToHostMessage,
+  type WireError,
 } from './messages';
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; error: WireError };
@@ -22,6 +23,39 @@ type Check = (value: unknown, path: string) => string | undefined;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const str: Check = (v, p) => (typeof v === 'string' && v.length <= MAX_STRING ? undefined : `${p} must be a string`);
+const shortStr: Check = (v, p) => (typeof v === 'string' && v.length > 0 && v.length <= 1000 ? undefined : `${p} must be a non-empty string of at most 1000 characters`);
+const num: Check = (v, p) => (typeof v === 'number' && Number.isFinite(v) ? undefined : `${p} must be a finite number`);
+const bool: Check = (v, p) => (typeof v === 'boolean' ? undefined : `${p} must be a boolean`);
+const oneOf =
+  (...values: string[]): Check =>
+  (v, p) =>
+    typeof v === 'string' && values.includes(v) ? undefined : `${p} must be one of ${values.join(', ')}`;
+const intIn =
+  (min: number, max: number): Check =>
+  (v, p) =>
+    int(v, p) ?? ((v as number) >= min && (v as number) <= max ? undefined : `${p} must be from ${min} to ${max}`);
+const list =
+  (item: Check, max = 100_000): Check =>
+  (v, p) => {
+    if (!Array.isArray(v)) return `${p} must be a list`;
+    if (v.length > max) return `${p} has more than ${max} entries`;
+    for (let i = 0; i < v.length; i++) {
+      const problem = item(v[i], `${p}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+/** An object that must have these keys right (others, from newer producers, are ignored). */
+const record =
+  (shape: Record<string, Check>): Check =>
+  (v, p) => {
+    if (!isRecord(v)) return `${p} must be an object`;
+    for (const [key, check] of Object.entries(shape)) {
+      const problem = check(v[key], `${p}.${key}`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
 const int: Check = (v, p) => (typeof v === 'number' && Number.isSafeInteger(v) ? undefined : `${p} must be an integer`);
 const nonNegInt: Check = (v, p) => int(v, p) ?? ((v as number) >= 0 ? undefined : `${p} must be ≥ 0`);
 const optional =
@@ -63,6 +97,34 @@ const hostRequestParams: { [K in keyof HostRequestMap]: Check } = {
     startColumn: optional(nonNegInt),
     endLine: optional(nonNegInt),
     endColumn: optional(nonNegInt),
+    preserveFocus: optional(bool),
+  }),
+  'pdf/get': object({ file: str }),
+  'traces/list': object({}),
+  'traces/get': object({ name: shortStr }),
+  'trace/replay': object({
+    traceId: shortStr,
+    settings: object({
+      topK: optional(intIn(1, 100)),
+      maxRounds: optional(intIn(1, 10)),
+      branchingFactor: optional(intIn(2, 4)),
+      critic: optional(oneOf('rule', 'none', 'recorded')),
+      compressor: optional((v, p) => {
+        if (!isRecord(v)) return `${p} must be an object`;
+        switch (v.name) {
+          case 'none':
+            return object({ name: str })(v, p);
+          case 'canopy':
+            return object({ name: str, itemGate: optional(num) })(v, p);
+          case 'flat':
+            return object({ name: str, m: intIn(1, 10_000) })(v, p);
+          case 'threshold':
+            return object({ name: str, threshold: num })(v, p);
+          default:
+            return `${p}.name must be canopy, none, flat or threshold`;
+        }
+      }),
+    }),
   }),
 };
 
@@ -72,38 +134,157 @@ const hostNotificationParams: { [K in keyof HostNotificationMap]: Check } = {
 };
 
 /**
- * Traces are large and produced by the core; the webview checks the envelope and the parts it
- * dereferences (rounds, answer, citations), and renders every string with textContent.
+ * Traces are large and produced by the core. The webview checks every part it dereferences —
+ * rounds, items, every node of every tree, citations, the optional controller and topic
+ * sections — so a malformed trace is refused whole instead of half-painted; strings are only
+ * ever rendered with textContent. Keys it does not know are ignored (newer producers may add).
  */
+const anchor = record({ file: str });
+const scores = record({ fused: num, dense: optional(num), bm25: optional(num), denseRank: optional(nonNegInt), bm25Rank: optional(nonNegInt), topic: optional(num) });
+
+const MAX_TREE_NODES = 2_000_000;
+const MAX_DEPTH = 200;
+
+/** Every node of a scored tree, iteratively (no recursion limit, bounded size and depth). */
+const traceTree: Check = (v, p) => {
+  const stack: Array<{ node: unknown; path: string; depth: number }> = [{ node: v, path: p, depth: 0 }];
+  let seen = 0;
+  const nodeShape = record({
+    id: str,
+    kind: str,
+    modality: str,
+    anchor,
+    decision: str,
+    rule: str,
+    tokens: num,
+    score: optional(num),
+    parentScore: optional(num),
+    text: optional(str),
+    preview: optional(str),
+    header: optional(str),
+  });
+  while (stack.length > 0) {
+    const { node, path, depth } = stack.pop()!;
+    if (++seen > MAX_TREE_NODES) return `${p} has more than ${MAX_TREE_NODES} nodes`;
+    if (depth > MAX_DEPTH) return `${path} is nested deeper than ${MAX_DEPTH}`;
+    const problem = nodeShape(node, path);
+    if (problem) return problem;
+    const children = (node as Record<string, unknown>).children;
+    if (!Array.isArray(children)) return `${path}.children must be a list`;
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], path: `${path}.children[${i}]`, depth: depth + 1 });
+  }
+  return undefined;
+};
+
+const controllerTrace = record({
+  file: str,
+  evaluator: record({ kind: str }),
+  budgets: record({ initialPages: num, maxActivationsPerIteration: num, maxIterations: num, maxOpenedNodes: num, maxSearches: num }),
+  steps: list(
+    record({
+      step: num,
+      iteration: num,
+      action: record({ type: str }),
+      decidedBy: str,
+      valid: bool,
+      utility: optional(num),
+      why: optional(str),
+      error: optional(str),
+      changes: list(record({ id: str, from: str, to: str })),
+      budgetLeft: record({ iterations: num, activationsThisIteration: num, openedNodes: num, searches: num }),
+    }),
+  ),
+  stop: record({ reason: str, iteration: num, note: str }),
+  subgraph: record({
+    nodes: list(record({ id: str, type: str, label: str, page: num, state: oneOf('inactive', 'active', 'opened', 'pruned'), regionId: optional(str), relevance: optional(num) })),
+    edges: list(record({ from: str, to: str, type: str })),
+  }),
+});
+
+const topics = record({
+  k: num,
+  selected: list(record({ topic: num, label: str, weight: num, terms: optional(list(str)) })),
+  lift: list(record({ itemId: str, nodeId: optional(str), base: num, withTopics: num, rankBefore: optional(num), rankAfter: optional(num) })),
+});
+
+const retrievedItem = record({
+  itemId: str,
+  file: str,
+  title: str,
+  modality: str,
+  rank: nonNegInt,
+  scores,
+  repeated: bool,
+  keptNodeIds: list(str),
+  tokens: record({ whole: num, kept: num }),
+  tree: optional(traceTree),
+  controller: optional(controllerTrace),
+});
+
+const traceRound = record({
+  round: int,
+  query: str,
+  routing: record({ aggregate: bool, reason: str, modalities: list(str) }),
+  candidates: list(record({ itemId: str, scores })),
+  retrieved: list(retrievedItem),
+  addedItemIds: list(str),
+  critic: optional(record({ sufficient: bool, missing: list(str), followUpQuery: optional(str), source: str })),
+  topics: optional(topics),
+});
+
+const citation = record({ marker: int, itemId: str, nodeId: str, file: str, anchor, text: str });
+
 const askTrace: Check = (v, p) => {
   if (!isRecord(v)) return `${p} must be an object`;
   if (v.schema !== 'canopy.trace') return `${p}.schema must be "canopy.trace"`;
   if (v.version !== 1) return `${p}.version ${String(v.version)} is not supported (expected 1)`;
-  if (typeof v.question !== 'string') return `${p}.question must be a string`;
-  if (!Array.isArray(v.rounds) || !v.rounds.every(isRecord)) return `${p}.rounds must be a list of objects`;
-  for (const [i, r] of (v.rounds as Record<string, unknown>[]).entries()) {
-    if (!Array.isArray(r.retrieved) || !r.retrieved.every(isRecord)) return `${p}.rounds[${i}].retrieved must be a list of objects`;
-  }
-  const a = v.answer;
-  if (!isRecord(a) || typeof a.text !== 'string' || (a.mode !== 'extractive' && a.mode !== 'llm')) return `${p}.answer must have text and mode`;
-  if (!Array.isArray(a.citations) || !a.citations.every((c) => isRecord(c) && typeof c.file === 'string' && isRecord(c.anchor) && Number.isSafeInteger(c.marker))) {
-    return `${p}.answer.citations must be a list of citations`;
-  }
-  if (!isRecord(v.totals) || !isRecord(v.stop)) return `${p} must have totals and stop`;
-  return undefined;
+  return record({
+    id: str,
+    createdAt: str,
+    question: str,
+    settings: record({ topK: num, maxRounds: num, branchingFactor: num, compressor: record({ name: str }), critic: str, reader: str, readerTokenCap: num, encoderId: str }),
+    rounds: list(traceRound, 1000),
+    stop: record({ reason: str, round: num, note: str }),
+    readerInput: record({ text: str, tokens: num, truncated: bool, regions: list(record({ itemId: str, nodeId: str })) }),
+    answer: record({ mode: oneOf('extractive', 'llm'), text: str, citations: list(citation), model: optional(str), notes: optional(list(str)) }),
+    totals: record({ evidenceTokens: num, uncompressedTokens: num, items: num, keptRegions: num }),
+    replay: optional(record({ of: str, notes: list(str), changed: record({}) })),
+  })(v, p);
 };
+
+const base64: Check = (v, p) => {
+  if (typeof v !== 'string') return `${p} must be a base64 string`;
+  if (v.length > Math.ceil(MAX_PDF_BYTES / 3) * 4) return `${p} is larger than ${MAX_PDF_BYTES} bytes`;
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(v) && v.length % 4 === 0 ? undefined : `${p} must be a base64 string`;
+};
+
+const traceSummary = object({
+  name: shortStr,
+  id: str,
+  question: str,
+  createdAt: str,
+  mode: oneOf('extractive', 'llm'),
+  evidenceTokens: num,
+  replayOf: optional(str),
+});
 
 const webviewNotificationParams: { [K in keyof WebviewNotificationMap]: Check } = {
   'host/hello': object({ protocolVersion: int, view: placeholderView }),
   'inspector/showView': object({ view: placeholderView }),
   'inspector/showTrace': object({ trace: askTrace }),
   'inspector/busy': object({ question: str }),
+  'inspector/reveal': object({ itemId: str, nodeId: str }),
+  'inspector/compare': object({ base: askTrace, other: askTrace }),
 };
 
 /** Result payloads the webview checks before trusting them. */
 export const hostRequestResults: { [K in keyof HostRequestMap]: Check } = {
   'inspector/getView': placeholderView,
-  'source/open': object({ opened: (v, p) => (typeof v === 'boolean' ? undefined : `${p} must be a boolean`) }),
+  'source/open': object({ opened: bool }),
+  'pdf/get': object({ file: str, data: base64 }),
+  'traces/list': object({ traces: list(traceSummary, 100_000) }),
+  'traces/get': object({ trace: askTrace }),
+  'trace/replay': object({ trace: askTrace }),
 };
 
 const has = <T extends object>(table: T, key: unknown): key is keyof T =>
@@ -157,6 +338,16 @@ export function validateHostToWebview(raw: unknown): Validation<HostToWebviewMes
 export function validateResult<M extends keyof HostRequestMap>(method: M, result: unknown): Validation<HostRequestMap[M]['result']> {
   const problem = hostRequestResults[method](result, 'result');
   return problem ? fail(problem) : { ok: true, value: result as HostRequestMap[M]['result'] };
+}
+
+/** Whether a value is a trace the inspector can render (the same check a showTrace message gets). */
+export function isAskTrace(v: unknown): boolean {
+  return askTrace(v, 'trace') === undefined;
+}
+
+/** Why a value is not a renderable trace, or undefined. */
+export function traceProblem(v: unknown): string | undefined {
+  return askTrace(v, 'trace');
 }
 
 export function isPlaceholderView(v: unknown): v is PlaceholderView {

@@ -10,7 +10,11 @@
 //   1. the extension's commands are contributed and listed in the palette;
 //   2. "Canopy: Open Evidence Inspector" opens the panel and the webview completes the handshake;
 //   3. "Canopy: Index Workspace" indexes (built-in encoder) and updates the panel's corpus summary;
-//   4. "Canopy: Ask a Question" answers in the panel; clicking a citation opens the cited line.
+//   4. "Canopy: Ask a Question" answers in the panel; clicking a citation opens the cited line;
+//   5. clicking a kept node in the inspector's evidence tree opens the editor at that node's line,
+//      where the kept-region decoration is drawn and its hover gives the node's score and rule;
+//   6. the Canopy activity-bar container shows the Questions view (the answer just saved) and the
+//      Evidence view (the shown answer's rounds, items and kept regions).
 // Prints one line per check and a closing "N passed, N failed" line; exits non-zero on any
 // failure; always stops code-server and Chromium; prints code-server's log tail on failure.
 // Screenshots go to test-results/e2e/ (git-ignored).
@@ -45,11 +49,14 @@ const STEP_TIMEOUT_MS = 90_000;
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const extensionId = `${manifest.publisher}.${manifest.name}`;
-const commandTitles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
+const hiddenCommands = new Set((manifest.contributes.menus?.commandPalette ?? []).filter((m) => m.when === 'false').map((m) => m.command));
+/** Titles of the commands the palette lists (those hidden from it are run by views and links). */
+const commandTitles = manifest.contributes.commands.filter((c) => !hiddenCommands.has(c.command)).map((c) => `${c.category}: ${c.title}`);
 const OPEN_INSPECTOR = 'Canopy: Open Evidence Inspector';
 const INDEX_WORKSPACE = 'Canopy: Index Workspace';
 const ASK = 'Canopy: Ask a Question';
 const SET_KEY = 'Canopy: Set LLM API Key';
+const TOGGLE_DROPPED = 'Canopy: Toggle Dropped Regions';
 
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -372,7 +379,7 @@ async function main() {
   await screenshot(page, '01-workbench');
 
   await check('the palette lists the commands Canopy contributes', async () => {
-    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SET_KEY], 'package.json command titles');
+    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SET_KEY, TOGGLE_DROPPED], 'package.json command titles');
     const rows = await waitForPalette(page, 'Canopy:', commandTitles, Date.now() + STEP_TIMEOUT_MS);
     await screenshot(page, '02-palette');
     await page.keyboard.press('Escape');
@@ -464,6 +471,93 @@ async function main() {
     await screenshot(page, '06-citation-opened');
     if (!active.includes(base)) throw new Error(`clicking the citation did not open ${citedFile} (active tab: ${active})`);
     if (!status.includes(`Ln ${citedLine},`)) throw new Error(`the editor is not at the cited line ${citedLine} (status: ${status})`);
+  });
+
+  await check('clicking a kept node in the evidence tree opens the editor at its line, with the kept-region decoration and its hover', async () => {
+    // The saved trace of the answer (the extension writes it under its workspace storage).
+    const traces = findFiles(userData, (n) => n.endsWith('.json')).filter((f) => f.includes('/index/traces/'));
+    if (traces.length !== 1) throw new Error(`expected one saved trace, found ${JSON.stringify(traces)}`);
+    const trace = JSON.parse(readFileSync(traces[0], 'utf8'));
+    const active = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
+    // A kept text region, preferably in another file than the one the citation opened.
+    const kept = [];
+    for (const r of trace.rounds) {
+      for (const it of r.retrieved) {
+        if (it.repeated || !it.tree) continue;
+        const ids = new Set(it.keptNodeIds);
+        const stack = [it.tree];
+        while (stack.length > 0) {
+          const n = stack.pop();
+          if (ids.has(n.id) && n.anchor.startLine !== undefined) kept.push({ node: n, file: it.file });
+          stack.push(...n.children);
+        }
+      }
+    }
+    if (kept.length === 0) throw new Error('the answer kept no text region');
+    const pick = kept.find((k) => !active.includes(k.file.split('/').pop())) ?? kept[0];
+    const { node, file } = pick;
+    say(`clicking kept node ${node.id} (${file}:${node.anchor.startLine}, score ${node.score})`);
+    const frame = await findInspectorFrame(page);
+    if (!frame) throw new Error('no inspector frame');
+    const label = frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"] > .canopy-node-label`);
+    await label.waitFor({ state: 'visible', timeout: 30_000 });
+    const cls = await frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"]`).getAttribute('class');
+    if (!/status-kept/.test(cls ?? '')) throw new Error(`the row is not styled as kept: ${cls}`);
+    await label.click();
+    const base = file.split('/').pop();
+    const line = node.anchor.startLine;
+    const deadline = Date.now() + 30_000;
+    let status = '';
+    let tab = '';
+    let decorated = 0;
+    while (Date.now() < deadline) {
+      tab = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
+      status = (await page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '')) || '';
+      decorated = await page.$$eval('.editor-instance .view-overlays [class*="ced-"]', (els) => els.length).catch(() => 0);
+      if (tab.includes(base) && status.includes(`Ln ${line},`) && decorated > 0) break;
+      await sleep(250);
+    }
+    await screenshot(page, '07-kept-node-opened');
+    if (!tab.includes(base)) throw new Error(`clicking the kept node did not open ${file} (active tab: ${tab})`);
+    if (!status.includes(`Ln ${line},`)) throw new Error(`the editor is not at the node's line ${line} (status: ${status})`);
+    if (decorated === 0) throw new Error('no kept-region decoration is drawn in the editor');
+    await waitForCanopyLog(userData, [`region(s) in ${file}`], Date.now() + 10_000);
+    // The decoration covers the node's first line: hover the start of that line's text.
+    const lineEl = page.locator('.editor-instance .view-lines .view-line').filter({ hasText: (node.text ?? '').trim().slice(0, 20) }).first();
+    const box = await lineEl.boundingBox();
+    if (!box) throw new Error('the kept line is not on screen');
+    await page.mouse.move(box.x + Math.min(60, box.width / 2), box.y + box.height / 2);
+    let hover = '';
+    const hoverDeadline = Date.now() + 15_000;
+    while (Date.now() < hoverDeadline) {
+      hover = (await page.$$eval('.monaco-hover', (els) => els.map((e) => e.textContent ?? '').join(' | ')).catch(() => '')) || '';
+      if (hover.includes('Canopy: kept')) break;
+      await sleep(300);
+    }
+    await screenshot(page, '08-decoration-hover');
+    if (!hover.includes('Canopy: kept')) throw new Error(`no Canopy hover on the kept line (hover: ${hover.slice(0, 200)})`);
+    if (!hover.includes(node.rule)) throw new Error(`the hover does not name the rule ${node.rule}: ${hover.slice(0, 300)}`);
+    if (node.score !== undefined && !hover.includes(node.score.toFixed(3))) throw new Error(`the hover does not give the score ${node.score.toFixed(3)}: ${hover.slice(0, 300)}`);
+    await page.mouse.move(5, 5);
+  });
+
+  await check('the Canopy activity-bar views list the saved question and the evidence of the shown answer', async () => {
+    const tab = page.locator('.activitybar .action-item a[aria-label^="Canopy"], .activitybar .action-item[aria-label^="Canopy"]').first();
+    await tab.click({ timeout: 15_000 });
+    const deadline = Date.now() + 30_000;
+    let questions = [];
+    let evidenceRows = [];
+    while (Date.now() < deadline) {
+      questions = await page.$$eval('.pane:has(.pane-header[aria-label^="Questions"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').trim())).catch(() => []);
+      evidenceRows = await page.$$eval('.pane:has(.pane-header[aria-label^="Evidence"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').trim())).catch(() => []);
+      if (questions.some((q) => q.includes('anemometer')) && evidenceRows.some((r) => /^Round 1/.test(r)) && evidenceRows.some((r) => /kept ·/.test(r))) break;
+      await sleep(500);
+    }
+    await screenshot(page, '09-canopy-views');
+    say(`Questions: ${JSON.stringify(questions)} | Evidence: ${JSON.stringify(evidenceRows.slice(0, 6))}`);
+    if (!questions.some((q) => q.includes('anemometer'))) throw new Error(`the Questions view does not list the question: ${JSON.stringify(questions)}`);
+    if (!evidenceRows.some((r) => /^Round 1/.test(r))) throw new Error(`the Evidence view shows no round: ${JSON.stringify(evidenceRows)}`);
+    if (!evidenceRows.some((r) => /kept ·/.test(r))) throw new Error(`the Evidence view shows no kept region: ${JSON.stringify(evidenceRows)}`);
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -5,6 +5,8 @@ import { describe, it } from 'node:test';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type WebviewToHostMessage } from '../../src/protocol/messages';
 import { HostEndpoint, ProtocolError, WebviewClient } from '../../src/protocol/rpc';
 import { validateHostToWebview, validateWebviewToHost } from '../../src/protocol/validate';
+import type { AskTrace } from '../../src/core/trace/schema';
+import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 
 const view = { title: 'Canopy', message: 'hello' };
 
@@ -139,5 +141,75 @@ describe('request/reply helpers', () => {
     const client = new WebviewClient(() => undefined, () => undefined);
     const problem = client.receive({ kind: 'response', id: 99, ok: true, result: {} });
     assert.match(problem?.message ?? '', /unknown request 99/);
+  });
+});
+
+describe('the inspector host keeps the webview inside the index', () => {
+  const files = new Map<string, Uint8Array>([
+    ['docs/a.md', new TextEncoder().encode('# A\n')],
+    ['papers/report.pdf', new TextEncoder().encode('%PDF-1.4\n%%EOF\n')],
+    ['papers/fake.pdf', new TextEncoder().encode('<html>not a pdf</html>')],
+  ]);
+  const opened: string[] = [];
+  const trace = { id: 't1' } as unknown as AskTrace;
+  const handlers = inspectorRequestHandlers({
+    currentView: () => view,
+    isIndexedFile: (rel) => files.has(rel),
+    openSource: async (rel, range, preserveFocus) => {
+      opened.push(`${rel}:${range.startLine ?? '-'}:${preserveFocus}`);
+    },
+    readFile: async (rel) => files.get(rel)!,
+    listTraces: async () => [],
+    readTrace: async () => trace,
+    findTrace: async (id) => (id === 't1' ? trace : undefined),
+    replay: async (t) => t,
+  });
+  const client = () => {
+    const c: WebviewClient = new WebviewClient((m) => void host.receive(structuredClone(m)), () => undefined, 1000);
+    const host = new HostEndpoint((m) => c.receive(structuredClone(m)), handlers, () => undefined);
+    return c;
+  };
+  const refused = (code: string) => (err: unknown) => err instanceof ProtocolError && err.code === code;
+
+  it('opens an indexed file at the anchor, and refuses every path outside the index', async () => {
+    const c = client();
+    assert.deepEqual(await c.request('source/open', { file: 'docs/a.md', startLine: 3, startColumn: 0, preserveFocus: true }), { opened: true });
+    assert.deepEqual(opened, ['docs/a.md:3:true']);
+    for (const file of ['../../etc/passwd', '/etc/passwd', 'docs/../../x.md', 'docs/./a.md', 'C:/Windows/win.ini', 'docs\\a.md', 'docs/b.md', '', 'docs//a.md']) {
+      await assert.rejects(c.request('source/open', { file }), refused('E_FORBIDDEN'), file);
+    }
+    assert.deepEqual(opened, ['docs/a.md:3:true'], 'nothing else was opened');
+  });
+
+  it('sends the bytes of an indexed PDF only', async () => {
+    const c = client();
+    const { file, data } = await c.request('pdf/get', { file: 'papers/report.pdf' });
+    assert.equal(file, 'papers/report.pdf');
+    assert.equal(Buffer.from(data, 'base64').toString('latin1'), '%PDF-1.4\n%%EOF\n');
+    await assert.rejects(c.request('pdf/get', { file: 'docs/a.md' }), refused('E_FORBIDDEN'));
+    await assert.rejects(c.request('pdf/get', { file: 'papers/fake.pdf' }), refused('E_FORBIDDEN'));
+    await assert.rejects(c.request('pdf/get', { file: '../papers/report.pdf' }), refused('E_FORBIDDEN'));
+    await assert.rejects(c.request('pdf/get', { file: 'other.pdf' }), refused('E_FORBIDDEN'));
+  });
+
+  it('reads traces by history file name only, and replays only traces it knows', async () => {
+    const c = client();
+    await assert.rejects(c.request('traces/get', { name: '../index/manifest.json' }), refused('E_FORBIDDEN'));
+    await assert.rejects(c.request('traces/get', { name: '.secret.json' }), refused('E_FORBIDDEN'));
+    await assert.rejects(c.request('trace/replay', { traceId: 'nope', settings: {} }), refused('E_NOT_FOUND'));
+  });
+
+  it('validates replay settings at the boundary', () => {
+    const ok = { kind: 'request', id: 1, method: 'trace/replay', params: { traceId: 't1', settings: { branchingFactor: 3, topK: 5, compressor: { name: 'flat', m: 4 }, critic: 'rule' } } };
+    assert.equal(validateWebviewToHost(ok).ok, true);
+    for (const settings of [{ branchingFactor: 9 }, { topK: 0 }, { compressor: { name: 'flat' } }, { compressor: { name: 'evil' } }, { critic: 'llm' }, { extra: 1 }]) {
+      assert.equal(validateWebviewToHost({ ...ok, params: { traceId: 't1', settings } }).ok, false, JSON.stringify(settings));
+    }
+  });
+
+  it('a host without a handler answers E_UNSUPPORTED', async () => {
+    const c: WebviewClient = new WebviewClient((m) => void host.receive(structuredClone(m)), () => undefined, 1000);
+    const host = new HostEndpoint((m) => c.receive(structuredClone(m)), { 'inspector/getView': async () => view }, () => undefined);
+    await assert.rejects(c.request('traces/list', {}), refused('E_UNSUPPORTED'));
   });
 });

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { makeNonce, renderInspectorHtml } from '../../src/extension/inspectorHtml';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
+import { HostEndpoint, type RequestHandlers } from '../../src/protocol/rpc';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const resultsDir = join(repoRoot, 'test-results', 'webview');
@@ -67,6 +68,9 @@ export interface PageOptions {
   scriptWithoutNonce?: string;
 }
 
+/** The built files the page may load: the bundle, its stylesheet, and pdf.js with its worker. */
+const servedMedia = new Set(['/media/webview.js', '/media/webview.css', '/media/pdf.js', '/media/pdf.worker.js']);
+
 /** Serves the inspector page and the built bundles on 127.0.0.1; one per test file. */
 export class InspectorServer {
   private nextPage = 0;
@@ -90,12 +94,11 @@ export class InspectorServer {
       if (page !== undefined) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
         res.end(page);
-      } else if (url.pathname === '/media/webview.js') {
-        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
-        res.end(readFileSync(script));
-      } else if (url.pathname === '/media/webview.css') {
-        res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-store' });
-        res.end(readFileSync(style));
+      } else if (servedMedia.has(url.pathname)) {
+        const file = join(repoRoot, url.pathname);
+        const type = url.pathname.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+        res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+        res.end(readFileSync(file));
       } else {
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not found');
@@ -161,7 +164,14 @@ function stubSource(initialState: unknown): string {
     if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
     acquired = true;
     return Object.freeze({
-      postMessage: (message) => { posted.push(JSON.parse(JSON.stringify(message))); },
+      postMessage: (message) => {
+        const copy = JSON.parse(JSON.stringify(message));
+        posted.push(copy);
+        // A test host (serveHost) answers requests: its replies arrive as host messages.
+        if (typeof window.__canopyHost === 'function') {
+          window.__canopyHost(copy).then((replies) => { for (const r of replies) window.postMessage(r, '*'); });
+        }
+      },
       getState: () => state,
       setState: (next) => { state = next; stateWrites.push(JSON.parse(JSON.stringify(next))); return next; },
     });
@@ -213,4 +223,22 @@ export async function keepScreenshot(page: Page, name: string): Promise<string> 
   const file = join(resultsDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * Makes the page's stub host answer requests with these handlers, through the real
+ * HostEndpoint (so every request is validated as the extension validates it). Returns the log
+ * of requests handled, as `method file-or-name`.
+ */
+export async function serveHost(page: Page, handlers: Partial<RequestHandlers>): Promise<string[]> {
+  const log: string[] = [];
+  await page.exposeFunction('__canopyHost', async (raw: unknown) => {
+    const replies: HostToWebviewMessage[] = [];
+    const m = raw as { kind?: string; method?: string; params?: { file?: string; name?: string; traceId?: string } };
+    if (m.kind === 'request') log.push(`${m.method} ${m.params?.file ?? m.params?.name ?? m.params?.traceId ?? ''}`.trim());
+    const endpoint = new HostEndpoint((reply) => replies.push(reply), handlers, () => undefined);
+    await endpoint.receive(raw);
+    return replies;
+  });
+  return log;
 }

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ask, type AskOptions } from '../ask/pipeline';
+import { CanopyError, ErrorCodes } from '../errors';
 import type { CompressorSetting, AskTrace } from '../trace/schema';
 import type { CanopySettings } from '../config/settings';
 import { bpeTokenCounter } from '../compress/tokens';
@@ -30,6 +31,7 @@ import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
 import { writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
+import { replayTrace, type ReplaySettings, type ReplaySource } from '../replay/replay';
 
 /** Bump when parsing changes in a way that must re-parse existing indexes. */
 export const PARSER_VERSION = 'ingest-1';
@@ -58,6 +60,18 @@ export interface AskRequest {
   maxRounds?: number;
   tracer?: Tracer;
   signal?: AbortSignal;
+}
+
+/** One saved trace, as the history list shows it. */
+export interface SavedTraceSummary {
+  /** File name inside the traces folder. */
+  name: string;
+  id: string;
+  question: string;
+  createdAt: string;
+  mode: 'extractive' | 'llm';
+  evidenceTokens: number;
+  replayOf?: string;
 }
 
 export class CanopyWorkspace {
@@ -90,8 +104,18 @@ export class CanopyWorkspace {
   private embedQuery = async (text: string, signal?: AbortSignal): Promise<Float32Array> => {
     const { encoder } = await this.embeddings();
     const [v] = await encoder.encode([text], signal);
+    this.rememberQuery(text, v!);
     return v!;
   };
+
+  /** Query vectors this workspace encoded (the newest 512), so replays never need the encoder. */
+  private readonly queryVectors = new Map<string, { encoderId: string; vector: Float32Array }>();
+
+  private rememberQuery(text: string, vector: Float32Array): void {
+    this.queryVectors.delete(text);
+    this.queryVectors.set(text, { encoderId: this.encoder?.id ?? '', vector });
+    if (this.queryVectors.size > 512) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+  }
 
   async index(options: { signal?: AbortSignal; progress?: ProgressSink; tracer?: Tracer } = {}): Promise<IndexSummary> {
     const s = this.config.settings;
@@ -185,6 +209,29 @@ export class CanopyWorkspace {
     return trace;
   }
 
+  /**
+   * What a replay reads beyond the trace: items from the live index, node vectors from the
+   * embedding cache (cached ones only) and the query vectors remembered above. Never encodes.
+   */
+  async replaySource(): Promise<ReplaySource> {
+    const corpus = await this.openIndex();
+    const { encoder, cache } = await this.embeddings();
+    return {
+      encoderId: encoder.id,
+      item: (id) => corpus.item(id),
+      cachedVectors: async (texts) => texts.map((t) => cache.get(t)),
+      queryVector: async (query) => {
+        const hit = this.queryVectors.get(query);
+        return hit && hit.encoderId === encoder.id ? hit.vector : cache.get(query);
+      },
+    };
+  }
+
+  /** Replays a trace with other settings from its cached scores (src/core/replay). */
+  async replay(trace: AskTrace, settings: ReplaySettings, signal?: AbortSignal): Promise<AskTrace> {
+    return replayTrace(trace, settings, { tokens: this.tokens, source: await this.replaySource() }, signal);
+  }
+
   /** Writes a trace under <index>/traces/ and returns its path. */
   async saveTrace(trace: AskTrace): Promise<string> {
     const dir = path.join(this.config.indexDir, 'traces');
@@ -192,6 +239,60 @@ export class CanopyWorkspace {
     const file = path.join(dir, `${trace.createdAt.replace(/[:.]/g, '-')}-${trace.id}.json`);
     await writeFileAtomic(file, JSON.stringify(trace));
     return file;
+  }
+
+  /** The folder saveTrace writes to. */
+  tracesDir(): string {
+    return path.join(this.config.indexDir, 'traces');
+  }
+
+  /**
+   * The saved traces, newest first, with what a history list shows. Files that are not traces
+   * of a readable version are left out (and logged), never fatal.
+   */
+  async listTraces(): Promise<SavedTraceSummary[]> {
+    let names: string[];
+    try {
+      names = (await fs.readdir(this.tracesDir())).filter((n) => n.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    const out: SavedTraceSummary[] = [];
+    for (const name of names) {
+      try {
+        const t = await this.readTrace(name);
+        out.push({
+          name,
+          id: t.id,
+          question: t.question,
+          createdAt: t.createdAt,
+          mode: t.answer.mode,
+          evidenceTokens: t.totals.evidenceTokens,
+          ...(t.replay ? { replayOf: t.replay.of } : {}),
+        });
+      } catch (err) {
+        this.log.log('warn', `trace ${name} skipped: ${(err as Error).message}`);
+      }
+    }
+    return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
+  }
+
+  /** Reads one saved trace by its file name (a bare name inside the traces folder). */
+  async readTrace(name: string): Promise<AskTrace> {
+    const file = this.traceFile(name);
+    const t = JSON.parse(await fs.readFile(file, 'utf8')) as AskTrace;
+    if (t?.schema !== 'canopy.trace' || t.version !== 1) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace of version 1`);
+    return t;
+  }
+
+  /** Deletes one saved trace by its file name. */
+  async deleteTrace(name: string): Promise<void> {
+    await fs.rm(this.traceFile(name), { force: true });
+  }
+
+  private traceFile(name: string): string {
+    if (!/^[A-Za-z0-9._-]+\.json$/.test(name) || name.startsWith('.')) throw new CanopyError(ErrorCodes.badInput, `not a trace file name: ${name}`);
+    return path.join(this.tracesDir(), name);
   }
 
   async dispose(): Promise<void> {

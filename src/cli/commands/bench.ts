@@ -1,0 +1,48 @@
+/**
+ * `canopy bench <what>`: the benchmark commands. `encode` is the encoder benchmark
+ * (benchEncode.ts); `index` and `query` measure indexing and query latency (benchIndex.ts,
+ * benchQuery.ts); `npm run bench` runs them all and writes BENCHMARKS.md (tools/bench.ts).
+ */
+import { type CliIO, UsageError } from '../io';
+import { benchCorpusHelp, runBenchCorpus } from './benchCorpus';
+import { benchEncodeHelp, runBenchEncode } from './benchEncode';
+import { benchIndexHelp, runBenchIndex } from './benchIndex';
+import { benchVectorsHelp, runBenchVectors } from './benchVectors';
+
+export const benchHelp = `Usage: canopy bench <what> [options]
+
+  encode    built-in encoder throughput (canopy bench encode --help)
+  corpus    index throughput, index size, peak RSS and query latency at corpus scale; --engine vectra for the peer
+  index     indexing a real folder (Markdown or PDFs) and re-indexing after one edit
+  vectors   eager against lazy node vectors
+
+"npm run bench" runs them all and writes BENCHMARKS.md.`;
+
+const subcommands: Record<string, { help: string; run: (args: string[], io: CliIO) => Promise<number> }> = {
+  corpus: { help: benchCorpusHelp, run: runBenchCorpus },
+  index: { help: benchIndexHelp, run: runBenchIndex },
+  vectors: { help: benchVectorsHelp, run: runBenchVectors },
+};
+
+export async function runBench(args: string[], io: CliIO): Promise<number> {
+  const [what, ...rest] = args;
+  switch (what) {
+    case 'encode':
+      if (rest.includes('--help')) {
+        io.out(benchEncodeHelp);
+        return 0;
+      }
+      return runBenchEncode(rest, (l) => io.out(l));
+    default: {
+      const sub = what === undefined ? undefined : subcommands[what];
+      if (sub) {
+        if (rest.includes('--help')) {
+          io.out(sub.help);
+          return 0;
+        }
+        return sub.run(rest, io);
+      }
+      throw new UsageError(what === undefined ? 'bench needs what to measure' : `unknown benchmark "${what}"`);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `canopy eval <file>`: evidence-compression and retrieval metrics on any file in the schemas of
+ * the data README (HotpotQA, 2WikiMultiHopQA, MuSiQue, SQuAD, SciFact, TAT-QA, FeTaQA,
+ * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
+ * the whole comparison table; `--plots` writes the SVG figures.
+ */
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CriticChoice } from '../../core/eval/configs';
+import { parseEvalCompressor } from '../../core/eval/configs';
+import { runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
+import { renderReport, writePlots } from '../../core/eval/render';
+import type { ChatModel } from '../../core/llm/llm';
+import { apiKeyFromEnv, OpenAiCompatibleChatModel } from '../../core/llm/openaiProvider';
+import { type CliIO, UsageError } from '../io';
+import { cliLogger, packageRoot } from '../runtime';
+
+export const evalHelp = `Usage: canopy eval <file> [options]
+
+Measure evidence compression and retrieval on a dataset file (HotpotQA, 2WikiMultiHopQA,
+MuSiQue, SQuAD questions, SciFact queries, TAT-QA, FeTaQA, FinanceBench, or Canopy's own
+annotation JSONL). The schema is detected; pools, corpora and qrels are found beside the file.
+
+Modes:
+  --mode given           the question's own paragraphs / table / PDF are the retrieved items (default)
+  --mode pool            index the open pool beside the file (cached) and retrieve with the
+                         hybrid retriever and critic rounds
+
+Options:
+  -k, --top-k <n>        items per round (default 10)
+  --rounds <n>           most rounds in pool mode (default 3)
+  --branching <B>        branching factor 2–4 (default 2)
+  --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded] | peer
+                         (default canopy)
+  --critic <c>           none | rule | llm (pool mode; default rule)
+  --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid)
+  --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
+  --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
+  --thresholds <list>    sweep: threshold values (default 0.3,0.4)
+  --branchings <list>    sweep (given mode): B values (default 2,3,4)
+  --gate <g>             sweep: item-gate margin (default 0.1)
+  --margins <list>       sweep (given mode): CANOPY descend margins measured (default 0.05)
+  --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
+  --encoder <e>          builtin (default) or a Hugging Face ONNX folder
+  --adapter <file>       adapter checkpoint (recorded; loading is not implemented yet: an error)
+  --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
+                         CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
+  --limit <n>            the first n questions only
+  --seed <n>             bootstrap seed (default 1)
+  --resamples <n>        bootstrap resamples (default 1000)
+  --cache <dir>          embedding and index cache (default $CANOPY_EVAL_CACHE or ~/.cache/canopy-eval)
+  --root <dir>           annotation files: the workspace their paths are relative to
+  --peer-chunk <n>       the peer's vectra chunk size in tokens (default 64)
+  --peer-bm25            pool mode: let the peer add vectra's BM25 chunks (slow on large pools)
+  --plots <dir>          write SVG figures there (eval-<schema>-<mode>-*.svg)
+  --plot-prefix <name>   file name prefix of the figures
+  --out <file>           also write the JSON report to a file
+  --json                 print the JSON report instead of tables`;
+
+function int(value: string | undefined, flag: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
+  return n;
+}
+
+function list(value: string | undefined, flag: string, parse: (s: string) => number): number[] | undefined {
+  if (value === undefined) return undefined;
+  const xs = value.split(',').map((s) => parse(s.trim()));
+  if (xs.length === 0 || xs.some((x) => !Number.isFinite(x))) throw new UsageError(`${flag} must be a comma-separated list of numbers`);
+  return xs;
+}
+
+function llmFromEnv(env: Record<string, string | undefined>): ChatModel {
+  const baseUrl = env.CANOPY_LLM_BASE_URL;
+  const model = env.CANOPY_LLM_MODEL;
+  if (!baseUrl || !model) throw new UsageError('--reader llm / --critic llm need CANOPY_LLM_BASE_URL and CANOPY_LLM_MODEL (and CANOPY_LLM_API_KEY when the endpoint needs a key)');
+  const apiKey = apiKeyFromEnv(env);
+  return new OpenAiCompatibleChatModel({ baseUrl, model, ...(apiKey ? { apiKey } : {}) });
+}
+
+export async function runEvalCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      mode: { type: 'string' },
+      'top-k': { type: 'string', short: 'k' },
+      rounds: { type: 'string' },
+      branching: { type: 'string' },
+      compressor: { type: 'string' },
+      critic: { type: 'string' },
+      retrieval: { type: 'string' },
+      sweep: { type: 'boolean' },
+      'flat-m': { type: 'string' },
+      thresholds: { type: 'string' },
+      branchings: { type: 'string' },
+      gate: { type: 'string' },
+      margins: { type: 'string' },
+      'skip-variants': { type: 'boolean' },
+      encoder: { type: 'string' },
+      adapter: { type: 'string' },
+      reader: { type: 'string' },
+      limit: { type: 'string' },
+      seed: { type: 'string' },
+      resamples: { type: 'string' },
+      cache: { type: 'string' },
+      root: { type: 'string' },
+      'peer-chunk': { type: 'string' },
+      'peer-bm25': { type: 'boolean' },
+      plots: { type: 'string' },
+      'plot-prefix': { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'eval needs a dataset file' : `eval takes one file, got ${positionals.length}`);
+  const mode = (values.mode ?? 'given') as EvalMode;
+  if (mode !== 'given' && mode !== 'pool') throw new UsageError('--mode must be given or pool');
+  const critic = (values.critic ?? (mode === 'pool' ? 'rule' : 'none')) as CriticChoice;
+  if (!['none', 'rule', 'llm'].includes(critic)) throw new UsageError('--critic must be none, rule or llm');
+  const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
+  if (!['hybrid', 'dense', 'bm25'].includes(retrieval)) throw new UsageError('--retrieval must be hybrid, dense or bm25');
+  const reader = values.reader ?? 'extractive';
+  if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
+  const compressor = values.compressor ?? 'canopy';
+  try {
+    parseEvalCompressor(compressor);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const encoder = values.encoder === undefined || values.encoder === 'builtin' ? ({ kind: 'builtin' } as const) : ({ kind: 'onnx-folder', path: path.resolve(io.cwd, values.encoder) } as const);
+  const llm = reader === 'llm' || critic === 'llm' ? llmFromEnv(io.env) : undefined;
+  const sweepOptions = {
+    ...(list(values['flat-m'], '--flat-m', Number) ? { flatM: list(values['flat-m'], '--flat-m', Number)! } : {}),
+    ...(list(values.thresholds, '--thresholds', Number) ? { thresholds: list(values.thresholds, '--thresholds', Number)! } : {}),
+    ...(list(values.branchings, '--branchings', Number) ? { branchings: list(values.branchings, '--branchings', Number)! } : {}),
+    ...(values.gate !== undefined ? { gate: Number(values.gate) } : {}),
+    ...(list(values.margins, '--margins', Number) ? { margins: list(values.margins, '--margins', Number)! } : {}),
+    ...(values['skip-variants'] ? { variants: false } : {}),
+  };
+  if (sweepOptions.branchings?.some((b) => b < 2 || b > 4 || !Number.isInteger(b))) throw new UsageError('--branchings must be integers from 2 to 4');
+  if (sweepOptions.gate !== undefined && !(sweepOptions.gate >= 0)) throw new UsageError('--gate must be a non-negative number');
+  const cacheDir = path.resolve(io.cwd, values.cache ?? io.env.CANOPY_EVAL_CACHE ?? path.join(homedir(), '.cache', 'canopy-eval'));
+  const options: EvalOptions = {
+    file: path.resolve(io.cwd, positionals[0]!),
+    mode,
+    topK: int(values['top-k'], '--top-k', 10, 1, 100),
+    rounds: int(values.rounds, '--rounds', 3, 1, 10),
+    branching: int(values.branching, '--branching', 2, 2, 4),
+    compressor,
+    critic,
+    retrieval,
+    encoder,
+    builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
+    ...(values.adapter ? { adapter: values.adapter } : {}),
+    ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
+    seed: int(values.seed, '--seed', 1, 0),
+    resamples: int(values.resamples, '--resamples', 1000, 10, 100_000),
+    sweep: values.sweep ?? false,
+    sweepOptions,
+    cacheDir,
+    ...(values.root ? { root: path.resolve(io.cwd, values.root) } : {}),
+    peerChunkSize: int(values['peer-chunk'], '--peer-chunk', 64, 8, 8192),
+    peerBm25: values['peer-bm25'] ?? false,
+    ...(llm ? { llm } : {}),
+    logger: cliLogger(io, values.verbose ?? false),
+    onProgress: (m) => io.err(`eval: ${m}`),
+  };
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const report = await runEval({ ...options, signal: abort.signal });
+    if (values.out) writeFileSync(path.resolve(io.cwd, values.out), `${JSON.stringify(report, null, 1)}\n`);
+    if (values.plots) {
+      const prefix = values['plot-prefix'] ?? `eval-${report.dataset.schema}-${report.mode}`;
+      for (const f of writePlots(report, path.resolve(io.cwd, values.plots), prefix)) io.err(`eval: wrote ${f}`);
+    }
+    if (values.json) io.out(JSON.stringify(report));
+    else for (const line of renderReport(report)) io.out(line);
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

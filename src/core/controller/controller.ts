@@ -1,0 +1,234 @@
+/**
+ * The MAGE controller loop (design §7). Iteration 0 activates the entry pages from page-level
+ * grounding; then each iteration generates the candidates, has the evaluator choose, and
+ * executes the choice action by action — each validated against the rules (state.ts) and the
+ * budgets — until the evaluator stops or a budget runs out:
+ *   - at most `maxActivationsPerIteration` ACTIVATE_PAGE/ACTIVATE_NODE per iteration,
+ *   - at most `maxOpenedNodes` opened elements (the run stops once they are spent),
+ *   - at most `maxSearches` SEARCH_EVIDENCE, one per iteration,
+ *   - at most `maxIterations` iterations.
+ * A rejected action is recorded (step with `valid: false` and a validation error) and changes
+ * nothing. An unusable LLM decision is recorded and the iteration is decided by the rule (or
+ * the run stops, per `onInvalidDecision`); a failed LLM call stops the run with its reason.
+ * Every run ends with a STOP step that says why.
+ */
+import { throwIfCancelled } from '../errors';
+import type { Tracer } from '../trace/tracer';
+import { generateCandidates, type Candidate } from './candidates';
+import type { DocumentView } from './documentView';
+import type { ControllerEvaluator, EvaluatorDecision, EvaluatorInput } from './evaluator';
+import { searchElements } from './grounding';
+import type { ControllerOptions } from './options';
+import type { RelevanceDeps, RelevanceModel } from './relevance';
+import { RuleEvaluator, scoreCandidates } from './ruleEvaluator';
+import { EvidenceState } from './state';
+import type {
+  BudgetLeft,
+  ControllerAction,
+  ControllerStep,
+  ControllerStopReason,
+  ControllerValidationError,
+  DecidedBy,
+  EvaluatorCall,
+  GroundedPage,
+} from './trace';
+
+export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
+  evaluator: ControllerEvaluator;
+  /** Decides when the evaluator's decision is unusable (default: the rule). */
+  fallback?: ControllerEvaluator;
+  tracer?: Tracer;
+}
+
+export interface ControllerRun {
+  state: EvidenceState;
+  steps: ControllerStep[];
+  validationErrors: ControllerValidationError[];
+  evaluatorCalls: EvaluatorCall[];
+  stop: { reason: ControllerStopReason; iteration: number; note: string };
+  /** Iterations in which the evaluator was asked. */
+  iterations: number;
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export async function runController(
+  question: string,
+  view: DocumentView,
+  relevance: RelevanceModel,
+  grounding: GroundedPage[],
+  options: ControllerOptions,
+  deps: ControllerRunDeps,
+  signal?: AbortSignal,
+): Promise<ControllerRun> {
+  const fallback = deps.fallback ?? new RuleEvaluator();
+  const state = new EvidenceState(view);
+  const steps: ControllerStep[] = [];
+  const validationErrors: ControllerValidationError[] = [];
+  const evaluatorCalls: EvaluatorCall[] = [];
+  let searchesUsed = 0;
+  let iteration = 0;
+  let activationsLeft = options.maxActivationsPerIteration;
+
+  const budgetLeft = (): BudgetLeft => ({
+    iterations: Math.max(0, options.maxIterations - iteration),
+    activationsThisIteration: activationsLeft,
+    openedNodes: Math.max(0, options.maxOpenedNodes - state.counts().opened),
+    searches: Math.max(0, options.maxSearches - searchesUsed),
+  });
+
+  const record = (step: Omit<ControllerStep, 'step' | 'iteration' | 'budgetLeft' | 'counts'>): ControllerStep => {
+    const full: ControllerStep = { step: steps.length, iteration, ...step, budgetLeft: budgetLeft(), counts: state.counts() };
+    steps.push(full);
+    deps.tracer?.emit('controller/step', { step: full.step, iteration, action: full.action.type, valid: full.valid, ...(full.error ? { error: full.error } : {}) });
+    if (!full.valid && full.error) validationErrors.push({ iteration, kind: full.error.startsWith('budget:') ? 'budget' : 'rule', message: full.error, step: full.step });
+    return full;
+  };
+
+  const finish = (reason: ControllerStopReason, note: string, decidedBy: DecidedBy = 'controller', extra: Partial<ControllerStep> = {}): ControllerRun => {
+    record({ action: { type: 'STOP', reason: note }, decidedBy, valid: true, changes: [], ...extra });
+    deps.tracer?.emit('controller/stop', { reason, iteration, note });
+    return { state, steps, validationErrors, evaluatorCalls, stop: { reason, iteration, note }, iterations: evaluatorCalls.length > 0 ? Math.max(...evaluatorCalls.map((c) => c.iteration)) : 0 };
+  };
+
+  // Iteration 0: the entry pages, best first.
+  const best = grounding[0]?.fused ?? 0;
+  for (const g of grounding.filter((p) => p.fused > 0).slice(0, options.initialPages)) {
+    const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' });
+    const parts = [`grounding rank ${g.rank + 1}`, g.dense !== undefined ? `dense ${r3(g.dense)} (#${(g.denseRank ?? 0) + 1})` : 'no text vector', g.bm25 !== undefined ? `BM25 ${r3(g.bm25)} (#${(g.bm25Rank ?? 0) + 1})` : 'no BM25 match'];
+    record({
+      action: { type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' },
+      decidedBy: 'grounding',
+      utility: best > 0 ? r3(g.fused / best) : 0,
+      why: parts.join(', '),
+      valid: result.ok,
+      changes: result.ok ? result.changes : [],
+      ...(result.ok ? {} : { error: result.error }),
+    });
+  }
+
+  let stale = 0;
+  for (iteration = 1; ; iteration++) {
+    throwIfCancelled(signal);
+    activationsLeft = options.maxActivationsPerIteration;
+    if (iteration > options.maxIterations) {
+      iteration = options.maxIterations;
+      activationsLeft = 0;
+      return finish('iteration-budget', `all ${options.maxIterations} iterations used`);
+    }
+    if (state.counts().opened >= options.maxOpenedNodes) {
+      return finish('opened-budget', `the opened-node budget (${options.maxOpenedNodes}) is spent`);
+    }
+    const candidates = generateCandidates(view, state);
+    if (candidates.length === 0 && searchesUsed >= options.maxSearches) {
+      return finish('no-candidates', 'no candidate action and no search left');
+    }
+    const ruleScores = scoreCandidates({ view, state, relevance, candidates, iteration, options });
+    const input: EvaluatorInput = {
+      question,
+      iteration,
+      view,
+      state,
+      relevance,
+      candidates,
+      ruleScores,
+      budgetLeft: { ...budgetLeft(), iterations: options.maxIterations - iteration + 1 },
+      options,
+      recentSteps: options.recentTraceSteps > 0 ? steps.slice(-options.recentTraceSteps) : [],
+    };
+
+    let decision: EvaluatorDecision = await deps.evaluator.decide(input, signal);
+    evaluatorCalls.push({ iteration, ...decision.call });
+    let decidedBy: DecidedBy = deps.evaluator.kind;
+    if (!decision.ok) {
+      if (decision.failure === 'failed') {
+        return finish('evaluator-failed', `the evaluator call failed: ${decision.error}`);
+      }
+      for (const p of decision.problems ?? [{ kind: 'unparseable' as const, message: decision.error }]) validationErrors.push({ iteration, ...p });
+      if (options.onInvalidDecision === 'stop') {
+        return finish('evaluator-invalid', `the evaluator's decision was unusable: ${decision.error}`);
+      }
+      decision = await fallback.decide(input, signal);
+      evaluatorCalls.push({ iteration, ...decision.call });
+      decidedBy = 'rule-fallback';
+      if (!decision.ok) return finish('evaluator-failed', `the fallback evaluator failed too: ${decision.error}`);
+    } else {
+      for (const p of decision.problems) validationErrors.push({ iteration, ...p });
+    }
+
+    const byIndex = new Map<number, Candidate>(candidates.map((c) => [c.index, c]));
+    let changed = false;
+    for (const pick of decision.picks) {
+      throwIfCancelled(signal);
+      const c = byIndex.get(pick.index);
+      if (!c) {
+        validationErrors.push({ iteration, kind: 'bad-index', message: `candidate ${pick.index} is not in the list` });
+        continue;
+      }
+      const action: ControllerAction =
+        c.action.type === 'PRUNE_NODE' ? { ...c.action, reason: pick.why ?? ruleScores.get(c.index)?.why ?? 'pruned by the evaluator' } : c.action;
+      const common = {
+        action,
+        decidedBy,
+        candidateIndex: c.index,
+        ...(pick.utility === undefined ? {} : { utility: pick.utility }),
+        ...(ruleScores.has(c.index) ? { ruleUtility: ruleScores.get(c.index)!.utility } : {}),
+        ...(pick.why ? { why: pick.why } : {}),
+      };
+      const activation = action.type === 'ACTIVATE_PAGE' || action.type === 'ACTIVATE_NODE';
+      if (activation && activationsLeft <= 0) {
+        record({ ...common, valid: false, error: `budget: at most ${options.maxActivationsPerIteration} activations per iteration`, changes: [] });
+        continue;
+      }
+      if (action.type === 'OPEN_NODE' && state.counts().opened >= options.maxOpenedNodes) {
+        record({ ...common, valid: false, error: `budget: the opened-node budget (${options.maxOpenedNodes}) is spent`, changes: [] });
+        continue;
+      }
+      const result = state.apply(action);
+      if (!result.ok) {
+        record({ ...common, valid: false, error: result.error, changes: [] });
+        continue;
+      }
+      if (activation) activationsLeft--;
+      if (result.changes.length > 0 || result.proposed) changed = true;
+      record({ ...common, valid: true, changes: result.changes, ...(result.proposed ? { proposed: result.proposed } : {}) });
+    }
+
+    if (decision.search) {
+      const action: ControllerAction = { type: 'SEARCH_EVIDENCE', query: decision.search.query };
+      const common = {
+        action,
+        decidedBy,
+        ...(decision.search.utility === undefined ? {} : { utility: decision.search.utility }),
+        ...(decision.search.why ? { why: decision.search.why } : {}),
+      };
+      if (searchesUsed >= options.maxSearches) {
+        record({ ...common, valid: false, error: `budget: all ${options.maxSearches} searches used`, changes: [] });
+      } else {
+        searchesUsed++;
+        const hits = await searchElements(
+          decision.search.query,
+          view,
+          relevance,
+          deps,
+          {
+            k: options.searchResults,
+            rrfK: options.rrfK,
+            eligible: (id) => state.stateOf(id) === 'inactive' && state.stateOf(view.pageOf(id)?.id ?? '') !== 'pruned',
+          },
+          signal,
+        );
+        state.queries.push(decision.search.query);
+        for (const h of hits) if (!state.searchHits.has(h.nodeId)) state.searchHits.set(h.nodeId, { query: decision.search.query, score: h.score });
+        if (hits.length > 0) changed = true;
+        record({ ...common, valid: true, changes: [], results: hits.map((h) => ({ nodeId: h.nodeId, page: h.page, score: Math.round(h.score * 1e5) / 1e5 })) });
+      }
+    }
+
+    if (decision.stop) {
+      return finish('evaluator-stop', decision.stop.reason, decidedBy);
+    }
+    stale = changed ? 0 : stale + 1;
+    if (stale >= 2) return finish('no-progress', 'two iterations in a row changed nothing');
+  }
+}

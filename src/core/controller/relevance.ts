@@ -1,0 +1,153 @@
+/**
+ * Query relevance of the document's pages and elements, shared by page grounding, the rule
+ * evaluator and SEARCH_EVIDENCE:
+ *   dense    cosine of the node's vector (after the optional adapter) with the frozen query vector
+ *   lexical  the idf-weighted share of the question's content terms that occur in the node's text
+ *            (same term processing as BM25: stemmed, stop words removed; idf over the elements)
+ *   relevance = ½·max(0, dense) + ½·lexical, and `relative` divides it by the best element's, so
+ *            rule thresholds mean the same for every document and encoder.
+ *
+ * Every page and element is embedded once, up front, in one batch through the caller's
+ * `embedTexts` (normally the embedding cache; elements use graph.ts's text recipe, so an indexed
+ * document costs no encoder call). The rule looks at the whole graph; spending one pass over it
+ * is what makes search and one-step lookahead cheap afterwards.
+ */
+import { l2NormalizeInPlace } from '../encode/encoder';
+import type { EmbedTexts, NodeAdapter } from '../compress/nodeScorer';
+import { throwIfCancelled } from '../errors';
+import { contentTerms, words, indexTerm } from '../text/terms';
+import type { DocumentView } from './documentView';
+
+export interface RelevanceDeps {
+  /** The frozen query encoder. */
+  embedQuery: (text: string, signal?: AbortSignal) => Promise<Float32Array>;
+  /** Node texts → unit vectors, in order (normally the embedding cache in front of the encoder). */
+  embedTexts: EmbedTexts;
+  adapter?: NodeAdapter;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+export class RelevanceModel {
+  private readonly vectors = new Map<string, Float32Array>();
+  private readonly termSets = new Map<string, Set<string>>();
+  private readonly idf = new Map<string, number>();
+  /** Distinct content terms of the question, with the first word that produced each. */
+  readonly questionTerms: Array<{ term: string; word: string; idf: number }>;
+  private readonly questionIdf: number;
+  private bestElement = 0;
+
+  private constructor(
+    readonly view: DocumentView,
+    readonly question: string,
+    readonly queryVector: Float32Array,
+  ) {
+    const df = new Map<string, number>();
+    for (const e of view.elements) {
+      const set = new Set(contentTerms(e.text));
+      this.termSets.set(e.id, set);
+      for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+    }
+    const n = Math.max(1, view.elements.length);
+    for (const [t, d] of df) this.idf.set(t, Math.log(1 + n / (1 + d)));
+    const seen = new Set<string>();
+    const terms: Array<{ term: string; word: string; idf: number }> = [];
+    for (const w of words(question)) {
+      const t = indexTerm(w);
+      if (!t || seen.has(t)) continue;
+      seen.add(t);
+      // A question term the document never uses still counts (it cannot be covered), at the highest idf.
+      terms.push({ term: t, word: w, idf: this.idf.get(t) ?? Math.log(1 + n) });
+    }
+    this.questionTerms = terms;
+    this.questionIdf = terms.reduce((s, t) => s + t.idf, 0);
+  }
+
+  /** Embeds the question and every page and element of the view (one batch). */
+  static async create(question: string, view: DocumentView, deps: RelevanceDeps, signal?: AbortSignal): Promise<RelevanceModel> {
+    const query = await deps.embedQuery(question, signal);
+    const model = new RelevanceModel(view, question, query);
+    const nodes = [...view.pages, ...view.elements].filter((n) => view.embeddingText(n).trim().length > 0);
+    throwIfCancelled(signal);
+    const vectors = nodes.length > 0 ? await deps.embedTexts(nodes.map((n) => view.embeddingText(n)), signal) : [];
+    if (vectors.length !== nodes.length) throw new Error(`embedTexts returned ${vectors.length} vectors for ${nodes.length} texts`);
+    nodes.forEach((n, i) => {
+      const v = vectors[i]!;
+      model.vectors.set(n.id, deps.adapter ? l2NormalizeInPlace(Float32Array.from(deps.adapter(v))) : v);
+    });
+    for (const e of view.elements) model.bestElement = Math.max(model.bestElement, model.relevance(e.id));
+    return model;
+  }
+
+  /** Cosine with the question; undefined for a node without text. */
+  dense(id: string): number | undefined {
+    const v = this.vectors.get(id);
+    return v ? dot(v, this.queryVector) : undefined;
+  }
+
+  /** Cosine of a node's vector with another query's vector (SEARCH_EVIDENCE). */
+  cosineWith(query: Float32Array, id: string): number | undefined {
+    const v = this.vectors.get(id);
+    return v ? dot(v, query) : undefined;
+  }
+
+  private terms(id: string): Set<string> {
+    let set = this.termSets.get(id);
+    if (!set) {
+      set = new Set(contentTerms(this.view.node(id)?.text ?? ''));
+      this.termSets.set(id, set);
+    }
+    return set;
+  }
+
+  /** Idf-weighted share of the question's content terms found in the node's text (0–1). */
+  lexical(id: string): number {
+    if (this.questionIdf === 0) return 0;
+    const set = this.terms(id);
+    let hit = 0;
+    for (const t of this.questionTerms) if (set.has(t.term)) hit += t.idf;
+    return hit / this.questionIdf;
+  }
+
+  /** ½·max(0, dense) + ½·lexical. */
+  relevance(id: string): number {
+    return 0.5 * Math.max(0, this.dense(id) ?? 0) + 0.5 * this.lexical(id);
+  }
+
+  /** Relevance relative to the best element of the document (0–1; 0 when nothing is relevant). */
+  relative(id: string): number {
+    return this.bestElement > 0 ? Math.min(1, this.relevance(id) / this.bestElement) : 0;
+  }
+
+  /** Cosine between two nodes (0 when either has no vector). */
+  similarity(a: string, b: string): number {
+    const va = this.vectors.get(a);
+    const vb = this.vectors.get(b);
+    return va && vb ? dot(va, vb) : 0;
+  }
+
+  /** 1 − the highest similarity to any of `others` (1 when there are none). */
+  novelty(id: string, others: Iterable<string>): number {
+    let best = 0;
+    for (const o of others) if (o !== id) best = Math.max(best, this.similarity(id, o));
+    return Math.max(0, 1 - best);
+  }
+
+  /** Question terms the given nodes' texts cover, idf-weighted, and the words of those they do not. */
+  coverage(ids: Iterable<string>): { share: number; uncovered: string[] } {
+    const covered = new Set<string>();
+    for (const id of ids) for (const t of this.terms(id)) covered.add(t);
+    let hit = 0;
+    const uncovered: string[] = [];
+    for (const t of this.questionTerms) {
+      if (covered.has(t.term)) hit += t.idf;
+      else uncovered.push(t.word);
+    }
+    return { share: this.questionIdf > 0 ? hit / this.questionIdf : 1, uncovered };
+  }
+}

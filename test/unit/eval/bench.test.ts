@@ -1,0 +1,92 @@
+// The benchmarks run end to end on a tiny corpus (shapes and invariants only: timing goals belong
+// in BENCHMARKS.md, not in tests), and BENCHMARKS.md keeps every section it does not own.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../../../src/core/eval/bench/benchReport';
+import { prepareBenchCache, runCorpusBench } from '../../../src/core/eval/bench/corpusBench';
+import { benchReindex, writeMarkdownWorkspace } from '../../../src/core/eval/bench/indexBench';
+import { machine } from '../../../src/core/eval/bench/measure';
+import { readBenchDocs } from '../../../src/core/eval/bench/poolDocs';
+import { runVectorsBench } from '../../../src/core/eval/bench/vectorsBench';
+import { openEvalEmbeddings } from '../../../src/core/eval/embeddings';
+
+const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
+const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
+
+describe('benchmarks on a tiny corpus', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'canopy-bench-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const docs = readBenchDocs([fx('hotpotqa/pool-00.jsonl'), fx('squad/articles.jsonl')]);
+  const queries = ['Where does the river Quill reach the sea?', 'Who designed the lighthouse?'];
+
+  it('reads the union of pool files and SQuAD articles', () => {
+    assert.equal(docs.length, 10);
+    assert.equal(docs[9]!.id, 'Corven_Observatory#1');
+  });
+
+  it('corpus: both engines index and answer; a prepared cache leaves nothing to encode', async () => {
+    const results: BenchResults = { createdAt: new Date().toISOString(), inputs: { pools: [{ file: 'x/pool.jsonl', docs: 10 }], queries: 'x/q.jsonl', pdfDir: null }, queryCount: 2, corpus: [] };
+    for (const engine of ['canopy', 'vectra'] as const) {
+      const source = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'shared') });
+      const prepared = await prepareBenchCache({ engine, docs, queries, cacheDir: join(dir, engine, 'emb'), source, branchingFactor: 2, peerChunkSize: 512 });
+      await source.dispose();
+      assert.ok(prepared.texts >= docs.length);
+      const emb = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, engine, 'emb') });
+      const r = await runCorpusBench({ engine, docs, queries, workDir: join(dir, engine), embeddings: emb, repeats: 1, branchingFactor: 2, topK: 3, rounds: 2, peerChunkSize: 512, peerBudget: 200 });
+      await emb.dispose();
+      assert.equal(r.engine, engine);
+      assert.equal(r.documents, 10);
+      assert.equal(r.first.encodedTexts, 0, `${engine}: every vector came from the prepared cache`);
+      assert.equal(r.warm.length, 1);
+      assert.ok(r.nodes >= 10 && r.indexBytes > 0 && r.peakRssMiB > 0);
+      assert.equal(r.query.cold.n, 2);
+      assert.ok(r.query.warm.p50 >= 0 && r.query.warm.p95 >= r.query.warm.p50);
+      results.corpus!.push({ machine: machine(), result: r });
+    }
+    const md = renderBenchMarkdown(results);
+    assert.match(md, /\| canopy \| 10 \|/);
+    assert.match(md, /Canopy ÷ vectra in the same run/);
+  });
+
+  it('vectors: lazy encodes only roots at index time and the rest on demand', async () => {
+    const r = await runVectorsBench({ docs, queries, workDir: join(dir, 'vectors'), encoder: { kind: 'builtin' }, builtinModelDir: modelDir, branchingFactor: 2, topK: 3, rounds: 1 });
+    const [eager, lazy] = r.variants;
+    assert.equal(eager!.mode, 'eager');
+    assert.equal(lazy!.indexEncodedTexts, docs.length, 'one root per document');
+    assert.ok(eager!.indexEncodedTexts > lazy!.indexEncodedTexts);
+    assert.equal(eager!.query.encodedDuringFirst, 0, 'eager: every node vector already exists');
+    assert.ok(lazy!.query.encodedDuringFirst > 0);
+    assert.equal(lazy!.query.encodedDuringSecond, 0, 'lazy: the second pass is served from the cache');
+    assert.ok(r.nodesTouchedShare > 0 && r.nodesTouchedShare <= 1);
+  });
+
+  it('re-index after one edit parses only that file', async () => {
+    const root = join(dir, 'ws');
+    const files = writeMarkdownWorkspace(root, docs.slice(0, 6));
+    const r = await benchReindex(root, files, join(dir, 'reindex'), { encoder: { kind: 'builtin' }, builtinModelDir: modelDir, branchingFactor: 2, edits: 2 });
+    assert.equal(r.files, 6);
+    assert.equal(r.initial.parsed, 6);
+    assert.deepEqual(
+      r.edits.map((e) => [e.parsed, e.reused]),
+      [
+        [1, 5],
+        [1, 5],
+      ],
+    );
+    assert.notEqual(r.edits[0]!.file, r.edits[1]!.file);
+  });
+
+  it('BENCHMARKS.md: only the marked section is replaced; Encoder and Inspector sections stay', () => {
+    const file = join(dir, 'B.md');
+    writeFileSync(file, '# Benchmarks\n\n## Encoder\n\nold encoder text\n\n## Inspector\n\ninspector text\n');
+    const first = replaceBenchSection(readFileSync(file, 'utf8'), '## Corpus scale\n\nv1');
+    assert.match(first, /## Encoder\n\nold encoder text\n\n<!-- canopy-bench:begin[^\n]*-->\n\n## Corpus scale\n\nv1\n\n<!-- canopy-bench:end -->\n\n## Inspector\n\ninspector text/);
+    const second = replaceBenchSection(first, '## Corpus scale\n\nv2');
+    assert.ok(second.includes('v2') && !second.includes('v1'));
+    assert.ok(second.includes('old encoder text') && second.includes('inspector text'));
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Real traces for the webview tests, made by the real code: CanopyWorkspace indexes a folder
+ * with the built-in encoder and answers questions (ask pipeline, rule critic, extractive
+ * reader); replays go through the real replay. A PDF workspace is written with the test PDF
+ * writer, and the MAGE controller's real entry point (buildEvidenceSubgraph) runs over the
+ * parsed PDF from the index; its ControllerTrace is attached to the PDF item of the trace, as
+ * the pipeline will once it runs the controller (the trace schema's optional `controller`).
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CanopyWorkspace } from '../../src/core/app/workspace';
+import { bpeTokenCounter } from '../../src/core/compress/tokens';
+import { defaultSettings } from '../../src/core/config/settings';
+import { buildEvidenceSubgraph } from '../../src/core/controller/subgraph';
+import type { AskTrace } from '../../src/core/trace/schema';
+import { hashEmbed } from '../helpers/hashEmbeddings';
+import { builtinModelDir } from '../unit/encode/support/builtinModel';
+import { type TextRun, writePdf } from '../unit/ingest/pdfWriter';
+import { repoRoot } from './harness';
+
+export const demoQuestion = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+export const pdfQuestion = 'When did the river gauge peak, and how high was the flood?';
+
+/** A workspace over a folder with its index in a temp folder; `close()` removes both temp folders. */
+export async function openWorkspace(root: string): Promise<{ ws: CanopyWorkspace; close: () => Promise<void> }> {
+  const indexDir = mkdtempSync(join(tmpdir(), 'canopy-wv-index-'));
+  const ws = new CanopyWorkspace({ root, indexDir, settings: { ...defaultSettings }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
+  await ws.index();
+  return {
+    ws,
+    close: async () => {
+      await ws.dispose();
+      rmSync(indexDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A copy of the demo corpus in a temp folder, optionally with more files. */
+export function demoFolder(extra: Record<string, string | Uint8Array> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'canopy-wv-docs-'));
+  cpSync(join(repoRoot, 'test', 'fixtures', 'demo'), dir, { recursive: true });
+  for (const [rel, content] of Object.entries(extra)) {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), content);
+  }
+  return dir;
+}
+
+const line = (y: number, text: string, size = 11, bold = false): TextRun => ({ x: 72, y, size, text, ...(bold ? { bold } : {}) });
+
+/** A three-page flood report: the answer sits in the gauge paragraph on page 2. */
+export function floodReportPdf(): Uint8Array {
+  return writePdf([
+    [
+      line(720, 'Riverside Flood Report 2024', 18, true),
+      line(690, 'This report summarises the June flood on the Riverside plots.'),
+      line(674, 'It was written by the survey team after the water receded.'),
+      line(640, 'Background', 14, true),
+      line(616, 'The river rises every spring when the snow melts upstream.'),
+      line(600, 'Most years the water stays inside the banks of the floodplain.'),
+    ],
+    [
+      line(720, 'Gauge readings', 14, true),
+      line(696, 'The river gauge peaked at 4.2 metres on 12 June at noon.'),
+      line(680, 'The flood covered plots P1 and P2 for three days.'),
+      line(646, 'Damage', 14, true),
+      line(622, 'Two young alders were uprooted near the gauge.'),
+      line(606, 'The sensors on plot P2 were flooded and replaced in July.'),
+    ],
+    [
+      line(720, 'Recommendations', 14, true),
+      line(696, 'Move the sensors on plot P2 above the 4.5 metre mark.'),
+      line(680, 'Replant the alders with willow cuttings in autumn.'),
+    ],
+  ]);
+}
+
+export interface RealTraces {
+  /** The demo question with the default settings (one answer round, then no new items). */
+  demo: AskTrace;
+  /** The same question with k = 3: several rounds, items added by follow-up queries. */
+  rounds: AskTrace;
+  /** `demo` replayed with B = 3 and the flat compressor. */
+  replay: AskTrace;
+  /** A question answered from the flood-report PDF, with the controller's run attached. */
+  pdf: AskTrace;
+  ws: CanopyWorkspace;
+  pdfBytes: Uint8Array;
+  /** The saved traces of `ws` (what traces/list answers). */
+  saved: Awaited<ReturnType<CanopyWorkspace['listTraces']>>;
+  close(): Promise<void>;
+}
+
+export async function buildRealTraces(): Promise<RealTraces> {
+  const pdfBytes = floodReportPdf();
+  const folder = demoFolder({ 'reports/flood-report.pdf': pdfBytes });
+  const { ws, close } = await openWorkspace(folder);
+  const demo = await ws.ask(demoQuestion);
+  const rounds = await ws.ask(demoQuestion, { topK: 3 });
+  const replay = await ws.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } });
+  const pdf = await ws.ask(pdfQuestion, { topK: 4 });
+  const pdfItem = pdf.rounds[0]!.retrieved.find((i) => i.file.endsWith('.pdf') && i.tree);
+  if (!pdfItem) throw new Error(`the PDF question did not retrieve the PDF: ${pdf.rounds[0]!.retrieved.map((i) => i.file).join(', ')}`);
+  const doc = await (await ws.openIndex()).document(pdfItem.file);
+  const subgraph = await buildEvidenceSubgraph(
+    pdfQuestion,
+    doc,
+    {
+      embedQuery: async (t) => hashEmbed(t),
+      embedTexts: async (texts) => texts.map((t) => hashEmbed(t)),
+      tokens: bpeTokenCounter(),
+    },
+    { initialPages: 2 },
+  );
+  pdfItem.controller = subgraph.trace;
+  for (const t of [demo, rounds, replay, pdf]) await ws.saveTrace(t);
+  const saved = await ws.listTraces();
+  return {
+    demo,
+    rounds,
+    replay,
+    pdf,
+    ws,
+    pdfBytes,
+    saved,
+    close: async () => {
+      await close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}

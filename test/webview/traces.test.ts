@@ -1,0 +1,410 @@
+/**
+ * Webview tier, real traces: answers produced by the real pipeline (CanopyWorkspace over the
+ * demo corpus plus a generated PDF, built-in encoder) rendered in the real inspector page in
+ * headless Chromium. The stub host answers requests through the real HostEndpoint and the real
+ * request handlers (views/inspectorRequests.ts) over the real workspace: opening sources, PDF
+ * bytes, the trace history, replay. Clicks through the tree, the timeline, the graph, the PDF
+ * view, compare and replay; screenshots go to test-results/webview/.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
+import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
+import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
+import { buildRealTraces, type RealTraces } from './realTraces';
+
+const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: 'No question asked yet.' } } };
+const show = (trace: AskTrace): HostToWebviewMessage => ({ kind: 'notify', method: 'inspector/showTrace', params: { trace } });
+
+function walk(n: TraceNode, out: TraceNode[] = []): TraceNode[] {
+  out.push(n);
+  n.children.forEach((c) => walk(c, out));
+  return out;
+}
+
+describe('inspector with real traces', () => {
+  let browser: Browser;
+  let server: InspectorServer;
+  let real: RealTraces;
+  let indexed: Set<string>;
+  const opened: string[] = [];
+
+  before(async () => {
+    real = await buildRealTraces();
+    indexed = new Set(Object.keys((await real.ws.openIndex()).manifest.files));
+    server = await InspectorServer.start();
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await real?.close();
+  });
+
+  /** A page showing `trace`, its host served by the real request handlers over the real workspace. */
+  async function inspect(trace: AskTrace, viewport = { width: 1100, height: 900 }): Promise<{ page: Page; requests: string[]; network: string[] }> {
+    const page = await openInspector(browser, server.inspectorPage());
+    await page.setViewportSize(viewport);
+    const network: string[] = [];
+    page.on('request', (r) => network.push(r.url()));
+    const known = new Map([real.demo, real.rounds, real.replay, real.pdf].map((t) => [t.id, t]));
+    const requests = await serveHost(
+      page,
+      inspectorRequestHandlers({
+        currentView: () => ({ title: 'Canopy', message: '' }),
+        isIndexedFile: (rel) => indexed.has(rel),
+        openSource: async (rel, range, preserveFocus) => {
+          opened.push(`${rel}:${range.startLine}:${range.startColumn}-${range.endLine}:${range.endColumn}${preserveFocus ? ' (focus kept)' : ''}`);
+        },
+        readFile: async (rel) => new Uint8Array(readFileSync(join(real.ws.config.root, rel))),
+        listTraces: () => real.ws.listTraces(),
+        readTrace: (name) => real.ws.readTrace(name),
+        findTrace: async (id) => known.get(id),
+        replay: (t, settings) => real.ws.replay(t, settings),
+      }),
+    );
+    await postFromHost(page, hello);
+    await postFromHost(page, show(trace));
+    return { page, requests, network };
+  }
+
+  const row = (page: Page, nodeId: string) => page.locator(`vscode-tree-item[data-node-id="${nodeId}"]`);
+  const clickRow = (page: Page, nodeId: string) => row(page, nodeId).locator(':scope > .canopy-node-label').click();
+
+  test('question, answer, mode, citation chips and token totals come from the trace; a chip opens the cited range', async () => {
+    const t = real.demo;
+    const { page, requests } = await inspect(t);
+    try {
+      assert.equal(await page.getAttribute('#app', 'data-state'), 'trace');
+      assert.equal(await page.textContent('#app h1'), t.question);
+      assert.equal(await page.textContent('.canopy-answer-text'), t.answer.text);
+      assert.equal(await page.textContent('.canopy-mode'), 'Extractive reader — no LLM configured');
+      assert.equal((await page.textContent('.canopy-mode-badge'))?.trim(), 'Extractive');
+      const chips = await page.$$eval('.canopy-citation', (els) => els.map((e) => e.textContent));
+      assert.deepEqual(
+        chips,
+        t.answer.citations.map((c) => `[${c.marker}] ${c.file}:${c.anchor.startLine}`),
+      );
+      const totals = (await page.textContent('.canopy-totals')) ?? '';
+      assert.ok(totals.includes(`${t.totals.evidenceTokens.toLocaleString('en-US')} of ${t.totals.uncompressedTokens.toLocaleString('en-US')} evidence tokens`), totals);
+      assert.match(totals, new RegExp(`${t.rounds.length} round\\(s\\), stop: ${t.stop.reason}`));
+      const before = opened.length;
+      await page.click('.canopy-citation');
+      await expectOpened(before);
+      const c = t.answer.citations[0]!;
+      assert.equal(opened.at(-1), `${c.file}:${c.anchor.startLine}:${c.anchor.startColumn}-${c.anchor.endLine}:${c.anchor.endColumn}`);
+      assert.ok(requests.includes(`source/open ${c.file}`));
+      assert.deepEqual((await stubRecord(page)).cspViolations, []);
+      await keepScreenshot(page, 'inspector-answer');
+    } finally {
+      await page.close();
+    }
+  });
+
+  async function expectOpened(before: number): Promise<void> {
+    for (let i = 0; i < 100 && opened.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(opened.length > before, 'the host was asked to open a source');
+  }
+
+  test('the evidence tree shows every item with scores, decisions and rules; clicking a kept node selects it, details it and opens its source', async () => {
+    const t = real.demo;
+    const { page } = await inspect(t);
+    try {
+      const items = t.rounds.flatMap((r) => r.retrieved.filter((i) => !i.repeated && i.tree));
+      const roots = await page.$$eval('vscode-tree > vscode-tree-item', (els) => els.map((e) => (e as HTMLElement).dataset.nodeId));
+      assert.deepEqual(roots, items.map((i) => i.tree!.id));
+      // The cited node is kept, its ancestors are opened so it is visible (expand-to-kept on the first paint).
+      const cited = t.answer.citations[0]!;
+      const item = items.find((i) => i.itemId === cited.itemId)!;
+      const keptId = item.keptNodeIds.find((id) => walk(item.tree!).some((n) => n.id === id && n.anchor.startLine !== undefined))!;
+      const kept = walk(item.tree!).find((n) => n.id === keptId)!;
+      await row(page, keptId).waitFor({ state: 'visible' });
+      assert.match((await row(page, keptId).getAttribute('class')) ?? '', /status-kept/);
+      const desc = (await row(page, keptId).locator(':scope > .canopy-node-desc').textContent()) ?? '';
+      assert.ok(desc.includes(`score ${kept.score!.toFixed(3)}`), desc);
+      if (kept.parentScore !== undefined) assert.ok(desc.includes(`parent ${kept.parentScore.toFixed(3)}`), desc);
+      assert.ok(desc.includes(kept.decision), desc);
+      // A dropped node, when the trace has one, is styled as dropped.
+      const dropped = items.flatMap((i) => walk(i.tree!)).find((n) => n.decision === 'dropped-sibling');
+      if (dropped && (await row(page, dropped.id).count()) > 0) assert.match((await row(page, dropped.id).getAttribute('class')) ?? '', /status-dropped/);
+
+      const before = opened.length;
+      await clickRow(page, keptId);
+      assert.equal(await row(page, keptId).getAttribute('selected'), '');
+      const detail = (await page.textContent('.canopy-detail')) ?? '';
+      assert.ok(detail.includes(kept.rule), detail);
+      assert.ok(detail.includes(kept.score!.toFixed(4)), detail);
+      assert.ok(detail.includes(kept.id), detail);
+      await expectOpened(before);
+      assert.equal(opened.at(-1), `${kept.anchor.file}:${kept.anchor.startLine}:${kept.anchor.startColumn}-${kept.anchor.endLine}:${kept.anchor.endColumn}`);
+      await keepScreenshot(page, 'evidence-tree');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('filters, search, modality and expand-to-kept; the tree is keyboard-navigable', async () => {
+    const t = real.demo;
+    const { page } = await inspect(t);
+    try {
+      const statuses = () => page.$$eval('vscode-tree-item.canopy-match', (els) => els.map((e) => e.className.match(/status-([a-z-]+)/)![1]));
+      // Only dropped regions: every match is dropped or inside a dropped region.
+      await page.click('vscode-checkbox[data-filter="kept"]');
+      await page.click('vscode-checkbox[data-filter="other"]');
+      const dropped = await statuses();
+      const expected = t.rounds.flatMap((r) => r.retrieved.filter((i) => i.tree && !i.repeated)).flatMap((i) => walk(i.tree!)).filter((n) => n.decision === 'dropped-sibling').length;
+      assert.ok(dropped.length >= expected && expected > 0, `${dropped.length} dropped rows for ${expected} dropped decisions`);
+      assert.ok(dropped.every((s) => s === 'dropped' || s === 'inside-dropped'), dropped.join(','));
+      await page.click('vscode-checkbox[data-filter="kept"]');
+      await page.click('vscode-checkbox[data-filter="other"]');
+      // Search: matches contain the text.
+      await page.fill('vscode-textfield.canopy-search >> input', 'ash dieback');
+      await page.waitForFunction(() => document.querySelectorAll('vscode-tree-item.canopy-match').length > 0);
+      const texts = await page.$$eval('vscode-tree-item.canopy-match', (els) => els.map((e) => e.querySelector(':scope > .canopy-node-label')!.textContent ?? ''));
+      assert.ok(texts.length > 0);
+      assert.match((await page.textContent('.canopy-tree-summary')) ?? '', /matching region/);
+      // Expand to kept clears the search and opens the kept regions.
+      await page.click('vscode-button.canopy-expand-kept');
+      assert.equal(await page.$$eval('vscode-tree-item.canopy-match', (e) => e.length), 0);
+      for (const i of t.rounds[0]!.retrieved.filter((x) => x.tree)) for (const id of i.keptNodeIds) assert.equal(await row(page, id).isVisible(), true, id);
+      // Keyboard: focus the first item, move down, select with Enter.
+      const first = t.rounds[0]!.retrieved[0]!.tree!.id;
+      await page.click('vscode-button.canopy-collapse');
+      await row(page, first).focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      const selected = await page.$eval('vscode-tree-item[selected]', (e) => (e as HTMLElement).dataset.nodeId);
+      assert.equal(selected, t.rounds[0]!.retrieved[1]!.tree!.id, 'ArrowDown + Enter selected the next item');
+      assert.equal(await row(page, selected!).getAttribute('open'), '', 'Enter opened it');
+      // Its children were created when it opened (the tree is built lazily), and ArrowRight moves into them.
+      const firstChild = await row(page, selected!).evaluate((r) => (r.querySelector(':scope > vscode-tree-item') as HTMLElement | null)?.dataset.nodeId);
+      assert.ok(firstChild, 'opening created the children');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.$eval('vscode-tree-item[selected]', (e) => (e as HTMLElement).dataset.nodeId), firstChild);
+      await keepScreenshot(page, 'evidence-keyboard');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the round timeline shows queries, score components, critic verdicts and follow-ups; an item opens its hierarchy', async () => {
+    const t = real.rounds;
+    assert.ok(t.rounds.length >= 2);
+    const { page } = await inspect(t);
+    try {
+      await page.click('vscode-tab-header[data-tab="rounds"]');
+      const rounds = page.locator('.canopy-round');
+      assert.equal(await rounds.count(), t.rounds.length);
+      for (const [i, r] of t.rounds.entries()) {
+        const card = rounds.nth(i);
+        assert.equal(await card.locator('.canopy-query q').textContent(), r.query);
+        const cells = await card.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent ?? '')));
+        assert.equal(cells.length, r.retrieved.length);
+        for (const [j, it] of r.retrieved.entries()) {
+          assert.ok(cells[j]![1]!.startsWith(it.title));
+          if (it.scores.dense !== undefined) assert.ok(cells[j]![2]!.startsWith(it.scores.dense.toFixed(3)), cells[j]![2]);
+          if (it.scores.bm25 !== undefined) assert.ok(cells[j]![3]!.startsWith(it.scores.bm25.toFixed(3)), cells[j]![3]);
+          assert.equal(cells[j]![4], it.scores.fused.toFixed(4));
+          assert.equal(cells[j]![6], it.repeated ? 'already held' : r.addedItemIds.includes(it.itemId) ? 'new' : '—');
+        }
+        if (r.critic) {
+          const critic = (await card.locator('.canopy-critic').textContent()) ?? '';
+          assert.ok(critic.includes(r.critic.sufficient ? 'sufficient' : 'not sufficient'));
+          for (const m of r.critic.missing) assert.ok(critic.includes(m), m);
+          if (r.critic.followUpQuery) assert.equal(await card.locator('.canopy-followup q').textContent(), r.critic.followUpQuery);
+        }
+      }
+      // The follow-up of round 1 is the query of round 2.
+      assert.equal(t.rounds[0]!.critic?.followUpQuery, t.rounds[1]!.query);
+      await keepScreenshot(page, 'rounds-timeline');
+      const added = t.rounds[1]!.addedItemIds[0]!;
+      await page.click(`.canopy-round[data-round="2"] button[data-item="${added}"]`);
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
+      const root = t.rounds[1]!.retrieved.find((i) => i.itemId === added)!.tree!.id;
+      assert.equal(await row(page, root).getAttribute('selected'), '');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the graph tab draws the controller run: nodes by state, typed edges, actions, budget meters; steps and nodes click through', async () => {
+    const t = real.pdf;
+    const run = t.rounds[0]!.retrieved.find((i) => i.controller)!.controller!;
+    const { page } = await inspect(t);
+    try {
+      await page.click('vscode-tab-header[data-tab="graph"]');
+      const nodes = await page.$$eval('g.canopy-gnode', (gs) => gs.map((g) => ({ id: g.getAttribute('data-node'), cls: g.getAttribute('class') })));
+      assert.deepEqual(nodes.map((n) => n.id).sort(), run.subgraph.nodes.map((n) => n.id).sort());
+      for (const n of run.subgraph.nodes) assert.match(nodes.find((x) => x.id === n.id)!.cls!, new RegExp(`state-${n.state}`));
+      assert.equal(await page.locator('path.canopy-edge').count(), run.subgraph.edges.filter((e) => e.from !== e.to).length);
+      assert.equal(await page.locator('.canopy-step').count(), run.steps.length);
+      const meter = page.locator('.canopy-meter[aria-label="Opened nodes"]');
+      assert.equal(await meter.getAttribute('aria-valuemax'), String(run.budgets.maxOpenedNodes));
+      assert.equal(await meter.getAttribute('aria-valuenow'), String(run.budgets.maxOpenedNodes - run.steps.at(-1)!.budgetLeft.openedNodes));
+      await keepScreenshot(page, 'graph');
+      // Step 1: only the first entry page is active.
+      await page.click('.canopy-step-button[data-step="0"]');
+      const target = run.steps[0]!.action.pageId!;
+      assert.match((await page.getAttribute(`g.canopy-gnode[data-node="${target}"]`, 'class')) ?? '', /state-active.*highlight|highlight.*state-active/);
+      const opened = run.subgraph.nodes.find((n) => n.state === 'opened');
+      if (opened) assert.match((await page.getAttribute(`g.canopy-gnode[data-node="${opened.id}"]`, 'class')) ?? '', /state-inactive/, 'not yet opened after step 1');
+      assert.match((await page.textContent('.canopy-scrub-label')) ?? '', /State after step 1 of/);
+      // Clicking an opened element selects its region in the evidence tree.
+      assert.ok(opened?.regionId, 'the controller opened an element');
+      await page.click(`g.canopy-gnode[data-node="${opened.id}"]`);
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
+      assert.equal(await row(page, opened.regionId).getAttribute('selected'), '');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('graph and topics show their empty states when the trace holds no controller run or topics', async () => {
+    const { page } = await inspect(real.demo);
+    try {
+      await page.click('vscode-tab-header[data-tab="graph"]');
+      assert.match((await page.textContent('.canopy-panel-graph .canopy-empty')) ?? '', /No controller run in this trace/);
+      await page.click('vscode-tab-header[data-tab="topics"]');
+      assert.match((await page.textContent('.canopy-panel-topics .canopy-empty')) ?? '', /No topic compass in this trace/);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the PDF view renders the page with pdf.js and outlines kept and dropped regions; a box selects its node', async () => {
+    const t = real.pdf;
+    const { page, requests, network } = await inspect(t);
+    try {
+      const cited = t.answer.citations.find((c) => c.file.endsWith('.pdf'))!;
+      assert.ok(cited, 'the answer cites the PDF');
+      await page.click('.canopy-citation');
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'pdf');
+      await page.waitForSelector(`.canopy-pdf-view[data-rendered-page="${cited.anchor.page}"] canvas`, { timeout: 30_000 });
+      assert.ok(requests.includes(`pdf/get ${cited.file}`));
+      // The page is painted (dark text pixels on the canvas).
+      const inked = await page.$eval('canvas.canopy-pdf-canvas', (c) => {
+        const ctx = (c as HTMLCanvasElement).getContext('2d')!;
+        const d = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+        let dark = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i]! < 100 && d[i + 3]! > 0) dark++;
+        return dark;
+      });
+      assert.ok(inked > 500, `${inked} dark pixels`);
+      const boxes = await page.$$eval('.canopy-box', (bs) => bs.map((b) => ({ id: (b as HTMLElement).dataset.nodeId, shown: (b as HTMLElement).dataset.shown, w: (b as HTMLElement).offsetWidth, h: (b as HTMLElement).offsetHeight, x: (b as HTMLElement).offsetLeft, y: (b as HTMLElement).offsetTop })));
+      assert.ok(boxes.some((b) => b.id === cited.nodeId && b.shown === 'selected'), 'the cited region is outlined');
+      const canvas = await page.$eval('canvas.canopy-pdf-canvas', (c) => ({ w: (c as HTMLElement).offsetWidth, h: (c as HTMLElement).offsetHeight }));
+      for (const b of boxes) assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= canvas.w + 1 && b.y + b.h <= canvas.h + 1 && b.w > 0 && b.h > 0, JSON.stringify(b));
+      // The cited sentence's box is where its anchor says: y up in PDF space, down on screen.
+      const bb = cited.anchor.bbox!;
+      const scale = canvas.w / 612;
+      const box = boxes.find((b) => b.id === cited.nodeId)!;
+      assert.ok(Math.abs(box.x - bb[0] * scale) < 3 && Math.abs(box.y - (792 - bb[3]) * scale) < 3, `${JSON.stringify(box)} vs ${JSON.stringify(bb)} at ${scale}`);
+      await keepScreenshot(page, 'pdf-view');
+      const kept = boxes.find((b) => b.shown === 'kept');
+      assert.ok(kept, 'a kept region is outlined on the cited page');
+      await page.click(`.canopy-box[data-shown="kept"][data-node-id="${kept.id}"]`, { position: { x: 2, y: 2 } });
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
+      assert.equal(await row(page, kept.id!).getAttribute('selected'), '');
+      assert.deepEqual(network.filter((u) => new URL(u).origin !== server.origin), [], 'nothing left the page');
+      assert.deepEqual((await stubRecord(page)).cspViolations, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('compare picks a saved answer and shows the kept-set diff with token and score deltas', async () => {
+    const { page } = await inspect(real.demo);
+    try {
+      await page.click('vscode-tab-header[data-tab="compare"]');
+      await page.waitForSelector('vscode-single-select.canopy-compare-picker');
+      const other = real.saved.find((s) => s.id === real.replay.id)!;
+      await page.evaluate((name) => {
+        const s = document.querySelector('vscode-single-select.canopy-compare-picker') as HTMLElement & { value: string };
+        s.value = name;
+        s.dispatchEvent(new Event('change', { bubbles: true }));
+      }, other.name);
+      await page.waitForSelector(`.canopy-compare-result[data-compared="${real.replay.id}"]`);
+      const heads = await page.$$eval('.canopy-diff h4', (hs) => hs.map((h) => h.textContent));
+      assert.equal(heads.length, 3);
+      const totals = await page.$$eval('.canopy-compare-totals tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
+      assert.deepEqual(totals[0], ['Evidence tokens', real.demo.totals.evidenceTokens.toLocaleString('en-US'), real.replay.totals.evidenceTokens.toLocaleString('en-US'), (() => {
+        const d = real.replay.totals.evidenceTokens - real.demo.totals.evidenceTokens;
+        return d > 0 ? `+${d}` : String(d);
+      })()]);
+      const settings = await page.$$eval('.canopy-compare-settings tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
+      assert.deepEqual(settings.find((s) => s[0] === 'B'), ['B', '2', '3']);
+      await keepScreenshot(page, 'compare');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('replay runs the real replay from cached scores, shows the replayed trace and compares it with the original', async () => {
+    const { page, requests } = await inspect(real.demo);
+    try {
+      await page.click('vscode-tab-header[data-tab="replay"]');
+      await page.evaluate(() => {
+        const c = document.querySelector('vscode-single-select.canopy-replay-compressor') as HTMLElement & { value: string };
+        c.value = 'none';
+      });
+      await page.click('vscode-button.canopy-replay-run');
+      await page.waitForSelector('.canopy-replay-banner', { timeout: 30_000 });
+      assert.ok(requests.includes(`trace/replay ${real.demo.id}`));
+      const banner = (await page.textContent('.canopy-replay-banner')) ?? '';
+      assert.match(banner, new RegExp(`of ${real.demo.id} with compressor = \\{"name":"none"\\}`));
+      // No compression: every kept region is a whole item.
+      const totals = (await page.textContent('.canopy-totals')) ?? '';
+      assert.match(totals, /\(0% fewer\)/);
+      await page.click('.canopy-compare-original');
+      await page.waitForSelector(`.canopy-compare-result[data-compared="${real.demo.id}"]`);
+      await keepScreenshot(page, 'replay-compare');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('after a reload the same tab, node and filters come back', async () => {
+    const t = real.demo;
+    const { page } = await inspect(t);
+    let state: unknown;
+    const keptId = t.rounds[0]!.retrieved.find((i) => i.tree)!.keptNodeIds[0]!;
+    try {
+      await clickRow(page, keptId);
+      await page.click('vscode-checkbox[data-filter="dropped"]');
+      state = (await stubRecord(page)).stateWrites.at(-1);
+    } finally {
+      await page.close();
+    }
+    assert.equal((state as { ui: { nodeId: string } }).ui.nodeId, keptId);
+    const again = await openInspector(browser, server.inspectorPage({ initialState: state }));
+    try {
+      await postFromHost(again, hello);
+      await postFromHost(again, show(t));
+      assert.equal(await again.$eval('vscode-checkbox[data-filter="dropped"]', (c) => (c as HTMLElement & { checked: boolean }).checked), false);
+      assert.equal(await again.getAttribute(`vscode-tree-item[data-node-id="${keptId}"]`, 'selected'), '');
+      assert.match((await again.textContent('.canopy-detail')) ?? '', new RegExp(keptId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('a trace whose tree is malformed is refused whole, with an alert', async () => {
+    const bad = structuredClone(real.demo) as unknown as { rounds: Array<{ retrieved: Array<{ tree: { children: unknown } }> }> };
+    (bad.rounds[0]!.retrieved[0]!.tree.children as unknown[]).push({ id: 5, children: 'no' });
+    const page = await openInspector(browser, server.inspectorPage());
+    try {
+      await postFromHost(page, hello);
+      await postFromHost(page, { kind: 'notify', method: 'inspector/showTrace', params: { trace: bad } });
+      assert.equal(await page.getAttribute('#app', 'data-state'), 'ready');
+      assert.match((await page.textContent('.canopy-error')) ?? '', /does not understand.*children\[\d+\]\.id must be a string/);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * What the inspector derives from one trace before painting: every node of every scored tree
+ * indexed by id with its item, round, parent and status (kept, inside a kept region, dropped,
+ * inside a dropped subtree, descended into, never visited), plus the lookups the views share.
+ * Pure data — no DOM — so the work is done once per trace, not per view.
+ */
+import type { Anchor, Modality } from '../src/core/model/region';
+import type { AskTrace, TraceController, TraceNode, TraceRetrievedItem } from '../src/core/trace/schema';
+
+export type NodeStatus = 'kept' | 'inside-kept' | 'dropped' | 'inside-dropped' | 'descended' | 'not-visited';
+
+/** Statuses the filter groups: what reached the reader, what did not, and the rest. */
+export type StatusGroup = 'kept' | 'dropped' | 'other';
+
+export function statusGroup(s: NodeStatus): StatusGroup {
+  if (s === 'kept' || s === 'inside-kept') return 'kept';
+  if (s === 'dropped' || s === 'inside-dropped') return 'dropped';
+  return 'other';
+}
+
+export interface NodeRef {
+  node: TraceNode;
+  parent: TraceNode | undefined;
+  entry: ItemEntry;
+  depth: number;
+  status: NodeStatus;
+  /** Pre-order position within its item. */
+  order: number;
+}
+
+/** An item whose tree the trace holds (the round that compressed it). */
+export interface ItemEntry {
+  item: TraceRetrievedItem;
+  tree: TraceNode;
+  round: number;
+  /** A key unique within the trace: round and item id. */
+  key: string;
+  keptCount: number;
+  droppedCount: number;
+  nodeCount: number;
+}
+
+export interface ControllerEntry {
+  item: TraceRetrievedItem;
+  round: number;
+  controller: TraceController;
+}
+
+export class TraceModel {
+  readonly items: ItemEntry[] = [];
+  readonly nodes = new Map<string, NodeRef>();
+  readonly controllers: ControllerEntry[] = [];
+  readonly modalities = new Set<Modality>();
+  nodeCount = 0;
+
+  constructor(readonly trace: AskTrace) {
+    for (const round of trace.rounds) {
+      for (const item of round.retrieved) {
+        if (item.controller) this.controllers.push({ item, round: round.round, controller: item.controller });
+        if (item.repeated || !item.tree) continue;
+        const entry: ItemEntry = { item, tree: item.tree, round: round.round, key: `${round.round}:${item.itemId}`, keptCount: 0, droppedCount: 0, nodeCount: 0 };
+        this.items.push(entry);
+        this.index(entry);
+      }
+    }
+  }
+
+  private index(entry: ItemEntry): void {
+    const kept = new Set(entry.item.keptNodeIds);
+    // Iterative pre-order walk: trees can be deep and large.
+    const stack: Array<{ node: TraceNode; parent: TraceNode | undefined; depth: number; inherited: NodeStatus | undefined }> = [
+      { node: entry.tree, parent: undefined, depth: 0, inherited: undefined },
+    ];
+    let order = 0;
+    while (stack.length > 0) {
+      const { node, parent, depth, inherited } = stack.pop()!;
+      let status: NodeStatus;
+      if (kept.has(node.id)) status = 'kept';
+      else if (inherited) status = inherited;
+      else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline') status = 'dropped';
+      else if (node.decision === 'descend') status = 'descended';
+      else status = 'not-visited';
+      if (status === 'kept') entry.keptCount++;
+      if (status === 'dropped') entry.droppedCount++;
+      entry.nodeCount++;
+      this.modalities.add(node.modality);
+      // Node ids are unique within an index; a later round cannot re-compress an item, but keep
+      // the first entry if a trace ever repeats one.
+      if (!this.nodes.has(node.id)) this.nodes.set(node.id, { node, parent, entry, depth, status, order: order++ });
+      const childInherited: NodeStatus | undefined =
+        status === 'kept' || status === 'inside-kept' ? 'inside-kept' : status === 'dropped' || status === 'inside-dropped' ? 'inside-dropped' : undefined;
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node, depth: depth + 1, inherited: childInherited });
+    }
+    this.nodeCount += entry.nodeCount;
+  }
+
+  ref(nodeId: string): NodeRef | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  /** Ancestors of a node, root first. */
+  ancestors(nodeId: string): TraceNode[] {
+    const out: TraceNode[] = [];
+    let ref = this.nodes.get(nodeId);
+    while (ref?.parent) {
+      out.unshift(ref.parent);
+      ref = this.nodes.get(ref.parent.id);
+    }
+    return out;
+  }
+
+  itemEntry(key: string): ItemEntry | undefined {
+    return this.items.find((e) => e.key === key);
+  }
+
+  /** The entry that compressed an item (its first tree in the trace). */
+  entryOfItem(itemId: string): ItemEntry | undefined {
+    return this.items.find((e) => e.item.itemId === itemId);
+  }
+
+  /** Files whose regions carry PDF pages, in the order the trace found them. */
+  pdfFiles(): string[] {
+    const files: string[] = [];
+    for (const e of this.items) if (e.tree.anchor.page !== undefined && !files.includes(e.item.file)) files.push(e.item.file);
+    return files;
+  }
+
+  /**
+   * The boxes to outline on one PDF page: the kept and dropped regions that lie on it. A region
+   * spanning pages (or a whole page, whose box is the page itself) is shown by its parts on this
+   * page — the topmost single-page blocks under it — each marked with the region's status.
+   */
+  pageRegions(file: string, page: number): Array<{ ref: NodeRef; shown: 'kept' | 'dropped' }> {
+    const out: Array<{ ref: NodeRef; shown: 'kept' | 'dropped' }> = [];
+    const visit = (node: TraceNode, shown: 'kept' | 'dropped' | undefined) => {
+      const a = node.anchor;
+      if (a.page === undefined || page < a.page || page > (a.pageEnd ?? a.page)) return;
+      const ref = this.nodes.get(node.id);
+      if (!ref) return;
+      const mark = shown ?? (ref.status === 'kept' ? 'kept' : ref.status === 'dropped' ? 'dropped' : undefined);
+      const single = a.pageEnd === undefined || a.pageEnd === a.page;
+      if (mark && single && a.bbox && node.kind !== 'page' && node.kind !== 'document') {
+        out.push({ ref, shown: mark });
+        return;
+      }
+      for (const c of node.children) visit(c, mark);
+    };
+    for (const e of this.items) if (e.item.file === file) visit(e.tree, undefined);
+    return out;
+  }
+
+  /** Every node of a PDF file with a box on `page` (0-based). */
+  nodesOnPage(file: string, page: number): NodeRef[] {
+    const out: NodeRef[] = [];
+    for (const ref of this.nodes.values()) {
+      const a = ref.node.anchor;
+      if (ref.entry.item.file !== file || a.page === undefined || !a.bbox) continue;
+      if (a.page === page && (a.pageEnd === undefined || a.pageEnd === page)) out.push(ref);
+    }
+    return out;
+  }
+
+  /** Pages (0-based) that hold kept regions of a file, ascending. */
+  pagesWithKept(file: string): number[] {
+    const pages = new Set<number>();
+    for (const ref of this.nodes.values()) {
+      const a = ref.node.anchor;
+      if (ref.entry.item.file !== file || ref.status !== 'kept' || a.page === undefined) continue;
+      for (let p = a.page; p <= (a.pageEnd ?? a.page); p++) pages.add(p);
+    }
+    return [...pages].sort((a, b) => a - b);
+  }
+}
+
+/** The text a node shows: leaves their text, inner nodes their preview (table rows with their header). */
+export function nodeText(n: TraceNode): string {
+  return n.text ?? n.preview ?? '';
+}
+
+/** A key naming a region by where it lies, so regions of two traces can be matched even when ids differ (another B). */
+export function regionKey(n: TraceNode): string {
+  return anchorKey(n.anchor) ?? `id:${n.id}`;
+}
+
+export function anchorKey(a: Anchor): string | undefined {
+  if (a.charStart !== undefined && a.charEnd !== undefined) return `${a.file}@${a.charStart}-${a.charEnd}`;
+  if (a.page !== undefined && a.bbox) return `${a.file}#p${a.page}${a.pageEnd !== undefined ? `-${a.pageEnd}` : ''}[${a.bbox.map((v) => v.toFixed(1)).join(',')}]`;
+  if (a.row !== undefined) return `${a.file}#row${a.row}`;
+  if (a.timeStart !== undefined) return `${a.file}@${a.timeStart}-${a.timeEnd ?? ''}s`;
+  return undefined;
+}
+
+/** A short place name: file:line, file p.N, file row N or file @Ns. */
+export function placeLabel(a: Anchor): string {
+  if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.pageEnd !== undefined && a.pageEnd !== a.page ? `–${a.pageEnd + 1}` : ''}`;
+  if (a.timeStart !== undefined) return `${a.file} @${Math.round(a.timeStart)}s`;
+  if (a.startLine !== undefined) return `${a.file}:${a.startLine}`;
+  if (a.row !== undefined) return `${a.file} row ${a.row + 1}`;
+  return a.file;
+}
