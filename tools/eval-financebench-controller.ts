@@ -14,7 +14,8 @@
  *                          multiplicity) found in the kept text, averaged over evidence items — a
  *                          stricter check than page recall: touching a page is not keeping the
  *                          evidence on it
- *   evidence tokens        cl100k_base tokens of the kept text (mean and median per question)
+ *   evidence tokens        cl100k_base tokens of the kept text (mean and median per question);
+ *                          for the controller also the tokens of its XML rendering for the reader
  * plus the controller's trace statistics, split by whether all evidence pages were found (the
  * stand-in for "correct" without an LLM reader).
  *
@@ -200,6 +201,7 @@ async function main(): Promise<void> {
   const methods = ['page top-1', 'page top-3', 'page top-5', 'CANOPY top-1', 'CANOPY top-3', 'CANOPY top-5', 'controller'];
   const tally = new Map<string, Tally>(methods.map((m) => [m, { items: 0, pageHits: 0, allFound: 0, questions: 0, coverage: 0, tokens: [] }]));
   const runs: Array<{ trace: ControllerTrace; correct: boolean }> = [];
+  const xmlTokens: number[] = [];
   const perQuestion: Array<Record<string, unknown>> = [];
   const started = Date.now();
 
@@ -251,6 +253,7 @@ async function main(): Promise<void> {
     }
     const correct = (row.controller as { recall: number }).recall === 1;
     runs.push({ trace: sub.trace, correct });
+    xmlTokens.push(sub.trace.totals.xmlTokens);
     row.controllerStop = sub.trace.stop.reason;
     row.controllerPages = [...ctlPages].sort((a, b) => a - b);
     perQuestion.push(row);
@@ -285,6 +288,7 @@ async function main(): Promise<void> {
     encoder: encoder.id,
     seconds: Math.round((Date.now() - started) / 100) / 10,
     summary,
+    controllerXmlTokens: { mean: xmlTokens.reduce((a, b) => a + b, 0) / Math.max(1, xmlTokens.length), median: median(xmlTokens) },
     controllerStats: stats,
     perQuestion,
   };
@@ -299,6 +303,7 @@ async function main(): Promise<void> {
         `${s.method.padEnd(15)} ${pct(s.evidencePageRecall).padStart(11)} ${pct(s.allPagesFound).padStart(10)} ${pct(s.evidenceWordCoverage).padStart(14)} ${s.meanTokens.toFixed(0).padStart(12)} ${s.medianTokens.toFixed(0).padStart(14)}`,
       );
     }
+    console.log(`controller as reader XML (tags, summaries, boxes included): mean ${result.controllerXmlTokens.mean.toFixed(0)}, median ${result.controllerXmlTokens.median.toFixed(0)} tokens`);
     for (const [name, g] of Object.entries(stats)) {
       console.log(
         `controller ${name} (${g.runs} runs): actions ${g.mean.actions}, opened ${g.mean.opened}, pruned ${g.mean.pruned}, pages activated ${g.mean.activatedPages}, iterations ${g.mean.iterations}, searches ${g.mean.searches}, invalid ${g.mean.invalidActions}; stops ${JSON.stringify(g.stopReasons)}`,

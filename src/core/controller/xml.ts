@@ -7,7 +7,7 @@
  *                      candidate indices.
  *   renderEvidenceXml  the final subgraph for the reader: the opened elements grouped by page,
  *                      each with its type, summary, page and bbox and the text CANOPY projection
- *                      kept of it (one <region> per kept region, with its own box).
+ *                      kept of it (kept table rows as <row>, other kept text as one <text>).
  * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
  *
  * Canopy has no multimodal reader yet. A multimodal reader would get the page image attached to
@@ -43,8 +43,9 @@ function clip(text: string, max: number): string {
   return t.length <= max ? t : `${t.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** Whole PDF points: enough to locate a node on its page (the anchors keep the exact box). */
 function bboxText(b: [number, number, number, number] | undefined): string | undefined {
-  return b ? b.map((x) => Math.round(x * 10) / 10).join(' ') : undefined;
+  return b ? b.map((x) => Math.round(x)).join(' ') : undefined;
 }
 
 function describeAction(step: ControllerStep, view: DocumentView): Record<string, string | number | boolean | undefined> {
@@ -158,11 +159,16 @@ export interface RenderedNode {
   kept: RegionNode[];
 }
 
-function regionText(node: RegionNode): string {
-  return node.header ? `${node.header}\n${node.text}` : node.text;
-}
+const readerSummaryChars = 80;
 
-/** The final subgraph for the reader: opened elements by page (page order), regions in reading order. */
+/**
+ * The final subgraph for the reader: opened elements by page (page order), in reading order,
+ * numbered `n` from 1 — the n-th node is `openedNodeIds[n − 1]`. Reader context is what the
+ * controller saves, so the markup stays lean: a table's header is its summary and is not
+ * repeated on each kept row; a summary that only repeats the start of the kept text is left
+ * out; a node's page is the <page> it sits in; kept regions carry no boxes of their own (the
+ * node's bbox locates them on the page).
+ */
 export function renderEvidenceXml(view: DocumentView, opened: RenderedNode[]): string {
   const byPage = new Map<number, RenderedNode[]>();
   for (const o of opened) {
@@ -172,20 +178,25 @@ export function renderEvidenceXml(view: DocumentView, opened: RenderedNode[]): s
     list.push(o);
     byPage.set(n.page, list);
   }
-  const lines: string[] = [`<evidence_subgraph${attrs({ document: view.title || view.file, file: view.file })}>`];
+  const lines: string[] = [`<evidence_subgraph${attrs({ document: view.title || view.file })}>`];
+  let index = 0;
   for (const page of [...byPage.keys()].sort((a, b) => a - b)) {
     const p = view.page(page);
     lines.push(`  <page${attrs({ number: page + 1, summary: p?.summary, virtual: p?.virtual ? true : undefined })}>`);
     // A multimodal reader would get the image of this page here.
     for (const o of byPage.get(page)!.sort((a, b) => view.readingOrder(a.nodeId) - view.readingOrder(b.nodeId))) {
       const n = view.node(o.nodeId)!;
-      lines.push(`    <node${attrs({ type: n.type, id: n.id, page: page + 1, bbox: bboxText(n.bbox), summary: n.summary })}>`);
+      const rows = o.kept.length > 0 && o.kept.every((r) => r.kind === 'row');
+      const texts = o.kept.map((r) => r.text.replace(/[ \t]+/g, ' ').trim());
+      const first = (texts[0] ?? '').replace(/\s+/g, ' ');
+      const summary = n.summary.replace(/\s+/g, ' ');
+      const redundant = first.startsWith(summary.replace(/…$/, ''));
+      lines.push(
+        `    <node${attrs({ n: ++index, type: n.type, bbox: bboxText(n.bbox), summary: redundant ? undefined : clip(summary, readerSummaryChars) })}>`,
+      );
       // ... and here the crop of the node's bbox from that page image.
-      const whole = o.kept.length === 1 && o.kept[0]!.id === n.regionId;
-      for (const r of o.kept) {
-        if (whole) lines.push(`      <text>${escapeXml(regionText(r))}</text>`);
-        else lines.push(`      <region${attrs({ kind: r.kind, bbox: bboxText(r.anchor.bbox) })}>${escapeXml(regionText(r))}</region>`);
-      }
+      if (rows) for (const t of texts) lines.push(`      <row>${escapeXml(t)}</row>`);
+      else lines.push(`      <text>${escapeXml(texts.join('\n'))}</text>`);
       lines.push('    </node>');
     }
     lines.push('  </page>');

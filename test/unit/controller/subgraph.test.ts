@@ -12,6 +12,7 @@ import { CONTROLLER_TRACE_KIND, CONTROLLER_TRACE_VERSION } from '../../../src/co
 import { renderEvidenceXml } from '../../../src/core/controller/xml';
 import type { TraceController } from '../../../src/core/trace/schema';
 import { MemoryTracer } from '../../../src/core/trace/tracer';
+import type { RegionNode } from '../../../src/core/model/region';
 import { buildFixtureDoc, elementId, FILE, hashDeps, pageId } from './fixtureDoc';
 import { QUESTION } from './scripted';
 
@@ -70,11 +71,10 @@ describe('buildEvidenceSubgraph (rule evaluator)', () => {
     assert.equal(
       result.xml,
       [
-        '<evidence_subgraph document="Annual Report 2023" file="report.pdf">',
+        '<evidence_subgraph document="Annual Report 2023">',
         '  <page number="3" summary="Page 3: Consolidated Statement of Cash Flows">',
-        `    <node type="table" id="${table}" page="3" bbox="72 654 540 696" summary="Table: Item | 2023 | 2022">`,
-        '      <region kind="row" bbox="72 668 540 682">Item | 2023 | 2022',
-        'Purchases of property, plant and equipment (capital expenditure) | 1577 | 1373</region>',
+        '    <node n="1" type="table" bbox="72 654 540 696" summary="Table: Item | 2023 | 2022">',
+        '      <row>Purchases of property, plant and equipment (capital expenditure) | 1577 | 1373</row>',
         '    </node>',
         '  </page>',
         '</evidence_subgraph>',
@@ -99,7 +99,7 @@ describe('buildEvidenceSubgraph (rule evaluator)', () => {
       whole.regions.map((r) => r.node.id),
       [table],
     );
-    assert.match(whole.xml, /<text>Item \| 2023 \| 2022\nPurchases of property.*\nProceeds from sale of businesses \| 846 \| 1065<\/text>/);
+    assert.match(whole.xml, /summary="Table: Item \| 2023 \| 2022">\n {6}<text>Purchases of property.*\nProceeds from sale of businesses \| 846 \| 1065<\/text>/);
     assert.equal(whole.trace.opened[0]!.projected, false);
     const aggregate = await buildEvidenceSubgraph(QUESTION, doc, deps(), { initialPages: 2, keepTablesWhole: true });
     assert.deepEqual(
@@ -165,31 +165,33 @@ describe('grounding and search inside the document', () => {
 });
 
 describe('reader XML', () => {
-  it('escapes document text and attributes, drops characters XML cannot carry, and says where kept regions lie', async () => {
+  it('escapes document text and attributes, drops characters XML cannot carry, and leaves out summaries the text repeats', async () => {
     const doc = await buildFixtureDoc([[{ kind: 'heading', text: 'Results & "Outlook" <2023>' }, { kind: 'paragraph', sentences: ['Profit rose <b>sharply</b> & fast\u0001.', 'Costs fell.'] }]]);
     const view = await DocumentView.of(doc);
     const heading = view.elements[0]!;
     const para = view.elements[1]!;
-    const firstSentence = view.region(para.regionId!)!.children[0]!;
-    const xml = renderEvidenceXml(view, [
-      { nodeId: para.id, kept: [firstSentence] },
-      { nodeId: heading.id, kept: [view.region(heading.regionId!)!] },
-    ]);
+    const [first, second] = view.region(para.regionId!)!.children;
+    const xml = (kept: RegionNode[]) =>
+      renderEvidenceXml(view, [
+        { nodeId: para.id, kept },
+        { nodeId: heading.id, kept: [view.region(heading.regionId!)!] },
+      ]);
     assert.equal(
-      xml,
+      xml([second!]),
       [
-        '<evidence_subgraph document="Annual Report 2023" file="report.pdf">',
+        '<evidence_subgraph document="Annual Report 2023">',
         '  <page number="1" summary="Page 1: Results &amp; &quot;Outlook&quot; &lt;2023&gt;">',
-        `    <node type="heading" id="${heading.id}" page="1" bbox="72 726 540 740" summary="Results &amp; &quot;Outlook&quot; &lt;2023&gt;">`,
+        '    <node n="1" type="heading" bbox="72 726 540 740">',
         '      <text>Results &amp; &quot;Outlook&quot; &lt;2023&gt;</text>',
         '    </node>',
-        `    <node type="paragraph" id="${para.id}" page="1" bbox="72 690 540 718" summary="Profit rose &lt;b&gt;sharply&lt;/b&gt; &amp; fast.">`,
-        '      <region kind="sentence" bbox="72 704 540 718">Profit rose &lt;b&gt;sharply&lt;/b&gt; &amp; fast.</region>',
+        '    <node n="2" type="paragraph" bbox="72 690 540 718" summary="Profit rose &lt;b&gt;sharply&lt;/b&gt; &amp; fast.">',
+        '      <text>Costs fell.</text>',
         '    </node>',
         '  </page>',
         '</evidence_subgraph>',
       ].join('\n'),
     );
-    assert.ok(!/<img|image=|crop=/.test(xml), 'no image references: Canopy has no multimodal reader');
+    assert.match(xml([first!, second!]), /<node n="2" type="paragraph" bbox="72 690 540 718">\n {6}<text>Profit rose &lt;b&gt;sharply&lt;\/b&gt; &amp; fast\.\nCosts fell\.<\/text>/);
+    assert.ok(!/<img|image=|crop=/.test(xml([first!])), 'no image references: Canopy has no multimodal reader');
   });
 });
