@@ -52,8 +52,17 @@ export function fmtDelta(v: number, digits = 3): string {
   return v > 0 ? `+${s}` : s;
 }
 
+/** 12345 → "12,345" (by hand: toLocaleString costs too much for thousands of rows). */
 export function fmtInt(v: number | undefined): string {
-  return v === undefined || !Number.isFinite(v) ? '—' : Math.round(v).toLocaleString('en-US');
+  if (v === undefined || !Number.isFinite(v)) return '—';
+  const n = Math.round(v);
+  const digits = String(Math.abs(n));
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? `-${out}` : out;
 }
 
 export function clip(text: string, max: number): string {

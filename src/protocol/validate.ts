@@ -145,33 +145,46 @@ const scores = record({ fused: num, dense: optional(num), bm25: optional(num), d
 const MAX_TREE_NODES = 2_000_000;
 const MAX_DEPTH = 200;
 
-/** Every node of a scored tree, iteratively (no recursion limit, bounded size and depth). */
+const nodeFields: Array<[string, Check]> = Object.entries({
+  id: str,
+  kind: str,
+  modality: str,
+  anchor,
+  decision: str,
+  rule: str,
+  tokens: num,
+  score: optional(num),
+  parentScore: optional(num),
+  text: optional(str),
+  preview: optional(str),
+  header: optional(str),
+});
+
+/**
+ * Every node of a scored tree, iteratively (no recursion limit, bounded size and depth). Big
+ * traces have thousands of nodes, so a node's path is spelled out only when it is wrong.
+ */
 const traceTree: Check = (v, p) => {
-  const stack: Array<{ node: unknown; path: string; depth: number }> = [{ node: v, path: p, depth: 0 }];
+  type Frame = { node: unknown; parent: Frame | undefined; index: number; depth: number };
+  const pathOf = (f: Frame): string => (f.parent ? `${pathOf(f.parent)}.children[${f.index}]` : p);
+  const stack: Frame[] = [{ node: v, parent: undefined, index: 0, depth: 0 }];
   let seen = 0;
-  const nodeShape = record({
-    id: str,
-    kind: str,
-    modality: str,
-    anchor,
-    decision: str,
-    rule: str,
-    tokens: num,
-    score: optional(num),
-    parentScore: optional(num),
-    text: optional(str),
-    preview: optional(str),
-    header: optional(str),
-  });
   while (stack.length > 0) {
-    const { node, path, depth } = stack.pop()!;
+    const frame = stack.pop()!;
     if (++seen > MAX_TREE_NODES) return `${p} has more than ${MAX_TREE_NODES} nodes`;
-    if (depth > MAX_DEPTH) return `${path} is nested deeper than ${MAX_DEPTH}`;
-    const problem = nodeShape(node, path);
-    if (problem) return problem;
-    const children = (node as Record<string, unknown>).children;
-    if (!Array.isArray(children)) return `${path}.children must be a list`;
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], path: `${path}.children[${i}]`, depth: depth + 1 });
+    if (frame.depth > MAX_DEPTH) return `${pathOf(frame)} is nested deeper than ${MAX_DEPTH}`;
+    const node = frame.node;
+    if (!isRecord(node)) return `${pathOf(frame)} must be an object`;
+    for (const [key, check] of nodeFields) {
+      const value = node[key];
+      // The common cases inline; anything unusual goes through the check for its message.
+      if (typeof value === 'string' && check === str && value.length <= MAX_STRING) continue;
+      const problem = check(value, 'x');
+      if (problem) return `${pathOf(frame)}.${key}${problem.slice(1)}`;
+    }
+    const children = node.children;
+    if (!Array.isArray(children)) return `${pathOf(frame)}.children must be a list`;
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], parent: frame, index: i, depth: frame.depth + 1 });
   }
   return undefined;
 };

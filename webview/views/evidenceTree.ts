@@ -14,9 +14,11 @@ import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { type ItemEntry, type NodeRef, type NodeStatus, nodeText, placeLabel, statusGroup } from '../model';
 
 /** Most matching nodes a filter or search shows at once. */
-export const MAX_FILTER_MATCHES = 500;
+export const MAX_FILTER_MATCHES = 200;
 /** Below this many nodes, every item opens to its kept regions on the first paint. */
 const EXPAND_ALL_BELOW = 600;
+/** Items shown at first; the rest come with "Show all items" (or when a node in them is revealed). */
+export const FIRST_ITEMS = 30;
 
 export const statusLabels: Record<NodeStatus, string> = {
   kept: 'kept',
@@ -49,6 +51,8 @@ export class EvidenceTreeView {
   private readonly tree: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly summary: HTMLElement;
+  private readonly more: HTMLButtonElement;
+  private rootsShown = 0;
   private readonly rows = new Map<string, Row>();
   private readonly populated = new WeakSet<HTMLElement>();
   private filtered = false;
@@ -64,12 +68,14 @@ export class EvidenceTreeView {
     this.tree = ce('vscode-tree', { 'aria-label': 'Evidence hierarchy', 'indent-guides': 'onHover', class: 'canopy-tree' });
     this.detail = el('section', { class: 'canopy-detail', 'aria-label': 'Region details', 'aria-live': 'polite' });
     this.summary = el('p', { class: 'canopy-tree-summary', role: 'status' });
+    this.more = button('', () => this.showAllRoots(), { class: 'canopy-link canopy-more-items' });
+    this.more.hidden = true;
     this.element = el(
       'div',
       { class: 'canopy-evidence' },
       this.toolbar(),
       this.summary,
-      el('div', { class: 'canopy-evidence-body' }, el('div', { class: 'canopy-tree-pane' }, this.tree), this.detail),
+      el('div', { class: 'canopy-evidence-body' }, el('div', { class: 'canopy-tree-pane' }, this.tree, this.more), this.detail),
     );
     this.observer = new MutationObserver((mutations) => {
       if (this.filtered) return;
@@ -188,8 +194,10 @@ export class EvidenceTreeView {
       return;
     }
     this.filtered = this.isFiltering();
+    this.more.hidden = true;
+    this.rootsShown = 0;
     if (!this.filtered) {
-      for (const entry of model.items) this.tree.append(this.row(entry.tree, entry));
+      this.appendRoots(FIRST_ITEMS);
       this.summary.textContent = `${fmtInt(model.nodeCount)} regions in ${model.items.length} item(s) · ${this.count('kept')} kept · ${this.count('dropped')} dropped`;
       this.expandToKept(model.nodeCount <= EXPAND_ALL_BELOW);
       if (this.selectedId && model.ref(this.selectedId)) this.reveal(this.selectedId, false);
@@ -219,6 +227,25 @@ export class EvidenceTreeView {
           ? `Showing the first ${matched.length} of ${fmtInt(total)} matching regions — narrow the search to see the rest.`
           : `${fmtInt(total)} matching region(s).`;
     if (this.selectedId && visible.has(this.selectedId)) this.markSelected(this.selectedId, false);
+  }
+
+  /** Appends the next item roots (up to `n` in all). */
+  private appendRoots(n: number): void {
+    const items = this.ctx.model.items;
+    const frag = document.createDocumentFragment();
+    for (; this.rootsShown < Math.min(n, items.length); this.rootsShown++) {
+      const entry = items[this.rootsShown]!;
+      frag.append(this.row(entry.tree, entry));
+    }
+    this.tree.append(frag);
+    const left = items.length - this.rootsShown;
+    this.more.hidden = left === 0;
+    this.more.textContent = `Show all ${items.length} items (${left} more)`;
+  }
+
+  private showAllRoots(): void {
+    if (this.filtered) return;
+    this.appendRoots(Number.MAX_SAFE_INTEGER);
   }
 
   private count(group: 'kept' | 'dropped'): number {
@@ -285,6 +312,7 @@ export class EvidenceTreeView {
       this.syncToolbar();
       this.renderTree();
     }
+    if (allItems) this.showAllRoots();
     const items = allItems ? this.ctx.model.items : this.ctx.model.items.slice(0, 1);
     for (const entry of items) {
       for (const id of entry.item.keptNodeIds) this.openPath(id);
@@ -310,6 +338,7 @@ export class EvidenceTreeView {
   /** Makes a node's row exist by opening its ancestors (populating them on the way). */
   private openPath(nodeId: string): Row | undefined {
     const path = [...this.ctx.model.ancestors(nodeId).map((a) => a.id), nodeId];
+    if (!this.filtered && !this.rows.has(path[0]!)) this.showAllRoots();
     let row: Row | undefined;
     for (let i = 0; i < path.length; i++) {
       row = this.rows.get(path[i]!);
