@@ -6,6 +6,10 @@
  *
  *   npm run bench -- --data /path/to/data [--only corpus,index,vectors,encode] [--sizes 10000,all]
  *                    [--query-count 50] [--repeats 3] [--results out.json] [--from-json results.json]
+ *                    [--skip-pdf] [--merge vectors=<file>] [--merge index.pdf=<file>]
+ *
+ * `--merge key=<file>` takes a measurement made by a separate `canopy bench … --json` run
+ * (vectors, index.markdown, index.pdf, index.reindex, encode) into the results.
  *
  * Inputs are found by shape under --data (nothing is named): pools and corpora (`pool*.jsonl`,
  * `corpus*.jsonl`, SQuAD `articles.jsonl`) one folder down, largest first, as the corpus; the
@@ -104,6 +108,8 @@ function main(): void {
       results: { type: 'string' },
       'from-json': { type: 'string' },
       file: { type: 'string' },
+      'skip-pdf': { type: 'boolean' },
+      merge: { type: 'string', multiple: true },
     },
   });
   const benchFile = resolve(repo, values.file ?? 'BENCHMARKS.md');
@@ -153,12 +159,21 @@ function main(): void {
       save();
       results.index.reindex = canopy(['bench', 'index', '--reindex', '1000', ...md, '--seed-cache', seed, '--json']) as never;
       save();
-      if (inputs.pdfDir) {
+      if (inputs.pdfDir && !values['skip-pdf']) {
         results.index.pdf = canopy(['bench', 'index', '--folder', inputs.pdfDir, '--cold', '--repeats', '1', '--json']) as never;
         save();
       }
     }
   }
+  for (const m of values.merge ?? []) {
+    const eq = m.indexOf('=');
+    const key = m.slice(0, eq);
+    const value = JSON.parse(readFileSync(resolve(m.slice(eq + 1)), 'utf8').trim().split('\n').pop()!) as never;
+    if (key === 'vectors' || key === 'encode') (results as unknown as Record<string, unknown>)[key] = value;
+    else if (key.startsWith('index.')) (results.index ??= {})[key.slice(6) as 'pdf' | 'markdown' | 'reindex'] = value;
+    else throw new Error(`--merge: unknown key ${key}`);
+  }
+  if (values.results) writeFileSync(resolve(values.results), JSON.stringify(results, null, 1));
   const current = existsSync(benchFile) ? readFileSync(benchFile, 'utf8') : '# Benchmarks\n';
   writeFileSync(benchFile, replaceBenchSection(current, renderBenchMarkdown(results)));
   process.stderr.write(`bench: wrote ${benchFile}\n`);

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CriticChoice } from '../../core/eval/configs';
 import { parseEvalCompressor } from '../../core/eval/configs';
-import { runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
+import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
 import { renderReport, writePlots } from '../../core/eval/render';
 import type { ChatModel } from '../../core/llm/llm';
 import { apiKeyFromEnv, OpenAiCompatibleChatModel } from '../../core/llm/openaiProvider';
@@ -35,7 +35,8 @@ Options:
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded] | peer
                          (default canopy)
   --critic <c>           none | rule | llm (pool mode; default rule)
-  --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid)
+  --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid); hybrid:bm25=<w>
+                         weights BM25 by w in the fusion (a measured variant)
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
   --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
   --thresholds <list>    sweep: threshold values (default 0.3,0.4)
@@ -123,7 +124,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const critic = (values.critic ?? (mode === 'pool' ? 'rule' : 'none')) as CriticChoice;
   if (!['none', 'rule', 'llm'].includes(critic)) throw new UsageError('--critic must be none, rule or llm');
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
-  if (!['hybrid', 'dense', 'bm25'].includes(retrieval)) throw new UsageError('--retrieval must be hybrid, dense or bm25');
+  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, dense, bm25 or hybrid:bm25=<weight>');
   const reader = values.reader ?? 'extractive';
   if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
   const compressor = values.compressor ?? 'canopy';

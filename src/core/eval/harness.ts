@@ -29,7 +29,16 @@ import { aggregate, compressionMetrics, gradedNdcgMetric, retrievalMetrics, type
 import { shortAnswerReader } from './shortAnswer';
 
 export type EvalMode = 'given' | 'pool';
-export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25';
+/** `hybrid:bm25=<w>` weights BM25 by w in the fusion (a measured variant; plain `hybrid` is the pipeline's RRF). */
+export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25' | `hybrid:bm25=${number}`;
+
+export function parseRetrieval(value: string): { dense: boolean; bm25: boolean; bm25Weight?: number } | undefined {
+  if (value === 'hybrid') return { dense: true, bm25: true };
+  if (value === 'dense') return { dense: true, bm25: false };
+  if (value === 'bm25') return { dense: false, bm25: true };
+  const m = /^hybrid:bm25=(\d*\.?\d+)$/.exec(value);
+  return m ? { dense: true, bm25: true, bm25Weight: Number(m[1]) } : undefined;
+}
 
 export interface EvalOptions {
   file: string;
@@ -171,7 +180,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         embeddings,
         tokens,
         pool: index,
-        retrieval: { dense: options.retrieval !== 'bm25', bm25: options.retrieval !== 'dense' },
+        retrieval: parseRetrieval(options.retrieval)!,
         critic,
         ...(reader ? { reader } : {}),
         peer: { chunkSize: options.peerChunkSize, bm25: options.peerBm25 ?? false },

@@ -142,27 +142,42 @@ export function qualityTokenSvg(points: CurvePoint[], options: { title: string; 
   return wrap(body, options.title);
 }
 
-/** One line per configuration: the metric (y, %) after each round (x). */
-export function recallByRoundSvg(series: Array<{ config: string; values: Interval[] }>, options: { title: string; subtitle?: string; yLabel: string }): string {
+/** One line per configuration: the metric (y, %) after each round (x); optional dashed reference levels. */
+export function recallByRoundSvg(
+  series: Array<{ config: string; values: Interval[] }>,
+  options: { title: string; subtitle?: string; yLabel: string; references?: Array<{ label: string; value: Interval }> },
+): string {
   const rounds = Math.max(1, ...series.map((s) => s.values.length));
-  const ys = series.flatMap((s) => s.values.flatMap((v) => [v.lo, v.hi, v.value])).filter(Number.isFinite);
-  const x = scale(1, Math.max(2, rounds), M.left + 20, W - M.right - 20);
+  const refs = options.references ?? [];
+  const ys = [...series.flatMap((s) => s.values.flatMap((v) => [v.lo, v.hi, v.value])), ...refs.map((r) => r.value.value)].filter(Number.isFinite);
+  const x = scale(1, Math.max(2, rounds), M.left + 30, W - M.right - 30);
   x.ticks = Array.from({ length: Math.max(2, rounds) }, (_, i) => i + 1);
   const y = scale(Math.max(0, Math.min(...ys, 1) - 0.05), Math.min(1, Math.max(...ys, 0) + 0.05), H - M.bottom, M.top);
   const body = frame(options.title, options.subtitle ?? '', 'round', options.yLabel, x, y, (v) => String(v), (v) => `${(100 * v).toFixed(0)}%`);
   const colors = ['#D55E00', '#0072B2', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+  let ly = M.top + 8;
+  const lx = W - M.right + 16;
+  refs.forEach((r) => {
+    const py = y(r.value.value).toFixed(1);
+    body.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${py}" y2="${py}" stroke="#777" stroke-dasharray="5 4"/>`);
+    body.push(`<text x="${M.left + 6}" y="${(Number(py) - 4).toFixed(1)}" font-size="10" fill="#555">${escapeXml(`${r.label}: ${(100 * r.value.value).toFixed(1)}%`)}</text>`);
+  });
   series.forEach((s, i) => {
     const color = colors[i % colors.length]!;
-    const pts = s.values.map((v, r) => ({ px: x(r + 1), v }));
+    // Series that coincide are offset sideways a little so each stays visible.
+    const dx = (i - (series.length - 1) / 2) * 6;
+    const pts = s.values.map((v, r) => ({ px: x(r + 1) + dx, v }));
     if (pts.length > 1) body.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${p.px.toFixed(1)},${y(p.v.value).toFixed(1)}`).join(' ')}"/>`);
     for (const p of pts) {
-      const dx = (i - (series.length - 1) / 2) * 4;
-      if (Number.isFinite(p.v.lo)) body.push(`<line x1="${(p.px + dx).toFixed(1)}" x2="${(p.px + dx).toFixed(1)}" y1="${y(p.v.lo).toFixed(1)}" y2="${y(p.v.hi).toFixed(1)}" stroke="${color}" opacity="0.6"/>`);
+      if (Number.isFinite(p.v.lo)) body.push(`<line x1="${p.px.toFixed(1)}" x2="${p.px.toFixed(1)}" y1="${y(p.v.lo).toFixed(1)}" y2="${y(p.v.hi).toFixed(1)}" stroke="${color}" opacity="0.6"/>`);
       body.push(marker('circle', Number(p.px.toFixed(1)), Number(y(p.v.value).toFixed(1)), color));
     }
-    const ly = M.top + 10 + 18 * i;
-    body.push(`<line x1="${W - M.right + 10}" x2="${W - M.right + 26}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
-    body.push(`<text x="${W - M.right + 30}" y="${ly + 4}" font-size="11">${escapeXml(s.config)}</text>`);
+    const last = pts[pts.length - 1];
+    if (last) body.push(`<text x="${(last.px + 8).toFixed(1)}" y="${(y(last.v.value) + 4).toFixed(1)}" font-size="10" fill="${color}">${(100 * last.v.value).toFixed(1)}%</text>`);
+    body.push(`<line x1="${lx - 6}" x2="${lx + 10}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
+    body.push(`<text x="${lx + 16}" y="${ly + 4}" font-size="10.5">${escapeXml(s.config)}</text>`);
+    ly += 18;
   });
+  body.push(`<text x="${lx - 6}" y="${ly + 10}" font-size="10" fill="#555">whiskers: 95% paired bootstrap</text>`);
   return wrap(body, options.title);
 }

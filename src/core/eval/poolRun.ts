@@ -27,12 +27,13 @@ import { containedLeaves } from './given';
 import { answerIn, eligibleAnswers, evaluateKept, type Outcome } from './outcome';
 import { VectraPeer } from './peer';
 import type { PoolIndex } from './poolIndex';
+import { WeightedHybridRetriever } from './variants';
 
 export interface PoolDeps {
   embeddings: EvalEmbeddings;
   tokens: TokenCounter;
   pool: PoolIndex;
-  retrieval: { dense: boolean; bm25: boolean };
+  retrieval: { dense: boolean; bm25: boolean; bm25Weight?: number };
   /** The critic for configurations with rounds. */
   critic: (config: RunConfig) => Critic | undefined;
   /** A reader that answers in a few words (EM/F1); the extractive reader otherwise. */
@@ -125,7 +126,10 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
   const { pool } = deps;
   const outcomes: Outcome[][] = configs.map(() => []);
   const diagnostics: PoolDiagnostics = { unresolvedGold: 0, peerBm25Skipped: 0, askMs: {} };
-  const retriever = new HybridRetriever(pool.corpus, deps.embeddings.embedQuery, { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, rrfK: 60 });
+  const retriever =
+    deps.retrieval.bm25Weight !== undefined && deps.retrieval.dense && deps.retrieval.bm25
+      ? new WeightedHybridRetriever(pool.corpus, deps.embeddings.embedQuery, deps.retrieval.bm25Weight)
+      : new HybridRetriever(pool.corpus, deps.embeddings.embedQuery, { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, rrfK: 60 });
   const extractive = new ExtractiveReader();
   let peer: VectraPeer | undefined;
   if (configs.some((c) => c.compressor.name === 'peer')) {

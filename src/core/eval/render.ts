@@ -69,10 +69,14 @@ export function writePlots(report: EvalReport, dir: string, prefix: string): str
   const roundKeys = r.metrics.map((m) => m.key).filter((k) => /^allGoldEvidence\.r\d+$/.test(k));
   if (report.mode === 'pool' && roundKeys.length > 1) {
     const series = r.rows
-      .filter((row, i) => report.configs[i]!.rounds > 1 || /^canopy|^none/.test(row.config))
-      .map((row, _i) => ({ config: row.config, values: roundKeys.map((k) => row.metrics[k]!).filter((v) => v !== undefined) }));
+      .filter((_row, i) => report.configs[i]!.rounds > 1)
+      .map((row) => ({ config: row.config, values: roundKeys.map((k) => row.metrics[k]!).filter((v) => v !== undefined) }));
+    // Reference: one round of twice as many items (what two rounds retrieve), from the first configuration's ranking.
+    const k = report.settings.topK;
+    const one = r.rows.find((_row, i) => report.configs[i]!.rounds === 1 && report.configs[i]!.compressor.name !== 'peer');
+    const references = one && one.metrics[`allGold@${2 * k}`] ? [{ label: `one round of ${2 * k} items`, value: one.metrics[`allGold@${2 * k}`]! }] : [];
     const file = join(dir, `${prefix}-rounds.svg`);
-    writeFileSync(file, recallByRoundSvg(series, { title: 'All gold paragraphs in the evidence, by round', subtitle, yLabel: 'questions with every gold paragraph in evidence' }));
+    writeFileSync(file, recallByRoundSvg(series, { title: 'Every gold paragraph in the evidence, by critic round', subtitle, yLabel: 'questions with every gold paragraph in evidence', references }));
     written.push(file);
   }
   return written;

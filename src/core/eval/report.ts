@@ -83,6 +83,8 @@ export interface Comparison {
   recallMinusFlat?: Interval;
   recallMinusNone?: Interval;
   tokensVsNone?: Interval;
+  /** The peer: its recall minus that of the configuration whose budget it was given. */
+  recallMinusBudgetSource?: Interval & { source: string };
   note?: string;
 }
 
@@ -185,6 +187,10 @@ export function aggregate(questions: EvalQuestion[], configs: RunConfig[], outco
         const ratioValues = questions.map((_, qi) => (mine[qi] && none[qi] && none[qi]!.num > 0 ? { num: mine[qi]!.num, den: none[qi]!.num } : undefined));
         cmp.tokensVsNone = plan.interval(ratioValues);
       }
+      if (c.compressor.name === 'peer') {
+        const src = configs.findIndex((x) => x.id === (c.compressor as { budgetFrom: string }).budgetFrom);
+        if (src >= 0) cmp.recallMinusBudgetSource = { ...plan.differenceInterval(values(i, recallSpec), values(src, recallSpec)), source: configs[src]!.id };
+      }
       comparisons.push(cmp);
     }
   }
@@ -226,6 +232,11 @@ export function comparisonTable(agg: Aggregated): string[] {
     lines.push(
       `| ${c.config} | ${c.flatAtEqualTokens ? formatInterval(c.flatAtEqualTokens, true) : (c.note ?? '—')} | ${formatInterval(c.recallMinusFlat, true)} | ${formatInterval(c.recallMinusNone, true)} | ${formatInterval(c.tokensVsNone, true)} |`,
     );
+  }
+  for (const c of agg.comparisons) {
+    if (!c.recallMinusBudgetSource) continue;
+    const d = c.recallMinusBudgetSource;
+    lines.push('', `${c.config} − ${d.source}, at the same token budget: ${formatInterval(d, true)} gold recall (paired).`);
   }
   return lines;
 }

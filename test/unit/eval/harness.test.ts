@@ -163,3 +163,50 @@ describe('eval harness', () => {
     assert.ok(readdirSync(cache).length > 0);
   });
 });
+
+describe('retrieval variants', () => {
+  it('parses the retrieval choices; a BM25 weight of 1 ranks like the pipeline’s RRF', async () => {
+    const { parseRetrieval } = await import('../../../src/core/eval/harness');
+    assert.deepEqual(parseRetrieval('hybrid'), { dense: true, bm25: true });
+    assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true });
+    assert.deepEqual(parseRetrieval('hybrid:bm25=2'), { dense: true, bm25: true, bm25Weight: 2 });
+    assert.equal(parseRetrieval('sparse'), undefined);
+    const cache = mkdtempSync(join(tmpdir(), 'canopy-eval-w-'));
+    try {
+      const base = options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'none', critic: 'none', topK: 3 });
+      const plain = await runEval(base);
+      const weighted = await runEval({ ...base, retrieval: 'hybrid:bm25=1' });
+      assert.deepEqual(weighted.results.rows[0]!.metrics['recall@3'], plain.results.rows[0]!.metrics['recall@3']);
+      assert.deepEqual(weighted.results.rows[0]!.metrics['ndcg@10'], plain.results.rows[0]!.metrics['ndcg@10']);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('EM / F1 with an LLM reader', () => {
+  it('asks the model for a short answer from the kept evidence and scores it with HotpotQA normalisation', async () => {
+    const prompts: string[] = [];
+    const llm = {
+      id: 'fake:short',
+      remote: false,
+      async chat(messages: Array<{ role: string; content: string }>) {
+        prompts.push(messages[messages.length - 1]!.content);
+        return { text: 'The Saltmere\nextra line', model: 'fake', attempts: 1, ms: 1 };
+      },
+    };
+    const cache = mkdtempSync(join(tmpdir(), 'canopy-eval-llm-'));
+    try {
+      const r = await runEval({ ...options(cache, { file: fx('hotpotqa/dev.jsonl'), compressor: 'none' }), llm });
+      const m = r.results.rows[0]!.metrics;
+      // q1's answer is Saltmere (EM 1), q2's is Ada Fenwick (EM 0, F1 0).
+      assert.equal(m.em!.value, 0.5);
+      assert.equal(m.f1!.value, 0.5);
+      assert.equal(r.settings.reader, 'llm:fake:short');
+      assert.equal(prompts.length, 2);
+      assert.match(prompts[0]!, /Marrow Lake is a glacial lake[\s\S]*Question: At which port town/);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});
