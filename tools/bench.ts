@@ -153,7 +153,9 @@ function main(): void {
       const first = inputs.pools[0]!;
       const group = inputs.pools.filter((p) => resolve(p.file, '..') === resolve(first.file, '..'));
       const md = group.flatMap((p) => ['--markdown-from', p.file]);
-      const seed = join(cache, 'bench', `corpus-canopy-${Math.min(sizes[0]!, total)}`, 'emb');
+      // Seed from the corpus run's own cache when it exists, else from the shared embedding cache.
+      const corpusSeed = join(cache, 'bench', `corpus-canopy-${Math.min(sizes[0]!, total)}`, 'emb');
+      const seed = existsSync(corpusSeed) ? corpusSeed : join(cache, 'embeddings');
       results.index = {};
       results.index.markdown = canopy(['bench', 'index', ...md, '--seed-cache', seed, '--json']) as never;
       save();

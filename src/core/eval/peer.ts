@@ -10,13 +10,31 @@
  *  - BM25 (`isBm25`) throws (`winkBM25S: document collection is too small…`) when fewer than 3
  *    chunks remain outside the semantic top `maxChunks`: it is switched off for that query then;
  *  - every `upsertDocument` clones and rewrites the whole index (quadratic for a large corpus):
- *    `addBulk` holds one update open across many documents (the same writes, done once).
+ *    `addBulk` holds one update open across many documents (the same writes, done once);
+ *  - with BM25, every query builds a new wink-nlp instance, and wink-eng-lite-web-model 1.8.1's
+ *    `metaCER()` JSON-stringifies its module-level model again on each call (the string's escapes
+ *    double every time), so the 16th BM25 query in a process dies with "Invalid string length":
+ *    `stabiliseWinkModel` makes `metaCER()` return its first (correct) result every time.
  */
 import { promises as fs } from 'node:fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { LocalDocumentIndex } from 'vectra/lib/LocalDocumentIndex';
 import type { EmbeddingsModel, EmbeddingsResponse, Tokenizer } from 'vectra/lib/types';
+
+let winkStabilised = false;
+
+/** See the header: makes wink-eng-lite-web-model's `metaCER()` idempotent (once per process). */
+export function stabiliseWinkModel(): void {
+  if (winkStabilised) return;
+  winkStabilised = true;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const model = require('wink-eng-lite-web-model') as { metaCER?: () => unknown };
+  const original = model.metaCER;
+  if (typeof original !== 'function') return;
+  let first: unknown;
+  model.metaCER = () => (first ??= original.call(model));
+}
 
 export interface PeerEmbeddings {
   embedTexts(texts: string[]): Promise<Float32Array[]>;
@@ -78,7 +96,9 @@ export class VectraPeer {
   private constructor(
     readonly folder: string,
     private readonly index: LocalDocumentIndex,
-  ) {}
+  ) {
+    stabiliseWinkModel();
+  }
 
   /** A fresh (emptied) index in `folder`. */
   static async create(folder: string, embeddings: PeerEmbeddings, options: PeerOptions): Promise<VectraPeer> {

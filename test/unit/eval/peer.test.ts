@@ -39,6 +39,17 @@ describe('vectra peer', () => {
     assert.equal(peer.bm25Skipped, 0);
   });
 
+  it('survives many BM25 queries in one process (wink-eng-lite-web-model re-stringifies its model on every load)', async () => {
+    const peer = await VectraPeer.create(join(dir, 'many'), embeddings, { chunkSize: 16 });
+    await peer.add(docs);
+    // Unpatched, the 16th query dies with "RangeError: Invalid string length".
+    for (let i = 0; i < 24; i++) {
+      const { hits } = await peer.retrieveAndRender(`river Quill question ${i}`, 30, { maxDocuments: 4, maxChunks: 3, bm25: true });
+      assert.ok(hits.length > 0);
+    }
+    assert.equal(peer.bm25Skipped, 0);
+  });
+
   it('switches BM25 off instead of throwing when fewer than 3 chunks remain outside the top', async () => {
     const peer = await VectraPeer.create(join(dir, 'b'), embeddings, { chunkSize: 512 });
     await peer.add(docs.slice(0, 3));
