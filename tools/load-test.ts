@@ -4,15 +4,24 @@
  * RSS) between the first and the last block of questions. Questions are drawn, seeded, from the
  * corpus's own sentences so they hit real evidence.
  *
- *   node --expose-gc --import tsx tools/load-test.ts <folder> [--concurrent 20] [--sequential 1000] [--index <dir>]
+ *   node --expose-gc --import tsx tools/load-test.ts <folder> [--concurrent 20] [--sequential 1000]
+ *   npm run load -- --index <index dir> [--concurrent 20] [--sequential 1000]
+ *
+ * With `--index` an existing index is used as it is, not re-indexed: it is first copied into a
+ * temporary folder (asking writes the embedding cache and traces beside the index), so the
+ * original — e.g. an evaluation pool index — is never modified. An evaluation pool index keeps
+ * its node vectors in the shared evaluation cache, not beside the index: give that cache with
+ * `--embeddings <dir>` (its `*.emb` files are copied into the copy's cache), or every question
+ * encodes its items' nodes as a lazy index would, and the cache's growth shows as memory growth.
  */
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CanopyWorkspace } from '../src/core/app/workspace';
 import { resolveSettings } from '../src/core/config/settings';
 import type { RegionNode } from '../src/core/model/region';
+import { seedEmbeddingCache } from '../src/core/eval/bench/indexBench';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -34,22 +43,39 @@ const gc = (globalThis as { gc?: () => void }).gc;
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { concurrent: { type: 'string' }, sequential: { type: 'string' }, index: { type: 'string' }, seed: { type: 'string' } },
+    options: { concurrent: { type: 'string' }, sequential: { type: 'string' }, index: { type: 'string' }, seed: { type: 'string' }, embeddings: { type: 'string' } },
   });
-  const folder = path.resolve(positionals[0] ?? 'test/fixtures/demo');
   const concurrent = Number(values.concurrent ?? 20);
   const sequential = Number(values.sequential ?? 1000);
+  const scratch = mkdtempSync(path.join(tmpdir(), 'canopy-load-'));
+  let indexDir = scratch;
+  if (values.index) {
+    indexDir = path.join(scratch, 'index');
+    const t = Date.now();
+    cpSync(path.resolve(values.index), indexDir, { recursive: true });
+    console.log(`copied ${values.index} to ${indexDir} in ${((Date.now() - t) / 1000).toFixed(1)} s (the original is not touched)`);
+  }
+  if (values.embeddings) {
+    const n = seedEmbeddingCache(path.resolve(values.embeddings), indexDir);
+    console.log(`seeded the index's embedding cache with ${n} file(s) from ${values.embeddings}`);
+  }
+  const folder = path.resolve(positionals[0] ?? (values.index ? '.' : 'test/fixtures/demo'));
   const ws = new CanopyWorkspace({
     root: folder,
-    indexDir: values.index ?? mkdtempSync(path.join(tmpdir(), 'canopy-load-')),
+    indexDir,
     settings: resolveSettings({}),
     encoder: { kind: 'builtin' },
     builtinModelDir: path.resolve('models/use-lite'),
   });
-  const summary = await ws.index();
-  const corpus = await ws.openIndex();
+  const corpus = values.index ? await ws.openIndex() : (await ws.index(), await ws.openIndex());
+  const summary = {
+    files: Object.keys(corpus.manifest.files).length,
+    items: corpus.itemCount,
+    nodes: Object.values(corpus.manifest.files).reduce((a, e) => a + e.nodes, 0),
+  };
   const sentences: string[] = [];
-  for (const file of Object.keys(corpus.manifest.files)) {
+  // Question seeds from at most 2,000 documents (a large index has many more; the rest add nothing).
+  for (const file of Object.keys(corpus.manifest.files).slice(0, 2000)) {
     const doc = await corpus.document(file);
     const walk = (n: RegionNode) => {
       if (n.children.length === 0 && n.kind === 'sentence' && n.text.split(/\s+/).length >= 6) sentences.push(n.text);
@@ -81,15 +107,17 @@ async function main(): Promise<void> {
       gc?.();
       const m = process.memoryUsage();
       snapshots.push({ at: i + 1, heap: m.heapUsed, rss: m.rss });
+      const recent = lat.slice(-block).sort((a, b) => a - b);
+      console.log(`  after ${i + 1}: heap ${mb(m.heapUsed).toFixed(1)} MB, rss ${mb(m.rss).toFixed(1)} MB; last ${block}: p50 ${percentile(recent, 50).toFixed(0)} ms`);
     }
   }
   const sorted = [...lat].sort((a, b) => a - b);
   console.log(`${sequential} sequential questions: p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
-  for (const s of snapshots) console.log(`  after ${s.at}: heap ${mb(s.heap).toFixed(1)} MB, rss ${mb(s.rss).toFixed(1)} MB`);
   const first = snapshots[0]!;
   const last = snapshots.at(-1)!;
   console.log(`heap growth from question ${first.at} to ${last.at}: ${mb(last.heap - first.heap).toFixed(1)} MB (${gc ? 'after forced GC' : 'run with --expose-gc for a clean figure'}); rss growth ${mb(last.rss - first.rss).toFixed(1)} MB`);
   await ws.dispose();
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 main().catch((err: unknown) => {

@@ -9,6 +9,7 @@ import { evalHelp, runEvalCommand } from './commands/eval';
 import { benchHelp, runBench } from './commands/bench';
 import { goldHelp, runGold } from './commands/gold';
 import { trainHelp, runTrain } from './commands/train';
+import { topicsHelp, runTopics } from './commands/topics';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -26,6 +27,7 @@ const commands: Record<string, Command> = {
   bench: { summary: 'benchmarks: encoder, indexing, query latency (bench --help)', help: benchHelp, run: runBench },
   gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
   train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
+  topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
 };
 
 function usage(): string {

@@ -8,6 +8,10 @@ export const ErrorCodes = {
   badInput: 'E_BAD_INPUT',
   unsupportedFormat: 'E_UNSUPPORTED_FORMAT',
   fileTooLarge: 'E_FILE_TOO_LARGE',
+  /** A file whose parsing ran past its per-file time limit (a hostile or pathological file). */
+  timeLimit: 'E_TIME_LIMIT',
+  /** The disk is full, or the folder is read-only or not writable: nothing was written. */
+  writeFailed: 'E_WRITE',
   parseFailed: 'E_PARSE_FAILED',
   /** A password-protected (encrypted) document that cannot be opened without its password. */
   encrypted: 'E_ENCRYPTED',

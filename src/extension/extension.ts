@@ -15,6 +15,9 @@ import { CanopySession } from './session';
 import { findRegion } from './views/evidenceRegions';
 import { EvidenceProvider } from './views/evidenceView';
 import { QuestionsProvider } from './views/questionsView';
+import { markSelectionAsGold } from './annotations';
+import { goldCommands } from './goldCommands';
+import { GoldProvider } from './views/goldView';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Canopy', { log: true });
@@ -33,11 +36,14 @@ export function activate(context: vscode.ExtensionContext): void {
     readTrace: (name) => session.readTrace(name),
     findTrace: (id) => session.findTrace(id),
     replay: (trace, settings) => session.replay(trace, settings),
+    markGold: (mark) => gold.markFromInspector(mark),
     log,
   };
 
   // Native views and decorations follow the trace the inspector shows.
   const questions = new QuestionsProvider(() => session.listTraces(), log);
+  const goldView = new GoldProvider(() => session.folder, log);
+  const gold = goldCommands({ session, log, refresh: () => goldView.refresh() });
   const evidence = new EvidenceProvider();
   const decorations = new EvidenceDecorations(() => session.folder, log);
   const followShown = (trace: AskTrace | undefined) => {
@@ -129,6 +135,18 @@ export function activate(context: vscode.ExtensionContext): void {
     session.onDidChangeShownTrace(followShown),
     session.onDidChangeHistory(() => questions.refresh()),
     vscode.commands.registerCommand('canopy.refreshQuestions', () => questions.refresh()),
+    goldView,
+    vscode.window.createTreeView('canopy.gold', { treeDataProvider: goldView, showCollapseAll: true }),
+    vscode.commands.registerCommand('canopy.markGold', async () => {
+      await markSelectionAsGold({ folder: () => session.folder, currentQuestion: () => session.shownTrace?.question, log })();
+      goldView.refresh();
+    }),
+    vscode.commands.registerCommand('canopy.openGold', (arg?: unknown) => gold.open(arg)),
+    vscode.commands.registerCommand('canopy.unmarkGold', (arg?: unknown) => gold.unmark(arg)),
+    vscode.commands.registerCommand('canopy.editGold', (arg?: unknown) => gold.edit(arg)),
+    vscode.commands.registerCommand('canopy.refreshGold', () => goldView.refresh()),
+    vscode.commands.registerCommand('canopy.trainAdapter', () => gold.train()),
+    vscode.commands.registerCommand('canopy.selectAdapter', () => gold.selectCheckpoint()),
     vscode.commands.registerCommand('canopy.openTrace', async (arg?: unknown) => {
       try {
         const trace = await savedTrace(arg);

@@ -11,7 +11,7 @@ import type { AskTrace } from '../core/trace/schema';
 import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary } from '../protocol/messages';
 import { HostEndpoint } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';
-import { inspectorRequestHandlers } from './views/inspectorRequests';
+import { inspectorRequestHandlers, type GoldMark } from './views/inspectorRequests';
 
 export const inspectorViewType = 'canopy.inspector';
 
@@ -27,6 +27,8 @@ export interface InspectorHost {
   findTrace(id: string): Promise<AskTrace | undefined>;
   /** Replays, saves and shows the replay (the panel is told through showTrace's caller). */
   replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace>;
+  /** Stores a gold mark from the inspector (`gold/mark`). */
+  markGold?(mark: GoldMark): Promise<{ annotationId: string; added: boolean }>;
   log: vscode.LogOutputChannel;
 }
 
@@ -98,6 +100,7 @@ export class InspectorPanel implements vscode.Disposable {
           this.pendingBusy = undefined;
           return replayed;
         },
+        ...(host.markGold ? { markGold: host.markGold } : {}),
       }),
       (message) => {
         switch (message.method) {

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { CanopySettings } from '../core/config/settings';
+import { llmMayReceiveDocuments } from '../core/config/trust';
 import type { ChatModel } from '../core/llm/llm';
 import { OpenAiCompatibleChatModel } from '../core/llm/openaiProvider';
 import { selectLmChatModel } from './lmChatModel';
@@ -20,7 +21,8 @@ export interface LlmChoice {
 export async function chooseLlm(settings: CanopySettings, secrets: vscode.SecretStorage, log: vscode.LogOutputChannel): Promise<LlmChoice> {
   if (settings.llmProvider === 'none') return {};
   if (settings.llmProvider === 'vscode-lm') {
-    if (!vscode.workspace.isTrusted) return { note: 'the workspace is not trusted, so no document text is sent to a language model' };
+    const gate = llmMayReceiveDocuments('vscode-lm', true, vscode.workspace.isTrusted);
+    if (!gate.value) return { ...(gate.note ? { note: gate.note } : {}) };
     const model = await selectLmChatModel(settings.llmModel ? { family: settings.llmModel } : {});
     return model ? { model } : { note: 'no VS Code language model is available' };
   }
@@ -34,8 +36,7 @@ export async function chooseLlm(settings: CanopySettings, secrets: vscode.Secret
     maxRetries: settings.llmMaxRetries,
     logger: { log: (level, message) => log[level === 'trace' || level === 'debug' ? 'debug' : level](message) },
   });
-  if (model.remote && !vscode.workspace.isTrusted) {
-    return { note: 'the workspace is not trusted, so no document text is sent to a remote LLM' };
-  }
+  const gate = llmMayReceiveDocuments('openai-compatible', model.remote, vscode.workspace.isTrusted);
+  if (!gate.value) return { ...(gate.note ? { note: gate.note } : {}) };
   return { model };
 }

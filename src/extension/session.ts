@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LatestOnly } from '../core/app/latestOnly';
+import { ReindexScheduler } from '../core/app/reindexScheduler';
 import { CanopyWorkspace } from '../core/app/workspace';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
@@ -15,13 +16,16 @@ import type { ReplaySettings } from '../core/replay/replay';
 import type { SavedTraceSummary } from '../core/app/workspace';
 import { readFilesExclude, readSettings } from './config';
 import { chooseLlm } from './llmConfig';
+import { userAdapterCheckpoint, userEncoderFolder } from '../core/config/trust';
+import { annotationsPath } from '../core/annotate/store';
+import type { TrainRunOptions, TrainRunReport } from '../core/train/run';
 
 export class CanopySession implements vscode.Disposable {
   private workspace: CanopyWorkspace | undefined;
   private indexing: Promise<IndexSummary | undefined> | undefined;
   /** At most one question at a time: a new one cancels the old, and only the newest paints. */
   private readonly questions = new LatestOnly();
-  private watcherTimer: ReturnType<typeof setTimeout> | undefined;
+  private reindex: ReindexScheduler | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   lastSummary: IndexSummary | undefined;
   lastTrace: AskTrace | undefined;
@@ -48,8 +52,8 @@ export class CanopySession implements vscode.Disposable {
     if (!folder) throw new Error('open a folder first — there is nothing to index');
     if (!this.workspace) {
       const settings = readSettings(folder.uri);
-      const userModel = settings.encoderModelFolder && vscode.workspace.isTrusted ? settings.encoderModelFolder : '';
-      if (settings.encoderModelFolder && !userModel) this.log.warn('the workspace is not trusted: the user-supplied encoder is not loaded, the built-in one is used');
+      const { value: userModel, note } = userEncoderFolder(settings.encoderModelFolder, vscode.workspace.isTrusted);
+      if (note) this.log.warn(note);
       this.workspace = new CanopyWorkspace({
         root: folder.uri.fsPath,
         indexDir: this.indexDir(),
@@ -159,7 +163,12 @@ export class CanopySession implements vscode.Disposable {
         const settings = readSettings(folder.uri);
         const llm = await chooseLlm(settings, this.context.secrets, this.log);
         if (llm.note) this.log.info(`LLM not used: ${llm.note}`);
-        return this.current().ask(question, { signal, ...(llm.model ? { llm: llm.model } : {}) });
+        const adapter = userAdapterCheckpoint(settings.adapterCheckpoint, vscode.workspace.isTrusted);
+        if (adapter.note) this.log.warn(adapter.note);
+        const trace = await this.current().ask(question, { signal, adapter: adapter.value, ...(llm.model ? { llm: llm.model } : {}) });
+        const problem = this.current().adapterProblem;
+        if (problem) void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${problem}`);
+        return trace;
       }, outer.signal);
       if (!trace) return undefined; // cancelled, or a newer question owns the panel
       this.lastTrace = trace;
@@ -198,6 +207,19 @@ export class CanopySession implements vscode.Disposable {
   }
 
   /** Saved traces, newest first (empty before the first question). */
+  /** Where trained adapter checkpoints are written: the extension's workspace storage. */
+  adapterDir(): string {
+    const base = this.context.storageUri ?? this.context.globalStorageUri;
+    return path.join(base.fsPath, 'adapters');
+  }
+
+  /** Trains the node-encoder adapter on the folder's gold annotations (the `canopy train` recipe). */
+  async trainAdapter(options: Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' | 'dim' | 'tokens' | 'logger' | 'annotationsFile' | 'outDir'>): Promise<TrainRunReport> {
+    const folder = this.folder;
+    if (!folder) throw new Error('open a folder first — annotations live in its .canopy folder');
+    return this.current().trainAdapter({ ...options, annotationsFile: annotationsPath(folder.uri.fsPath), outDir: this.adapterDir() });
+  }
+
   async listTraces(): Promise<SavedTraceSummary[]> {
     if (!this.folder) return [];
     return this.current().listTraces();
@@ -237,13 +259,17 @@ export class CanopySession implements vscode.Disposable {
     const folder = this.folder;
     if (!folder) return;
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'));
+    // Debounced, at most one run in flight, one follow-up for changes made during a run, and a run
+    // at least every 20 s while changes keep coming (core/app/reindexScheduler.ts, tested with a
+    // burst of 1,000 changes).
+    this.reindex = new ReindexScheduler(() => this.index({ quiet: true }), {
+      delayMs: 2000,
+      onError: (err) => this.log.error(`re-indexing failed: ${describeError(err).message}`),
+    });
     const schedule = (uri: vscode.Uri) => {
       if (!readSettings(folder.uri).autoIndex || !this.lastSummary) return;
       if (uri.fsPath.startsWith(this.indexDir())) return;
-      clearTimeout(this.watcherTimer);
-      this.watcherTimer = setTimeout(() => {
-        this.index({ quiet: true }).catch((err) => this.log.error(`re-indexing failed: ${describeError(err).message}`));
-      }, 2000);
+      this.reindex?.notify();
     };
     this.disposables.push(watcher, watcher.onDidChange(schedule), watcher.onDidCreate(schedule), watcher.onDidDelete(schedule));
   }
@@ -251,7 +277,7 @@ export class CanopySession implements vscode.Disposable {
   dispose(): void {
     this.shownEmitter.dispose();
     this.historyEmitter.dispose();
-    clearTimeout(this.watcherTimer);
+    this.reindex?.dispose();
     this.questions.cancel();
     while (this.disposables.length > 0) this.disposables.pop()?.dispose();
     void this.workspace?.dispose();

@@ -12,8 +12,11 @@
 
 import type { AskTrace, CompressorSetting } from '../core/trace/schema';
 
-/** 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI). */
-export const PROTOCOL_VERSION = 2;
+/**
+ * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
+ * 3: `gold/mark` (mark a node of the shown trace, or a box on its PDF page, as gold evidence).
+ */
+export const PROTOCOL_VERSION = 3;
 
 /** Errors cross the wire as plain data. */
 export interface WireError {
@@ -70,6 +73,12 @@ export interface HostRequestMap {
   'traces/get': { params: { name: string }; result: { trace: AskTrace } };
   /** Replay the trace with this id (the shown one or a saved one) with other settings. */
   'trace/replay': { params: { traceId: string; settings: ReplayRequestSettings }; result: { trace: AskTrace } };
+  /**
+   * Mark a node of a trace as gold evidence for the trace's question (design §10); with `bbox`
+   * (PDF points, [x0, y0, x1, y1]) only that box of the node's page. Refused for nodes whose file
+   * is not in the index. `added` is false when the same span was already gold for that question.
+   */
+  'gold/mark': { params: { traceId: string; nodeId: string; bbox?: [number, number, number, number] }; result: { annotationId: string; added: boolean; question: string } };
 }
 
 /** Notifications the webview sends to the host. */

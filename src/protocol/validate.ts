@@ -58,6 +58,12 @@ const record =
   };
 const int: Check = (v, p) => (typeof v === 'number' && Number.isSafeInteger(v) ? undefined : `${p} must be an integer`);
 const nonNegInt: Check = (v, p) => int(v, p) ?? ((v as number) >= 0 ? undefined : `${p} must be ≥ 0`);
+/** A box on a PDF page in points: four finite numbers, x0 ≤ x1 and y0 ≤ y1. */
+const bbox: Check = (v, p) => {
+  if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) return `${p} must be four finite numbers`;
+  const [x0, y0, x1, y1] = v as number[];
+  return x0! <= x1! && y0! <= y1! ? undefined : `${p} must have x0 ≤ x1 and y0 ≤ y1`;
+};
 const optional =
   (check: Check): Check =>
   (v, p) =>
@@ -102,6 +108,7 @@ const hostRequestParams: { [K in keyof HostRequestMap]: Check } = {
   'pdf/get': object({ file: str }),
   'traces/list': object({}),
   'traces/get': object({ name: shortStr }),
+  'gold/mark': object({ traceId: shortStr, nodeId: shortStr, bbox: optional(bbox) }),
   'trace/replay': object({
     traceId: shortStr,
     settings: object({
@@ -298,6 +305,7 @@ export const hostRequestResults: { [K in keyof HostRequestMap]: Check } = {
   'traces/list': object({ traces: list(traceSummary, 100_000) }),
   'traces/get': object({ trace: askTrace }),
   'trace/replay': object({ trace: askTrace }),
+  'gold/mark': object({ annotationId: str, added: bool, question: str }),
 };
 
 const has = <T extends object>(table: T, key: unknown): key is keyof T =>

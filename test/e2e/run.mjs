@@ -57,6 +57,9 @@ const INDEX_WORKSPACE = 'Canopy: Index Workspace';
 const ASK = 'Canopy: Ask a Question';
 const SET_KEY = 'Canopy: Set LLM API Key';
 const TOGGLE_DROPPED = 'Canopy: Toggle Dropped Regions';
+const MARK_GOLD = 'Canopy: Mark Selection as Gold Evidence';
+const TRAIN_ADAPTER = 'Canopy: Train Node Adapter on Gold Evidence';
+const SELECT_ADAPTER = 'Canopy: Select Adapter Checkpoint (or Roll Back)';
 
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -379,7 +382,7 @@ async function main() {
   await screenshot(page, '01-workbench');
 
   await check('the palette lists the commands Canopy contributes', async () => {
-    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SET_KEY, TOGGLE_DROPPED], 'package.json command titles');
+    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, MARK_GOLD, OPEN_INSPECTOR, SELECT_ADAPTER, SET_KEY, TOGGLE_DROPPED, TRAIN_ADAPTER].sort(), 'package.json command titles');
     const rows = await waitForPalette(page, 'Canopy:', commandTitles, Date.now() + STEP_TIMEOUT_MS);
     await screenshot(page, '02-palette');
     await page.keyboard.press('Escape');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/io';
+import { startOpenAiServer } from '../helpers/openaiServer';
 
 const demo = fileURLToPath(new URL('../fixtures/demo', import.meta.url));
 
@@ -68,6 +69,31 @@ describe('canopy CLI', () => {
       assert.equal(trace.schema, 'canopy.trace');
       assert.deepEqual(trace.settings.compressor, { name: 'flat', m: 3 });
       assert.ok(trace.readerInput.regions.length <= 3);
+
+      // --llm: the critic, reader and (with --llm-routing) router go to the endpoint in the environment.
+      io = capture();
+      assert.equal(await main(['ask', '--dir', demo, '--index', index, '--llm', 'Which plot lost ash trees?'], io), 2);
+      assert.match(io.stderr.join('\n'), /--llm needs CANOPY_LLM_BASE_URL and CANOPY_LLM_MODEL/);
+      const server = await startOpenAiServer();
+      try {
+        server.script(
+          { kind: 'reply', content: '{"aggregate": false, "modalities": ["text"], "reason": "one plot"}' },
+          { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
+          { kind: 'reply', content: ['Plot P5 lost its ash trees [1].'] },
+        );
+        io = capture();
+        io.env = { CANOPY_LLM_BASE_URL: server.baseUrl, CANOPY_LLM_MODEL: 'test-model', CANOPY_LLM_API_KEY: 'sk-cli-test' };
+        assert.equal(await main(['ask', '--dir', demo, '--index', index, '--llm', '--llm-routing', '--json', 'Which plot lost ash trees?'], io), 0, io.stderr.join('\n'));
+        const llmTrace = JSON.parse(io.stdout.join('\n'));
+        assert.equal(llmTrace.rounds[0].routing.source, 'llm');
+        assert.equal(llmTrace.rounds[0].critic.source, 'llm');
+        assert.equal(llmTrace.answer.mode, 'llm');
+        assert.match(llmTrace.answer.text, /P5 lost its ash trees/);
+        assert.equal(server.requests.length, 3);
+        assert.equal(server.requests[0]?.headers.authorization, 'Bearer sk-cli-test');
+      } finally {
+        await server.close();
+      }
     } finally {
       rmSync(index, { recursive: true, force: true });
     }

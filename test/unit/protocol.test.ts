@@ -50,6 +50,8 @@ describe('protocol validation', () => {
       { kind: 'notify', method: 'webview/error', params: { message: 'x' } },
       { kind: 'request', id: 0, method: 'inspector/getView', params: {} },
       { kind: 'request', id: 7, method: 'source/open', params: { file: 'a.md', startLine: 3, startColumn: 0 } },
+      { kind: 'request', id: 8, method: 'gold/mark', params: { traceId: 't1', nodeId: 'a.md#0/1' } },
+      { kind: 'request', id: 9, method: 'gold/mark', params: { traceId: 't1', nodeId: 'r.pdf#0', bbox: [10, 20, 300, 90.5] } },
     ];
     for (const m of good) assert.equal(validateWebviewToHost(m).ok, true, JSON.stringify(m));
   });
@@ -66,6 +68,11 @@ describe('protocol validation', () => {
       [{ kind: 'request', id: 1, method: 'source/open', params: { file: 'a', startLine: 1.5 } }, /startLine/],
       [{ kind: 'request', id: 1, method: 'source/open', params: { file: 'a', extra: true } }, /not part of the protocol/],
       [{ kind: 'notify', method: 'webview/ready', params: { protocolVersion: '1' } }, /integer/],
+      [{ kind: 'request', id: 1, method: 'gold/mark', params: { traceId: 't1' } }, /nodeId/],
+      [{ kind: 'request', id: 1, method: 'gold/mark', params: { traceId: 't1', nodeId: '' } }, /nodeId must be a non-empty string/],
+      [{ kind: 'request', id: 1, method: 'gold/mark', params: { traceId: 't1', nodeId: 'n', bbox: [1, 2, 3] } }, /bbox must be four finite numbers/],
+      [{ kind: 'request', id: 1, method: 'gold/mark', params: { traceId: 't1', nodeId: 'n', bbox: [300, 20, 10, 90] } }, /x0 ≤ x1/],
+      [{ kind: 'request', id: 1, method: 'gold/mark', params: { traceId: 't1', nodeId: 'n', question: 'injected' } }, /not part of the protocol/],
     ];
     for (const [m, why] of bad) {
       const r = validateWebviewToHost(m);

@@ -42,6 +42,7 @@ export const ruleExplanations: Record<string, string> = {
   threshold: 'threshold baseline: the leaf scored at least the threshold',
   none: 'no rule decided on this node',
   'item-gate': 'the item gate dropped the whole item (its root scored far below the best item)',
+  controller: 'the MAGE controller opened this element for the reader (see the graph tab for why)',
 };
 
 type Row = HTMLElement & { open: boolean; selected: boolean; active: boolean; branch: boolean };
@@ -405,6 +406,24 @@ export class EvidenceTreeView {
     const actions = el('div', { class: 'canopy-actions' });
     if (n.anchor.page !== undefined) actions.append(button('Show on the PDF page', () => this.ctx.showPdf(n.anchor.file, n.anchor.page!, n.id), { class: 'canopy-link' }));
     if (n.anchor.startLine !== undefined && n.anchor.page === undefined) actions.append(button('Open in editor', () => this.ctx.openAnchor(n.anchor), { class: 'canopy-link canopy-open-source' }));
+    // Design §10: this node is gold evidence for the trace's question (stored in .canopy/annotations.jsonl).
+    const mark = button(
+      'Mark as gold evidence',
+      () => {
+        mark.setAttribute('disabled', '');
+        this.ctx
+          .request('gold/mark', { traceId: this.ctx.model.trace.id, nodeId: n.id })
+          .then((r) => {
+            mark.textContent = r.added ? 'Marked as gold evidence ✓' : 'Already gold evidence';
+          })
+          .catch((err: Error) => {
+            mark.removeAttribute('disabled');
+            this.ctx.error(`Could not mark the region as gold evidence: ${err.message}`);
+          });
+      },
+      { class: 'canopy-link canopy-mark-gold', title: `Gold evidence for “${this.ctx.model.trace.question}”` },
+    );
+    actions.append(mark);
     const body = el('div', { class: 'canopy-region-text' });
     if (n.header) body.append(el('div', { class: 'canopy-region-header' }, n.header));
     body.append(el('div', {}, nodeText(n) || '(no text)'));

@@ -42,6 +42,8 @@ export class PdfView {
   private readonly status = el('p', { class: 'canopy-pdf-status', role: 'status' });
   private readonly controls = el('div', { class: 'canopy-toolbar', role: 'toolbar', 'aria-label': 'PDF pages' });
   private renderSeq = 0;
+  /** "Mark a box as gold": dragging on the page draws a box stored as gold evidence (design §10). */
+  private marking = false;
 
   constructor(private readonly ctx: InspectorContext) {
     const files = ctx.model.pdfFiles();
@@ -108,6 +110,7 @@ export class PdfView {
     }
     if (selected) for (const r of rectsOf(selected)) overlay.append(this.box(selected, undefined, viewport.convertToViewportRectangle(r) as number[]));
     const frame = el('div', { class: 'canopy-pdf-page' }, canvas, overlay);
+    if (this.marking) frame.append(this.marker(file, this.page, viewport));
     frame.style.width = canvas.style.width;
     frame.style.height = canvas.style.height;
     this.stage.replaceChildren(frame);
@@ -153,7 +156,73 @@ export class PdfView {
     for (let p = 0; p < pages; p++) pick.append(ce('vscode-option', { value: String(p), selected: p === this.page }, `Page ${p + 1}${withKept.has(p) ? ' • kept' : ''}`));
     pick.addEventListener('change', () => this.show(file, Number(pick.value) || 0));
     parts.push(prev, pick, next);
+    const mark = button(this.marking ? 'Stop marking' : 'Mark a box as gold', () => {
+      this.marking = !this.marking;
+      void this.render();
+    }, { class: 'canopy-link canopy-mark-box', 'aria-pressed': String(this.marking), title: `Drag a box on the page: it becomes gold evidence for “${this.ctx.model.trace.question}”` });
+    parts.push(mark);
     this.controls.replaceChildren(...parts);
+  }
+
+  /**
+   * A layer over the page that turns a drag into a box in PDF points (y up) and sends it as
+   * `gold/mark` with a node of this trace on this page (the host checks both).
+   */
+  private marker(file: string, page: number, viewport: { convertToPdfPoint(x: number, y: number): number[] }): HTMLElement {
+    const layer = el('div', { class: 'canopy-pdf-marker', 'aria-label': 'Drag to mark a box as gold evidence' });
+    let start: [number, number] | undefined;
+    let drawn: HTMLElement | undefined;
+    const at = (ev: PointerEvent): [number, number] => {
+      const r = layer.getBoundingClientRect();
+      return [Math.min(Math.max(0, ev.clientX - r.left), r.width), Math.min(Math.max(0, ev.clientY - r.top), r.height)];
+    };
+    const place = (a: [number, number], b: [number, number]) => {
+      if (!drawn) return;
+      drawn.style.left = `${Math.min(a[0], b[0]).toFixed(1)}px`;
+      drawn.style.top = `${Math.min(a[1], b[1]).toFixed(1)}px`;
+      drawn.style.width = `${Math.abs(b[0] - a[0]).toFixed(1)}px`;
+      drawn.style.height = `${Math.abs(b[1] - a[1]).toFixed(1)}px`;
+    };
+    layer.addEventListener('pointerdown', (ev) => {
+      start = at(ev);
+      drawn?.remove();
+      drawn = el('div', { class: 'canopy-pdf-mark' });
+      layer.append(drawn);
+      place(start, start);
+      layer.setPointerCapture(ev.pointerId);
+    });
+    layer.addEventListener('pointermove', (ev) => {
+      if (start) place(start, at(ev));
+    });
+    layer.addEventListener('pointerup', (ev) => {
+      if (!start) return;
+      const end = at(ev);
+      const from = start;
+      start = undefined;
+      if (Math.abs(end[0] - from[0]) < 4 || Math.abs(end[1] - from[1]) < 4) {
+        drawn?.remove();
+        return;
+      }
+      const [ax, ay] = viewport.convertToPdfPoint(from[0], from[1]) as [number, number];
+      const [bx, by] = viewport.convertToPdfPoint(end[0], end[1]) as [number, number];
+      const bbox: [number, number, number, number] = [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
+      const node = this.ctx.model.nodesOnPage(file, page)[0];
+      if (!node) {
+        this.ctx.error(`No region of this answer lies on page ${page + 1}: boxes can be marked on pages the answer retrieved.`);
+        drawn?.remove();
+        return;
+      }
+      this.ctx
+        .request('gold/mark', { traceId: this.ctx.model.trace.id, nodeId: node.node.id, bbox })
+        .then((r) => {
+          this.status.textContent = r.added ? `Marked a box on page ${page + 1} as gold evidence for “${r.question}”.` : 'That box was already gold evidence for this question.';
+        })
+        .catch((err: Error) => {
+          drawn?.remove();
+          this.ctx.error(`Could not mark the box as gold evidence: ${err.message}`);
+        });
+    });
+    return layer;
   }
 }
 

@@ -3,11 +3,13 @@
  * CANOPY projection, critic rounds, reader) and prints the answer, its citations and what was
  * kept or dropped per item; `--json` prints the whole trace. The trace is saved either way.
  */
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/workspace';
 import type { Anchor } from '../../core/model/region';
 import type { AskTrace, CompressorSetting, TraceNode } from '../../core/trace/schema';
 import { type CliIO, UsageError } from '../io';
+import { llmFromEnv } from '../llm';
 import { openWorkspace } from '../runtime';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
@@ -19,8 +21,18 @@ Options:
   --index <dir>          the index (default <dir>/.canopy/index)
   -k, --top-k <n>        items retrieved per round (default 10)
   --rounds <n>           most critic rounds (default 3)
-  --critic <rule|none>   the no-LLM critic, or one round without a critic (default rule)
+  --critic <rule|none>   the no-LLM critic, or one round without a critic (default: rule,
+                         or the LLM critic with --llm)
+  --llm                  use the OpenAI-compatible endpoint in CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL
+                         (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
+                         each falls back to its no-LLM twin when a call fails
+  --llm-routing          also route the question (aggregate vs lookup, modalities) with the LLM
   --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
+  --topics               re-rank with the topic compass (needs an index fitted with topics)
+  --controller <on|off>  the MAGE controller for PDFs of at least 8 pages (default on)
+  --controller-min-pages <n>  the page threshold of the controller (default 8)
+  --adapter <file>       a node-encoder adapter checkpoint (canopy train); one that cannot be
+                         loaded is reported and the untrained encoder is used
   --json                 print the whole trace as JSON`;
 
 export function parseCompressor(value: string | undefined): CompressorSetting {
@@ -51,21 +63,39 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       rounds: { type: 'string' },
       critic: { type: 'string' },
       compressor: { type: 'string' },
+      controller: { type: 'string' },
+      'controller-min-pages': { type: 'string' },
       json: { type: 'boolean' },
+      llm: { type: 'boolean' },
+      'llm-routing': { type: 'boolean' },
+      adapter: { type: 'string' },
+      topics: { type: 'boolean' },
     },
   });
   const question = positionals.join(' ').trim();
   if (!question) throw new UsageError('ask needs a question');
   if (values.critic !== undefined && values.critic !== 'rule' && values.critic !== 'none') throw new UsageError('--critic must be rule or none');
+  if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
+  const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');
+  if (minPages !== undefined && minPages < 2) throw new UsageError('--controller-min-pages must be at least 2');
   const topK = positiveInt(values['top-k'], '--top-k');
   const rounds = positiveInt(values.rounds, '--rounds');
+  if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
+  const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
   const request: AskRequest = {
     compressor: parseCompressor(values.compressor),
-    critic: (values.critic as 'rule' | 'none' | undefined) ?? 'rule',
+    ...(values.critic !== undefined ? { critic: values.critic as 'rule' | 'none' } : llm ? {} : { critic: 'rule' as const }),
+    ...(llm ? { llm, routing: values['llm-routing'] ? ('llm' as const) : ('rule' as const) } : {}),
     ...(topK ? { topK } : {}),
     ...(rounds ? { maxRounds: rounds } : {}),
+    ...(values.adapter !== undefined ? { adapter: values.adapter && path.resolve(io.cwd, values.adapter) } : {}),
   };
-  const workspace = openWorkspace(values.dir ?? '.', values.index, {}, io);
+  const settings = {
+    ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
+    ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
+    ...(values.topics ? { topicsEnabled: true } : {}),
+  };
+  const workspace = openWorkspace(values.dir ?? '.', values.index, settings, io);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -110,6 +140,7 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     `Evidence: ${t.totals.items} items over ${t.rounds.length} round(s), stop: ${t.stop.reason}; ` +
       `${t.totals.evidenceTokens} of ${t.totals.uncompressedTokens} tokens kept (${saved}% fewer), ${t.totals.keptRegions} regions`,
   );
+  if (t.settings.adapterId) io.out(`Node adapter: ${t.settings.adapterId}`);
   for (const r of t.rounds) {
     io.out(`  round ${r.round}: ${r.query}`);
     const repeated = r.retrieved.filter((it) => it.repeated).length;
@@ -117,6 +148,12 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
       if (it.repeated) continue;
       const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
       io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
+      const c = it.controller;
+      if (c) {
+        const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;
+        const pruned = c.subgraph.nodes.filter((n) => n.state === 'pruned').length;
+        io.out(`      MAGE controller (${c.evaluator.kind}) over the whole PDF: ${c.steps.filter((s) => s.valid).length} actions, ${opened} opened, ${pruned} pruned; stop: ${c.stop.reason}`);
+      }
     }
     if (repeated > 0) io.out(`    (${repeated} item(s) already in the evidence, not compressed again)`);
     if (r.critic) {

@@ -8,6 +8,7 @@ import { benchCorpusHelp, runBenchCorpus } from './benchCorpus';
 import { benchEncodeHelp, runBenchEncode } from './benchEncode';
 import { benchIndexHelp, runBenchIndex } from './benchIndex';
 import { benchVectorsHelp, runBenchVectors } from './benchVectors';
+import { benchTopicsHelp, runBenchTopics } from './benchTopics';
 
 export const benchHelp = `Usage: canopy bench <what> [options]
 
@@ -15,6 +16,7 @@ export const benchHelp = `Usage: canopy bench <what> [options]
   corpus    index throughput, index size, peak RSS and query latency at corpus scale; --engine vectra for the peer
   index     indexing a real folder (Markdown or PDFs) and re-indexing after one edit
   vectors   eager against lazy node vectors
+  topics    query latency with and without the topic compass (canopy bench topics --help)
 
 "npm run bench" runs them all and writes BENCHMARKS.md.`;
 
@@ -22,6 +24,7 @@ const subcommands: Record<string, { help: string; run: (args: string[], io: CliI
   corpus: { help: benchCorpusHelp, run: runBenchCorpus },
   index: { help: benchIndexHelp, run: runBenchIndex },
   vectors: { help: benchVectorsHelp, run: runBenchVectors },
+  topics: { help: benchTopicsHelp, run: runBenchTopics },
 };
 
 export async function runBench(args: string[], io: CliIO): Promise<number> {

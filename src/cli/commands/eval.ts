@@ -4,16 +4,17 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
+import { topicVariants, type TopicVariant } from '../../core/eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CriticChoice } from '../../core/eval/configs';
 import { parseEvalCompressor } from '../../core/eval/configs';
+import { defaultControllerOptions, resolveControllerOptions, type ControllerOptions } from '../../core/controller/options';
 import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
 import { renderReport, writePlots } from '../../core/eval/render';
-import type { ChatModel } from '../../core/llm/llm';
-import { apiKeyFromEnv, OpenAiCompatibleChatModel } from '../../core/llm/openaiProvider';
+import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, packageRoot } from '../runtime';
 
@@ -28,6 +29,12 @@ Modes:
   --mode pool            index the open pool beside the file (cached) and retrieve with the
                          hybrid retriever and critic rounds
 
+FinanceBench (given mode, without --compressor or --sweep) compares evidence chosen inside each
+question's PDF: page top-k (k = 1, 3, 5), CANOPY over those pages, and the MAGE controller, with
+the controller's trace statistics (the controller uses the LLM evaluator with --reader llm).
+  --controller-options <k=v,…>  controller budgets/options beyond the defaults, e.g.
+                         maxOpenedNodes=5,maxIterations=6 (names as in docs/controller.md)
+
 Options:
   -k, --top-k <n>        items per round (default 10)
   --rounds <n>           most rounds in pool mode (default 3)
@@ -38,6 +45,11 @@ Options:
   --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid); hybrid:bm25=<w>
                          weights BM25 by w in the fusion (a measured variant)
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
+  --topics <v>           pool mode: topic compass off | control | noselect | noabstract | full
+                         (docs/topics.md; control = the scorer without topic features); scorers
+                         train on a seeded split of the questions, figures are on the rest
+  --topics-ablation      pool mode: all topic variants side by side (held-back questions)
+  --topics-holdout <s>   share of questions held back for the topic evaluation (default 0.5)
   --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
   --thresholds <list>    sweep: threshold values (default 0.3,0.4)
   --branchings <list>    sweep (given mode): B values (default 2,3,4)
@@ -45,7 +57,7 @@ Options:
   --margins <list>       sweep (given mode): CANOPY descend margins measured (default 0.05)
   --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
   --encoder <e>          builtin (default) or a Hugging Face ONNX folder
-  --adapter <file>       adapter checkpoint (recorded; loading is not implemented yet: an error)
+  --adapter <file>       node-encoder adapter checkpoint (canopy train): node scores go through it
   --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
                          CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
   --limit <n>            the first n questions only
@@ -74,12 +86,21 @@ function list(value: string | undefined, flag: string, parse: (s: string) => num
   return xs;
 }
 
-function llmFromEnv(env: Record<string, string | undefined>): ChatModel {
-  const baseUrl = env.CANOPY_LLM_BASE_URL;
-  const model = env.CANOPY_LLM_MODEL;
-  if (!baseUrl || !model) throw new UsageError('--reader llm / --critic llm need CANOPY_LLM_BASE_URL and CANOPY_LLM_MODEL (and CANOPY_LLM_API_KEY when the endpoint needs a key)');
-  const apiKey = apiKeyFromEnv(env);
-  return new OpenAiCompatibleChatModel({ baseUrl, model, ...(apiKey ? { apiKey } : {}) });
+/** `maxOpenedNodes=5,project=false,…` → controller options (numbers and booleans; validated by the controller). */
+function controllerOptions(value: string): Partial<ControllerOptions> {
+  const out: Record<string, number | boolean | string> = {};
+  for (const part of value.split(',').map((x) => x.trim()).filter((x) => x)) {
+    const m = /^([A-Za-z]+)=(.+)$/.exec(part);
+    if (!m || !(m[1]! in defaultControllerOptions)) throw new UsageError(`--controller-options: "${part}" is not <option>=<value> with an option of docs/controller.md`);
+    const v = m[2]!;
+    out[m[1]!] = v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  }
+  try {
+    resolveControllerOptions(out as Partial<ControllerOptions>);
+  } catch (err) {
+    throw new UsageError(`--controller-options: ${(err as Error).message}`);
+  }
+  return out as Partial<ControllerOptions>;
 }
 
 export async function runEvalCommand(args: string[], io: CliIO): Promise<number> {
@@ -95,6 +116,10 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       critic: { type: 'string' },
       retrieval: { type: 'string' },
       sweep: { type: 'boolean' },
+      topics: { type: 'string' },
+      'topics-ablation': { type: 'boolean' },
+      'controller-options': { type: 'string' },
+      'topics-holdout': { type: 'string' },
       'flat-m': { type: 'string' },
       thresholds: { type: 'string' },
       branchings: { type: 'string' },
@@ -126,6 +151,10 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
   if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, dense, bm25 or hybrid:bm25=<weight>');
   const reader = values.reader ?? 'extractive';
+  const topics = values.topics as TopicVariant | undefined;
+  if (topics !== undefined && !(topicVariants as readonly string[]).includes(topics)) throw new UsageError(`--topics must be one of ${topicVariants.join(', ')}`);
+  const topicsHoldout = values['topics-holdout'] !== undefined ? Number(values['topics-holdout']) : undefined;
+  if (topicsHoldout !== undefined && !(topicsHoldout > 0 && topicsHoldout < 1)) throw new UsageError('--topics-holdout must be a share between 0 and 1');
   if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
   const compressor = values.compressor ?? 'canopy';
   try {
@@ -134,7 +163,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     throw new UsageError((err as Error).message);
   }
   const encoder = values.encoder === undefined || values.encoder === 'builtin' ? ({ kind: 'builtin' } as const) : ({ kind: 'onnx-folder', path: path.resolve(io.cwd, values.encoder) } as const);
-  const llm = reader === 'llm' || critic === 'llm' ? llmFromEnv(io.env) : undefined;
+  const llm = reader === 'llm' || critic === 'llm' ? llmFromEnv(io.env, '--reader llm / --critic llm') : undefined;
   const sweepOptions = {
     ...(list(values['flat-m'], '--flat-m', Number) ? { flatM: list(values['flat-m'], '--flat-m', Number)! } : {}),
     ...(list(values.thresholds, '--thresholds', Number) ? { thresholds: list(values.thresholds, '--thresholds', Number)! } : {}),
@@ -157,7 +186,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     retrieval,
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
-    ...(values.adapter ? { adapter: values.adapter } : {}),
+    ...(values.adapter ? { adapter: path.resolve(io.cwd, values.adapter) } : {}),
     ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
     seed: int(values.seed, '--seed', 1, 0),
     resamples: int(values.resamples, '--resamples', 1000, 10, 100_000),
@@ -167,6 +196,12 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     ...(values.root ? { root: path.resolve(io.cwd, values.root) } : {}),
     peerChunkSize: int(values['peer-chunk'], '--peer-chunk', 64, 8, 8192),
     peerBm25: values['peer-bm25'] ?? false,
+    // FinanceBench in the given mode: page top-k vs CANOPY vs the MAGE controller, unless a compressor or the sweep is asked for.
+    documentComparison: values.sweep !== true && values.compressor === undefined,
+    ...(values['controller-options'] ? { controllerOptions: controllerOptions(values['controller-options']) } : {}),
+    ...(topics ? { topics } : {}),
+    ...(values['topics-ablation'] ? { topicsAblation: true } : {}),
+    ...(topicsHoldout !== undefined ? { topicsHoldout } : {}),
     ...(llm ? { llm } : {}),
     logger: cliLogger(io, values.verbose ?? false),
     onProgress: (m) => io.err(`eval: ${m}`),

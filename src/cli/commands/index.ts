@@ -20,6 +20,7 @@ Options:
   --exclude <glob>     files never to index (repeatable; added to the defaults)
   --max-file-mb <n>    skip files larger than n MB (default 50)
   --branching <B>      branching factor of the region trees, 2-4 (default 2)
+  --topics             fit the topic compass with the index (canopy.topics.enabled; canopy topics --help)
   --list               only list the files that would be indexed
   --json               print one JSON object instead of a summary
   --verbose            log every file`;
@@ -34,6 +35,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
       exclude: { type: 'string', multiple: true },
       'max-file-mb': { type: 'string' },
       branching: { type: 'string' },
+      topics: { type: 'boolean' },
       list: { type: 'boolean' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },
@@ -50,6 +52,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     exclude: [...defaults.exclude, ...(values.exclude ?? [])],
     maxFileSizeMB: maxMb ?? defaults.maxFileSizeMB,
     branchingFactor: branching ?? defaults.branchingFactor,
+    ...(values.topics ? { topicsEnabled: true } : {}),
   };
 
   if (values.list) {

@@ -11,12 +11,14 @@ import { resolveSettings } from '../../core/config/settings';
 import { EmbeddingCache } from '../../core/encode/cache';
 import { createEncoder } from '../../core/encode/createEncoder';
 import { paths } from '../../core/index/layout';
+import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatBeforeAfter } from '../../core/train/report';
 import { runTraining } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
 
 export const trainHelp = `Usage: canopy train --annotations <file> [options]
+       canopy train --list [--dir <dir>] [--out <dir>] [--json]
 
 Train the node-encoder adapter (W = I + A·B, query encoder frozen) on gold annotations and
 report refinement-decision accuracy, gold recall, evidence tokens and pruned items on
@@ -35,7 +37,16 @@ Options:
   --branching <B>        branching factor for the trees (default: the setting, 2)
   --select <how>         epoch selection on the validation questions: loss (default) or
                          recall-guard (best decision accuracy with gold recall not below untrained)
-  --balance-rules        weight pairs so refine and keep-whole pairs each carry half the loss
+  --balance-rules        weight pairs so each rule (refine, keep-whole, prune-sibling) carries an
+                         equal share of the loss
+  --blend                with recall-guard: also choose a blend weight α ∈ {0.25, 0.5, 0.75, 1}
+                         between the untrained and the trained node vectors
+  --validation <share>   share of the training questions used for selection (default 0.1)
+  --prune-pairs          also train on prune-sibling pairs: a partly gold parent over each of its
+                         gold-free children (see docs/annotations.md)
+  --list                 list the checkpoints in the checkpoint folder, newest first, with their
+                         held-back figures (pick one — or an earlier one, to roll back — with
+                         canopy ask/eval --adapter <file>, or the canopy.adapter.checkpoint setting)
   --json                 print the whole report as one JSON object`;
 
 function num(value: string | undefined, flag: string, check: (n: number) => boolean): number | undefined {
@@ -61,9 +72,17 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       branching: { type: 'string' },
       select: { type: 'string' },
       'balance-rules': { type: 'boolean' },
+      'prune-pairs': { type: 'boolean' },
+      blend: { type: 'boolean' },
+      validation: { type: 'string' },
       json: { type: 'boolean' },
+      list: { type: 'boolean' },
     },
   });
+  if (values.list) {
+    const root = path.resolve(io.cwd, values.dir ?? '.');
+    return listAdapters(values.out ? path.resolve(io.cwd, values.out) : path.join(root, '.canopy', 'adapters'), values.json ?? false, io);
+  }
   if (!values.annotations) throw new UsageError('--annotations <file> is required');
   const root = path.resolve(io.cwd, values.dir ?? '.');
   const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
@@ -72,6 +91,8 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
   const epochs = num(values.epochs, '--epochs', (n) => Number.isInteger(n) && n >= 1);
   const lr = num(values.lr, '--lr', (n) => n > 0);
   const holdout = num(values.holdout, '--holdout', (n) => n > 0 && n < 1);
+  const validation = num(values.validation, '--validation', (n) => n >= 0 && n < 1);
+  if (values.blend && values.select !== 'recall-guard') throw new UsageError('--blend needs --select recall-guard');
   const branching = num(values.branching, '--branching', (n) => Number.isInteger(n) && n >= 2 && n <= 4);
   if (values.select !== undefined && values.select !== 'loss' && values.select !== 'recall-guard') throw new UsageError('--select must be loss or recall-guard');
   const logger = cliLogger(io, false);
@@ -97,6 +118,9 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       ...(holdout !== undefined ? { holdout } : {}),
       ...(values.select ? { selection: values.select as 'loss' | 'recall-guard' } : {}),
       ...(values['balance-rules'] ? { balanceRules: true } : {}),
+      ...(values['prune-pairs'] ? { prunePairs: true } : {}),
+      ...(values.blend ? { blend: true } : {}),
+      ...(validation !== undefined ? { validation } : {}),
       train: { ...(seed !== undefined ? { seed } : {}), ...(rank !== undefined ? { rank } : {}), ...(epochs !== undefined ? { epochs } : {}), ...(lr !== undefined ? { learningRate: lr } : {}) },
       signal: abort.signal,
       logger,
@@ -109,6 +133,11 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       io.out(`annotations: ${r.annotations.total} (${r.annotations.relocation.lost} lost, ${r.annotations.corrupt.length} corrupt line(s))`);
       io.out(`questions: ${r.questions.train} train, ${r.questions.validation} validation, ${r.questions.heldOut} held back`);
       io.out(`pairs: ${r.preferences.train.pairs} train (refine ${r.preferences.train.perRule.refine}, keep-whole ${r.preferences.train.perRule['keep-whole']}), ${r.preferences.validation.pairs} validation`);
+      if (r.prunePairs.train > 0) io.out(`prune-sibling pairs: ${r.prunePairs.train} train, ${r.prunePairs.validation} validation`);
+      if (r.selection.baseline && r.selection.chosen) {
+        const v = (m: typeof r.selection.baseline) => `decision acc ${(100 * m.decisionAccuracy).toFixed(1)}%, gold recall ${(100 * m.goldRecall).toFixed(1)}%, tokens ${m.evidenceTokens}`;
+        io.out(`selection (${r.questions.validation} validation questions): untrained ${v(r.selection.baseline)}; chosen epoch ${r.training.bestEpoch}${r.selection.blend !== 1 ? `, blend ${r.selection.blend}` : ''}: ${v(r.selection.chosen)}`);
+      }
       io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
       io.out(`held back (${r.report.before.questions} questions):`);
       for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
@@ -120,4 +149,29 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
     await cache.save();
     await encoder.dispose();
   }
+}
+
+async function listAdapters(dir: string, json: boolean, io: CliIO): Promise<number> {
+  const found = await listCheckpoints(dir);
+  const rows = found.map(({ file, checkpoint: c }) => {
+    const r = (c.metrics.report ?? {}) as { before?: Record<string, number>; after?: Record<string, number> };
+    return { id: c.id, file, createdAt: c.createdAt, baseEncoderId: c.baseEncoderId, trainedOn: c.trainedOn, recipe: c.metrics.recipe, heldOut: { before: r.before, after: r.after } };
+  });
+  if (json) {
+    io.out(JSON.stringify({ dir, checkpoints: rows }));
+    return 0;
+  }
+  if (rows.length === 0) {
+    io.out(`no adapter checkpoints in ${dir}`);
+    return 0;
+  }
+  const pct = (x: number | undefined) => (typeof x === 'number' ? `${(100 * x).toFixed(1)}%` : '?');
+  for (const r of rows) {
+    const b = r.heldOut.before;
+    const a = r.heldOut.after;
+    io.out(`${r.id}  ${r.createdAt}  ${r.trainedOn.questions} questions`);
+    io.out(`  held back: decision acc ${pct(b?.decisionAccuracy)} → ${pct(a?.decisionAccuracy)}, gold recall ${pct(b?.goldRecall)} → ${pct(a?.goldRecall)}, tokens ${b?.evidenceTokens ?? '?'} → ${a?.evidenceTokens ?? '?'}`);
+    io.out(`  ${r.file}`);
+  }
+  return 0;
 }

@@ -16,7 +16,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { Anchor } from '../model/region';
-import { writeFileAtomic } from '../store/atomicFile';
+import { isWriteErrno, removeDeadWritersTemps, writeError, writeFileAtomic } from '../store/atomicFile';
 
 export const ANNOTATION_VERSION = 1;
 
@@ -162,6 +162,26 @@ export interface AnnotationStoreOptions {
   staleLockMs?: number;
 }
 
+/**
+ * True when the lock names a process of this machine that no longer runs (a writer killed with
+ * kill -9): its lock can go at once instead of after `staleLockMs`. A lock without a pid is being
+ * written right now — or its writer was killed between creating it and writing its pid (found by
+ * the kill -9 campaign, writeKill.test.ts): a live writer writes its pid at once, so such a lock
+ * older than a second is a dead one's.
+ */
+async function holderIsGone(lockFile: string, ageMs: number): Promise<boolean> {
+  const raw = (await fs.readFile(lockFile, 'utf8').catch(() => '')).trim();
+  if (raw === '') return ageMs > 1_000;
+  const pid = Number(raw);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 export class AnnotationStore {
   private readonly lockTimeoutMs: number;
   private readonly staleLockMs: number;
@@ -239,14 +259,25 @@ export class AnnotationStore {
 
   /** Lock → re-read → apply → atomic rewrite → unlock. `apply` must be synchronous and pure. */
   private async change(apply: (lines: Line[]) => Line[]): Promise<void> {
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
-    const release = await this.lock();
+    // Disk full or a read-only folder: a CanopyError (E_WRITE) naming the file and the reason;
+    // the file keeps every annotation it had.
+    const kept = 'the annotations already saved are unchanged';
+    let release: () => Promise<void>;
     try {
+      await fs.mkdir(path.dirname(this.file), { recursive: true });
+      release = await this.lock();
+    } catch (err) {
+      throw isWriteErrno(err) ? writeError(err, this.file, kept) : err;
+    }
+    try {
+      await removeDeadWritersTemps(path.dirname(this.file)); // left by writers killed mid-write
       const { lines } = splitLines(this.file, await this.readRaw());
       const next = apply(lines);
       await writeFileAtomic(this.file, next.map((l) => `${l.raw}\n`).join(''));
+    } catch (err) {
+      throw isWriteErrno(err) ? writeError(err, this.file, kept) : err;
     } finally {
-      await release();
+      await release().catch(() => undefined);
     }
   }
 
@@ -264,7 +295,7 @@ export class AnnotationStore {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const stat = await fs.stat(lockFile).catch(() => undefined);
-      if (stat && Date.now() - stat.mtimeMs > this.staleLockMs) {
+      if (stat && (Date.now() - stat.mtimeMs > this.staleLockMs || (await holderIsGone(lockFile, Date.now() - stat.mtimeMs)))) {
         // A writer died holding the lock; its change either landed (atomic rename) or not at all.
         await fs.rm(lockFile, { force: true });
         continue;

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ask, type AskOptions } from '../ask/pipeline';
+import { askControllerFromSettings } from '../ask/controllerStage';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { CompressorSetting, AskTrace } from '../trace/schema';
 import type { CanopySettings } from '../config/settings';
@@ -15,6 +16,7 @@ import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
 import type { ChatModel } from '../llm/llm';
+import { routeQuestionWithLlm } from '../llm/llmRouter';
 import { LlmReader } from '../read/llmReader';
 import { EmbeddingCache } from '../encode/cache';
 import { createEncoder } from '../encode/createEncoder';
@@ -29,12 +31,20 @@ import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
 import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
+import type { Retriever } from '../retrieve/retriever';
+import { ensureScorer, openCompass } from '../topics/compassIndex';
+import { readTopicBank } from '../topics/indexTopics';
+import { rememberLastQuery } from '../topics/retriever';
 import { writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
 import { replayTrace, type ReplaySettings, type ReplaySource } from '../replay/replay';
+import { loadAdapter, type LoadedAdapter } from '../train/checkpoint';
+import { runTraining, type TrainRunOptions, type TrainRunReport } from '../train/run';
 
 /** Bump when parsing changes in a way that must re-parse existing indexes. */
 export const PARSER_VERSION = 'ingest-1';
+
+const CACHE_SAVE_INTERVAL_MS = 30_000;
 
 export interface WorkspaceConfig {
   /** The folder whose documents are indexed. */
@@ -54,10 +64,16 @@ export interface AskRequest {
   /** 'rule' (default; the LLM critic when `llm` is set), 'none' (one round), or a critic. */
   critic?: 'rule' | 'none' | Critic;
   reader?: Reader;
-  /** An LLM for the critic and the reader (each falls back to its rule / extractive twin). */
+  /** An LLM for the router, the critic and the reader (each falls back to its rule / extractive twin). */
   llm?: ChatModel;
+  /** Modality / aggregate routing with `llm` (default: the `llmRouting` setting), or the rule. */
+  routing?: 'llm' | 'rule';
   topK?: number;
   maxRounds?: number;
+  /** The MAGE controller for long PDFs: the settings decide (default), or force it off / on. */
+  controller?: boolean;
+  /** A node-encoder adapter checkpoint instead of the `adapterCheckpoint` setting ('' = none). */
+  adapter?: string;
   tracer?: Tracer;
   signal?: AbortSignal;
 }
@@ -77,6 +93,7 @@ export interface SavedTraceSummary {
 export class CanopyWorkspace {
   private encoder: Encoder | undefined;
   private cache: EmbeddingCache | undefined;
+  private lastCacheSave = 0;
   private corpus: CorpusIndex | undefined;
   private readonly store: VectraStore;
   private readonly log: Logger;
@@ -152,10 +169,22 @@ export class CanopyWorkspace {
         logger: this.log,
         ...(options.progress ? { progress: options.progress } : {}),
         ...(options.tracer ? { tracer: options.tracer } : {}),
+        ...(s.topicsEnabled ? { topics: { k: s.topicsCount } } : {}),
       },
       options.signal,
     );
     this.corpus = undefined; // reopen the new generation on the next question
+    if (s.topicsEnabled && summary.topics) {
+      // A first scorer from the documents' own structure, so the compass works before `canopy topics train`.
+      try {
+        const corpus = await this.openIndex();
+        const embedQuery = rememberLastQuery(this.embedQuery);
+        const bank = await readTopicBank(corpus.dir, corpus.generation);
+        if (bank) await ensureScorer({ corpus, bank, hybrid: new HybridRetriever(corpus, embedQuery), embedQuery, logger: this.log }, options.signal ? { signal: options.signal } : {});
+      } catch (err) {
+        this.log.log('warn', `topics: no scorer trained (${(err as Error).message}); retrieval stays hybrid`);
+      }
+    }
     return summary;
   }
 
@@ -165,11 +194,72 @@ export class CanopyWorkspace {
     return this.corpus;
   }
 
+  private adapterCache: { file: string; mtimeMs: number; loaded: LoadedAdapter } | undefined;
+  /** Why the configured adapter is not in use (missing or corrupt checkpoint), or undefined. */
+  adapterProblem: string | undefined;
+
+  /**
+   * The adapter checkpoint `ask` uses: `override` when given, else the setting; relative paths are
+   * taken from the workspace folder. Re-read when the file changes. A checkpoint that cannot be
+   * used (missing, corrupt, another encoder) is logged with its file name and `ask` falls back to
+   * the untrained encoder; `loadAdapter` is the strict variant.
+   */
+  async activeAdapter(override: string | undefined, encoderId: string): Promise<LoadedAdapter | undefined> {
+    const setting = (override ?? this.config.settings.adapterCheckpoint).trim();
+    this.adapterProblem = undefined;
+    if (!setting) return undefined;
+    const file = path.resolve(this.config.root, setting);
+    try {
+      const mtimeMs = (await fs.stat(file).catch(() => undefined))?.mtimeMs ?? -1;
+      if (this.adapterCache?.file === file && this.adapterCache.mtimeMs === mtimeMs && mtimeMs >= 0) return this.adapterCache.loaded;
+      const loaded = await loadAdapter(file, encoderId);
+      this.adapterCache = { file, mtimeMs, loaded };
+      return loaded;
+    } catch (err) {
+      this.adapterCache = undefined;
+      this.adapterProblem = `${(err as Error).message}; asking with the untrained encoder`;
+      this.log.log('warn', `adapter: ${this.adapterProblem}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Trains the node-encoder adapter on this folder's gold annotations (`canopy train` does the
+   * same headless): node and query vectors come through this workspace's embedding cache.
+   */
+  async trainAdapter(options: Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' | 'dim' | 'tokens' | 'logger'>): Promise<TrainRunReport> {
+    const { encoder, cache } = await this.embeddings();
+    try {
+      return await runTraining({
+        branchingFactor: this.config.settings.branchingFactor,
+        ...options,
+        root: this.config.root,
+        embed: this.embedTexts,
+        encoderId: encoder.id,
+        dim: encoder.dim,
+        tokens: this.tokens,
+        logger: this.log,
+      });
+    } finally {
+      await cache.save();
+    }
+  }
+
   async ask(question: string, request: AskRequest = {}): Promise<AskTrace> {
     const s = this.config.settings;
     const corpus = await this.openIndex();
     const { encoder } = await this.embeddings();
-    const retrieval = { dense: true, bm25: true, topics: false, fusion: 'rrf' as const, rrfK: 60 };
+    const adapter = await this.activeAdapter(request.adapter, encoder.id);
+    // One query embedding shared by the hybrid retriever, the compass and the pipeline.
+    const embedQuery = rememberLastQuery(this.embedQuery);
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, rrfK: 60 });
+    let retriever: Retriever = hybrid;
+    if (s.topicsEnabled) {
+      const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
+      if ('retriever' in compass) retriever = compass.retriever;
+      else this.log.log('warn', `topics: retrieval stays hybrid: ${compass.reason}`);
+    }
+    const retrieval = { dense: true, bm25: true, topics: retriever !== hybrid, fusion: 'rrf' as const, rrfK: 60 };
     const options: AskOptions = {
       topK: request.topK ?? s.topK,
       maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
@@ -177,7 +267,9 @@ export class CanopyWorkspace {
       compressor: request.compressor ?? { name: 'canopy' },
       readerTokenCap: s.readerTokenCap,
       encoderId: encoder.id,
+      ...(adapter ? { adapterId: adapter.id } : {}),
       retrieval,
+      controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
     };
     const llm = request.llm;
     const critic =
@@ -193,20 +285,37 @@ export class CanopyWorkspace {
       question,
       options,
       {
-        retriever: new HybridRetriever(corpus, this.embedQuery, { dense: retrieval.dense, bm25: retrieval.bm25, rrfK: retrieval.rrfK }),
-        embedQuery: this.embedQuery,
+        retriever,
+        embedQuery,
         embedTexts: this.embedTexts,
+        ...(adapter ? { adapter: adapter.adapter } : {}),
         ...(critic ? { critic } : {}),
         reader,
+        ...(llm && (request.routing ?? (s.llmRouting ? 'llm' : 'rule')) === 'llm' ? { route: (q: string, sig?: AbortSignal) => routeQuestionWithLlm(q, llm, {}, sig) } : {}),
         ...(llm ? { llm: { id: llm.id, remote: llm.remote } } : {}),
         tokens: this.tokens,
         ...(request.tracer ? { tracer: request.tracer } : {}),
         index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },
+        // The MAGE controller reads long PDFs from the index's parsed-document cache; its evaluator is the LLM when one is set.
+        loadDocument: (file: string) => corpus.document(file),
+        ...(llm ? { controllerLlm: llm } : {}),
       },
       request.signal,
     );
-    await this.cache?.save();
+    await this.saveCacheThrottled();
     return trace;
+  }
+
+  /**
+   * After a question: the embedding cache is saved at most every 30 s (each save rewrites the
+   * whole file — tens of MB on a large index), and always on dispose and after indexing. A crash
+   * loses at most the vectors of the last 30 s of questions, which are recomputed when needed.
+   */
+  private async saveCacheThrottled(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastCacheSave < CACHE_SAVE_INTERVAL_MS) return;
+    this.lastCacheSave = now;
+    await this.cache?.save();
   }
 
   /**

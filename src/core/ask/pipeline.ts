@@ -28,6 +28,9 @@ import {
   type TraceSettings,
 } from '../trace/schema';
 import type { Tracer } from '../trace/tracer';
+import type { ParsedDocument } from '../ingest/parsedDocument';
+import type { ChatModel } from '../llm/llm';
+import { controlFreshItems, controllerSettingsRecord, resolveAskController, type AskControllerOptions, type ControlledFile } from './controllerStage';
 
 export interface AskDeps {
   retriever: Retriever;
@@ -48,6 +51,10 @@ export interface AskDeps {
   tracer?: Tracer;
   index: { root: string; generation: number; items: number };
   newId?: () => string;
+  /** The parsed document of an item's file (the index's cache); without it the MAGE controller never runs. */
+  loadDocument?: (file: string) => Promise<ParsedDocument>;
+  /** The LLM for the controller's evaluator; absent → the deterministic rule. */
+  controllerLlm?: ChatModel;
 }
 
 export interface AskOptions {
@@ -59,6 +66,8 @@ export interface AskOptions {
   encoderId: string;
   adapterId?: string;
   retrieval: TraceSettings['retrieval'];
+  /** The MAGE controller for long PDFs (design §7); needs `AskDeps.loadDocument`. */
+  controller?: AskControllerOptions;
 }
 
 interface EvidenceEntry {
@@ -80,6 +89,8 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
   const previousQueries: string[] = [];
   let query = question;
   let stop: AskTrace['stop'] | undefined;
+  const controller = deps.loadDocument ? resolveAskController(options.controller) : undefined;
+  const controlledFiles = new Set<string>();
 
   for (let round = 1; round <= options.maxRounds; round++) {
     throwIfCancelled(signal);
@@ -116,6 +127,30 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       scoreOf,
       routing.aggregate,
     );
+    // Long PDFs: the controller's evidence subgraph replaces CANOPY's kept regions of the file's fresh items.
+    const controlledByItem = new Map<string, ControlledFile>();
+    if (controller) {
+      const stageDeps = {
+        loadDocument: deps.loadDocument!,
+        embedQuery: deps.embedQuery,
+        embedTexts: deps.embedTexts,
+        tokens: deps.tokens,
+        clock,
+        ...(deps.adapter ? { adapter: deps.adapter } : {}),
+        ...(deps.controllerLlm ? { llm: deps.controllerLlm } : {}),
+        ...(deps.tracer ? { tracer: deps.tracer } : {}),
+      };
+      const controlled = await controlFreshItems(question, fresh, controlledFiles, controller, routing.aggregate, stageDeps, signal);
+      for (const c of controlled) {
+        for (const [itemId, nodes] of c.keptByItem) {
+          kept.set(itemId, nodes);
+          verdicts.delete(itemId);
+          controlledByItem.set(itemId, c);
+          const s = scored.get(itemId)!.scores;
+          for (const [id, v] of c.scores) s.set(id, v);
+        }
+      }
+    }
 
     const retrievedTrace: TraceRetrievedItem[] = [];
     for (const r of [...fresh, ...repeated].sort((a, b) => a.rank - b.rank)) {
@@ -134,8 +169,10 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
         keptNodeIds: keptNodes.map((n) => n.id),
         tokens: { whole, kept: keptTokens },
       };
+      const controlledFile = isRepeated ? undefined : controlledByItem.get(r.item.id);
+      if (controlledFile?.carrierId === r.item.id) entry.controller = controlledFile.trace;
       if (!isRepeated) {
-        entry.tree = traceTree(r.item.root, scored.get(r.item.id)!.scores, verdicts.get(r.item.id) ?? [], new Set(keptNodes.map((n) => n.id)), deps.tokens);
+        entry.tree = traceTree(r.item.root, scored.get(r.item.id)!.scores, verdicts.get(r.item.id) ?? [], new Set(keptNodes.map((n) => n.id)), deps.tokens, controlledFile !== undefined);
         evidence.set(r.item.id, { retrieved: r, round, kept: keptNodes, scores: scored.get(r.item.id)!.scores });
       }
       retrievedTrace.push(entry);
@@ -150,6 +187,8 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       addedItemIds: fresh.map((r) => r.item.id),
       ms: 0,
     };
+    // The topic compass's record (selected topics, weights, per-chunk lift) goes into the round as is.
+    if (retrieval.topics) traceRound.topics = retrieval.topics;
     rounds.push(traceRound);
 
     if (fresh.length === 0) {
@@ -190,8 +229,10 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
 
   // Reader input: evidence in the order the rounds found it, regions in document order.
   const ordered = [...evidence.values()].sort((a, b) => a.round - b.round || a.retrieved.rank - b.retrieved.rank);
+  // A node reaches the reader once (a controller carrier may hold a region another item also kept).
+  const readerNodes = new Set<string>();
   const regions: EvidenceRegion[] = ordered.flatMap((e) =>
-    e.kept.map((node) => ({
+    e.kept.filter((node) => !readerNodes.has(node.id) && readerNodes.add(node.id)).map((node) => ({
       itemId: e.retrieved.item.id,
       itemTitle: e.retrieved.item.title,
       file: e.retrieved.item.file,
@@ -230,6 +271,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       ...(options.adapterId ? { adapterId: options.adapterId } : {}),
       retrieval: options.retrieval,
       ...(deps.llm ? { llm: deps.llm } : {}),
+      ...(controller ? { controller: controllerSettingsRecord(controller, deps.controllerLlm !== undefined) } : {}),
     },
     index: deps.index,
     rounds,
@@ -296,7 +338,8 @@ export function compress(
   }
 }
 
-function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter): TraceNode {
+/** `controlled`: the item's file went through the MAGE controller, whose opened regions are the kept ones. */
+function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter, controlled = false): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
   const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
   const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined): TraceNode => {
@@ -310,15 +353,19 @@ function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: Node
       anchor: n.anchor,
       tokens: tokens.count(n.text),
       // Baselines decide on leaves (flat, threshold) or the root (none) only; CANOPY on every
-      // visited node. Nodes nobody decided on are 'not-visited'.
-      decision: v
-        ? v.decision
-        : isKept
-          ? 'kept-by-baseline'
-          : !insideKept && !gated && verdicts.length === 0 && n.children.length === 0
-            ? 'dropped-by-baseline'
-            : 'not-visited',
-      rule: v ? v.rule : gated ? 'item-gate' : 'none',
+      // visited node; the controller opens elements (its trace says why). Nodes nobody decided on are 'not-visited'.
+      decision: controlled
+        ? isKept
+          ? 'kept-by-controller'
+          : 'not-visited'
+        : v
+          ? v.decision
+          : isKept
+            ? 'kept-by-baseline'
+            : !insideKept && !gated && verdicts.length === 0 && n.children.length === 0
+              ? 'dropped-by-baseline'
+              : 'not-visited',
+      rule: controlled ? (isKept ? 'controller' : 'none') : v ? v.rule : gated ? 'item-gate' : 'none',
       children: [],
     };
     if (score !== undefined) node.score = score;

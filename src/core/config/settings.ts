@@ -23,6 +23,22 @@ export interface CanopySettings {
   llmModel: string;
   llmRequestTimeoutSeconds: number;
   llmMaxRetries: number;
+  /** Route questions (aggregate vs lookup, modalities) with the LLM when one is configured; the rule otherwise. */
+  llmRouting: boolean;
+  /** The MAGE controller (design §7) for PDFs of at least `controllerMinPages` pages; its budgets follow. */
+  controllerEnabled: boolean;
+  controllerMinPages: number;
+  controllerInitialPages: number;
+  controllerMaxActivationsPerIteration: number;
+  controllerMaxIterations: number;
+  controllerMaxOpenedNodes: number;
+  controllerMaxSearches: number;
+  /** The topic compass (design §4): fit topics with the index and re-rank retrieval with them. */
+  topicsEnabled: boolean;
+  /** K topics; 0 = by corpus size (√N in [8, 100]). */
+  topicsCount: number;
+  /** The active node-encoder adapter checkpoint (`canopy train`); relative to the workspace folder; empty = none. */
+  adapterCheckpoint: string;
 }
 
 export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
@@ -40,6 +56,17 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   llmModel: 'canopy.llm.model',
   llmRequestTimeoutSeconds: 'canopy.llm.requestTimeoutSeconds',
   llmMaxRetries: 'canopy.llm.maxRetries',
+  llmRouting: 'canopy.llm.routing',
+  controllerEnabled: 'canopy.controller.enabled',
+  controllerMinPages: 'canopy.controller.minPages',
+  controllerInitialPages: 'canopy.controller.initialPages',
+  controllerMaxActivationsPerIteration: 'canopy.controller.maxActivationsPerIteration',
+  controllerMaxIterations: 'canopy.controller.maxIterations',
+  controllerMaxOpenedNodes: 'canopy.controller.maxOpenedNodes',
+  controllerMaxSearches: 'canopy.controller.maxSearches',
+  topicsEnabled: 'canopy.topics.enabled',
+  topicsCount: 'canopy.topics.count',
+  adapterCheckpoint: 'canopy.adapter.checkpoint',
 });
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
@@ -57,6 +84,17 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   llmModel: '',
   llmRequestTimeoutSeconds: 60,
   llmMaxRetries: 3,
+  llmRouting: false,
+  controllerEnabled: true,
+  controllerMinPages: 8,
+  controllerInitialPages: 5,
+  controllerMaxActivationsPerIteration: 4,
+  controllerMaxIterations: 8,
+  controllerMaxOpenedNodes: 12,
+  controllerMaxSearches: 2,
+  topicsEnabled: false,
+  topicsCount: 0,
+  adapterCheckpoint: '',
 });
 
 const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
@@ -79,6 +117,17 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     llmModel: typeof partial.llmModel === 'string' ? partial.llmModel.trim() : d.llmModel,
     llmRequestTimeoutSeconds: clampNumber(partial.llmRequestTimeoutSeconds, d.llmRequestTimeoutSeconds, 1, 600),
     llmMaxRetries: Math.round(clampNumber(partial.llmMaxRetries, d.llmMaxRetries, 0, 10)),
+    llmRouting: typeof partial.llmRouting === 'boolean' ? partial.llmRouting : d.llmRouting,
+    controllerEnabled: typeof partial.controllerEnabled === 'boolean' ? partial.controllerEnabled : d.controllerEnabled,
+    controllerMinPages: Math.round(clampNumber(partial.controllerMinPages, d.controllerMinPages, 2, 100_000)),
+    controllerInitialPages: Math.round(clampNumber(partial.controllerInitialPages, d.controllerInitialPages, 1, 100)),
+    controllerMaxActivationsPerIteration: Math.round(clampNumber(partial.controllerMaxActivationsPerIteration, d.controllerMaxActivationsPerIteration, 1, 4)),
+    controllerMaxIterations: Math.round(clampNumber(partial.controllerMaxIterations, d.controllerMaxIterations, 1, 100)),
+    controllerMaxOpenedNodes: Math.round(clampNumber(partial.controllerMaxOpenedNodes, d.controllerMaxOpenedNodes, 1, 1000)),
+    controllerMaxSearches: Math.round(clampNumber(partial.controllerMaxSearches, d.controllerMaxSearches, 0, 20)),
+    topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
+    topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
+    adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
   };
 }
 

@@ -16,7 +16,12 @@ import type { CompressorSetting } from '../trace/schema';
 
 export type CriticChoice = 'none' | 'rule' | 'llm';
 
-export type EvalCompressor = CompressorSetting | { name: 'peer'; budgetFrom: string };
+export type EvalCompressor =
+  | CompressorSetting
+  | { name: 'peer'; budgetFrom: string }
+  /** FinanceBench's document comparison (financebench.ts): page top-k, CANOPY over page top-k, the MAGE controller. */
+  | { name: 'document'; method: 'pages' | 'canopy-pages'; k: number }
+  | { name: 'document'; method: 'controller' };
 
 export interface RunConfig {
   /** Unique within a run; used as the row label. */
@@ -79,6 +84,8 @@ export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encod
     }
     case 'peer':
       return 'peer';
+    case 'document':
+      return c.method === 'controller' ? 'controller' : c.method === 'pages' ? `page top-${c.k}` : `CANOPY over page top-${c.k}`;
   }
 }
 
@@ -151,4 +158,10 @@ export function sweepConfigs(mode: 'given' | 'pool', d: ConfigDefaults, s: Sweep
     add({ name: 'peer', budgetFrom: oneRound.id });
   }
   return out;
+}
+
+/** The pipeline compressor of a configuration; the peer and the document comparison have none. */
+export function pipelineCompressor(c: RunConfig): CompressorSetting {
+  if (c.compressor.name === 'peer' || c.compressor.name === 'document') throw new CanopyError(ErrorCodes.badInput, `${c.id} is not a pipeline compressor`);
+  return c.compressor;
 }

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { compress } from '../ask/pipeline';
 import type { KeptByItem } from '../compress/baselines';
 import { leavesOf } from '../compress/baselines';
-import { nodeVectors, scoreNodes } from '../compress/nodeScorer';
+import { nodeVectors, scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
 import { routeQuestion } from '../compress/router';
 import type { TokenCounter } from '../compress/tokens';
 import { throwIfCancelled } from '../errors';
 import type { Item, RegionNode } from '../model/region';
 import { bestAnswerScores, normalizeAnswer } from './answers';
-import type { RunConfig } from './configs';
+import { pipelineCompressor, type RunConfig } from './configs';
 import type { EvalQuestion } from './datasets/types';
 import type { EvalEmbeddings } from './embeddings';
 import { resolveGold, type ResolvedGold } from './gold';
@@ -35,6 +35,8 @@ export interface GivenDeps {
   read?: (question: string, regions: Array<{ item: Item; node: RegionNode; score: number }>) => Promise<string>;
   onQuestion?: (done: number, total: number) => void;
   signal?: AbortSignal;
+  /** A trained node-encoder adapter (`--adapter`), applied to node vectors before scoring. */
+  adapter?: NodeAdapter;
 }
 
 export interface GivenDiagnostics {
@@ -86,7 +88,7 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
       const scores = new Map<string, number>();
       for (const item of p.items) {
         const vectors = encoded ? await nodeVectorsEncodedGroups(item.root, deps.embeddings.embedTexts, deps.signal) : await nodeVectors(item.root, deps.embeddings.embedTexts, deps.signal);
-        for (const [id, s] of scoreNodes(queryVector, vectors)) scores.set(id, s);
+        for (const [id, s] of scoreNodes(queryVector, vectors, deps.adapter)) scores.set(id, s);
       }
       if (encoded) p.encodedScores = scores;
       else p.scores = scores;
@@ -108,7 +110,7 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
         const scores = await scoresFor(c.branching, c.groupVectors === 'encoded');
         const margin = c.compressor.name === 'canopy' ? (c.margin ?? 0) : 0;
         const scoreOf = (n: RegionNode) => (scores.get(n.id) ?? Number.NEGATIVE_INFINITY) + (margin ? margin * depthOf(n.id) : 0);
-        const { kept, verdicts } = compress(p.items, c.compressor, scoreOf, routing.aggregate);
+        const { kept, verdicts } = compress(p.items, pipelineCompressor(c), scoreOf, routing.aggregate);
         outcome = evaluateKept({ items: p.items, kept, verdicts, gold: p.gold, answers, answersAllRequired: q.answersAllRequired ?? false, tokens: deps.tokens });
         if (deps.read && q.answers.length > 0) outcome.reader = await readerScores(q, p.items, kept, scoreOf, deps);
       }

@@ -25,8 +25,13 @@ import { runGiven } from './given';
 import type { Outcome } from './outcome';
 import { openPoolIndex } from './poolIndex';
 import { runPool } from './poolRun';
+import { prepareTopicVariants, topicDifferences, topicVariants, type TopicVariant } from './topicsAblation';
+import type { Retriever } from '../retrieve/retriever';
+import { loadAdapter, type LoadedAdapter } from '../train/checkpoint';
 import { aggregate, compressionMetrics, gradedNdcgMetric, retrievalMetrics, type Aggregated, type MetricSpec } from './report';
 import { shortAnswerReader } from './shortAnswer';
+import { resolveControllerOptions, type ControllerOptions } from '../controller/options';
+import { documentComparison, documentConfigs, documentMetrics, documentVersus, runDocumentComparison, type DocumentComparison } from './financebench';
 
 export type EvalMode = 'given' | 'pool';
 /** `hybrid:bm25=<w>` weights BM25 by w in the fusion (a measured variant; plain `hybrid` is the pipeline's RRF). */
@@ -51,7 +56,7 @@ export interface EvalOptions {
   retrieval: RetrievalChoice;
   encoder: EncoderConfig;
   builtinModelDir: string;
-  /** Adapter checkpoint: recorded; loading arrives with the adapter issue. */
+  /** A node-encoder adapter checkpoint (`canopy train`): node scores go through it; it must match the encoder. */
   adapter?: string;
   limit?: number;
   seed: number;
@@ -63,6 +68,18 @@ export interface EvalOptions {
   root?: string;
   peerChunkSize: number;
   peerBm25?: boolean;
+  /** Pool mode: the topic compass variant (docs/topics.md); with `topicsAblation`, all four. Both evaluate held-back questions only. */
+  topics?: TopicVariant;
+  topicsAblation?: boolean;
+  /** Share of the questions held back for the topic evaluation (the rest trains the scorers); default 0.5. */
+  topicsHoldout?: number;
+  /**
+   * FinanceBench, given mode: compare page top-k, CANOPY over page top-k and the MAGE controller
+   * inside each question's PDF (financebench.ts) instead of compressing all of its items.
+   */
+  documentComparison?: boolean;
+  /** The controller's options beyond its defaults in the document comparison (budgets; validated). */
+  controllerOptions?: Partial<ControllerOptions>;
   /** An LLM for the reader (EM/F1) and, with critic 'llm', the critic. */
   llm?: ChatModel;
   logger?: Logger;
@@ -94,16 +111,9 @@ export interface EvalReport {
   configs: RunConfig[];
   results: Aggregated;
   diagnostics: Record<string, unknown>;
+  /** FinanceBench's document comparison: the controller against page top-k, and its trace statistics. */
+  document?: DocumentComparison;
   timing: { seconds: number; encodedTexts: number; indexSeconds?: number };
-}
-
-export class AdapterNotAvailableError extends CanopyError {
-  constructor(checkpoint: string) {
-    super(
-      ErrorCodes.badInput,
-      `--adapter ${checkpoint}: loading adapter checkpoints is not implemented yet (it arrives with the adapter-training issue); rerun without --adapter to evaluate the frozen encoder`,
-    );
-  }
 }
 
 function hashOf(...parts: string[]): string {
@@ -127,13 +137,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const log = options.logger ?? silentLogger;
   const progress = options.onProgress ?? (() => undefined);
-  if (options.adapter) throw new AdapterNotAvailableError(options.adapter);
   if (options.critic === 'llm' && !options.llm) throw new CanopyError(ErrorCodes.badInput, '--critic llm needs an LLM: set CANOPY_LLM_BASE_URL and CANOPY_LLM_MODEL (and CANOPY_LLM_API_KEY when the endpoint needs one)');
   const dataset: Dataset = loadDataset(options.file, options.root ? { root: options.root } : {});
   const all = dataset.questions;
-  const questions: EvalQuestion[] = options.limit ? all.slice(0, options.limit) : all;
+  let questions: EvalQuestion[] = options.limit ? all.slice(0, options.limit) : all;
   if (questions.length === 0) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no questions to evaluate`);
-  const configs = chooseConfigs(options);
+  let configs = chooseConfigs(options);
+  const documentMode = dataset.schema === 'financebench' && options.mode === 'given' && options.documentComparison === true;
+  if (documentMode) configs = documentConfigs(options.branching, options.topK);
+  let documentRun: Awaited<ReturnType<typeof runDocumentComparison>> | undefined;
+  const variants: TopicVariant[] = options.topicsAblation ? [...topicVariants] : options.topics ? [options.topics] : [];
+  if (variants.length > 0 && options.mode !== 'pool') throw new CanopyError(ErrorCodes.badInput, '--topics and --topics-ablation are measured in the open-pool mode (--mode pool)');
   if (options.mode === 'pool') {
     if (!dataset.pool) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no open pool for ${dataset.schema} (${dataset.noPoolReason ?? 'none found'}); use --mode given`);
     const bad = configs.find((c) => c.groupVectors === 'encoded' || c.margin);
@@ -152,8 +166,27 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   let diagnostics: Record<string, unknown>;
   let indexSeconds: number | undefined;
   let specs: MetricSpec[] = compressionMetrics;
+  let adapter: LoadedAdapter | undefined;
   try {
-    if (options.mode === 'given') {
+    // An unusable checkpoint fails the run (naming the file): figures must never silently be the untrained encoder's.
+    if (options.adapter) adapter = await loadAdapter(options.adapter, embeddings.id);
+    if (documentMode) {
+      documentRun = await runDocumentComparison(questions, configs, {
+        embeddings,
+        tokens,
+        cacheDir: datasetDir,
+        branching: options.branching,
+        ...(options.controllerOptions ? { controller: resolveControllerOptions(options.controllerOptions) } : {}),
+        ...(options.llm ? { llm: options.llm } : {}),
+        ...(reader ? { read: async (question, regions) => (await reader.answer(question, { text: '', tokens: 0, truncated: false, regions: regions.map((x) => ({ itemId: x.item.id, itemTitle: x.item.title, file: x.item.file, node: x.node, score: x.score })) })).text } : {}),
+        onQuestion,
+        log: progress,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      outcomes = documentRun.outcomes;
+      specs = documentMetrics;
+      diagnostics = { unresolvedGold: documentRun.unresolvedGold };
+    } else if (options.mode === 'given') {
       const r = await runGiven(questions, configs, {
         embeddings,
         tokens,
@@ -162,6 +195,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ...(reader ? { read: async (question, regions) => (await reader.answer(question, { text: '', tokens: 0, truncated: false, regions: regions.map((x) => ({ itemId: x.item.id, itemTitle: x.item.title, file: x.item.file, node: x.node, score: x.score })) })).text } : {}),
         onQuestion,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(adapter ? { adapter: adapter.adapter } : {}),
       });
       outcomes = r.outcomes;
       const s = [...r.diagnostics.leafScores].sort((a, b) => a - b);
@@ -175,6 +209,20 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const t0 = Date.now();
       const index = await openPoolIndex(docs, { cacheDir: options.cacheDir, branchingFactor: options.branching, embeddings, logger: { log: (level, m) => (level === 'info' ? progress(m) : log.log(level, m)) }, ...(options.signal ? { signal: options.signal } : {}) });
       if (index.built) indexSeconds = (Date.now() - t0) / 1000;
+      const own = new Map<string, Retriever>();
+      let topicSetup: Awaited<ReturnType<typeof prepareTopicVariants>> | undefined;
+      if (variants.length > 0) {
+        topicSetup = await prepareTopicVariants(questions, variants, index, embeddings, { seed: options.seed, ...(options.topicsHoldout !== undefined ? { holdout: options.topicsHoldout } : {}), onProgress: progress, ...(options.signal ? { signal: options.signal } : {}) });
+        questions = topicSetup.questions;
+        configs = configs.flatMap((c) =>
+          variants.map((v) => {
+            const id = `${c.id} topics=${v}`;
+            const r = topicSetup!.retrievers.get(v);
+            if (r) own.set(id, r);
+            return { ...c, id };
+          }),
+        );
+      }
       const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic());
       const r = await runPool(questions, configs, {
         embeddings,
@@ -187,10 +235,13 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         onQuestion,
         logger: progress,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(own.size > 0 ? { retrieverFor: (c: RunConfig) => own.get(c.id) } : {}),
+        ...(adapter ? { adapter: { id: adapter.id, adapter: adapter.adapter } } : {}),
       });
       outcomes = r.outcomes;
       const askMs = Object.fromEntries(Object.entries(r.diagnostics.askMs).map(([k, v]) => [k, median(v)]));
       diagnostics = { unresolvedGold: r.diagnostics.unresolvedGold, peerChunks: r.diagnostics.peerChunks, peerBm25Skipped: r.diagnostics.peerBm25Skipped, medianAskMs: askMs, poolDocuments: docs.length, poolIndex: index.dir };
+      if (topicSetup) diagnostics.topics = { ...topicSetup.diagnostics, askMs: askMsQuantiles(r.diagnostics.askMs) };
       const graded = [...questions].some((q) => [...q.goldDocs.values()].some((g) => g !== 1 && g > 0));
       const maxRounds = Math.max(...configs.map((c) => c.rounds));
       specs = [...compressionMetrics, ...retrievalMetrics(options.topK, maxRounds).map((m) => (graded && m.key === 'ndcg@10' ? gradedNdcgMetric() : m))];
@@ -201,6 +252,20 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   }
   const plan = new BootstrapPlan(questions.length, options.resamples, options.seed);
   const results = aggregate(questions, configs, outcomes, specs, plan);
+  let document: DocumentComparison | undefined;
+  if (documentRun) {
+    results.comparisons = []; // no flat top-m or uncompressed baseline here: `document.versus` holds the paired comparisons
+    document = documentComparison(documentRun, documentVersus(questions, configs, outcomes, plan), reader !== undefined);
+  }
+  if (variants.includes('off') && variants.length > 1) {
+    const keys = ['IE@1', 'IE@3', 'IE@5', 'P@1', 'P@3', 'P@5', 'R@1', 'R@3', 'R@5'];
+    const base = configs.find((c) => c.id.endsWith(' topics=off'))!.id;
+    // Each topic variant minus the hybrid, paired (same questions, same resamples).
+    (diagnostics.topics as Record<string, unknown>).minusHybrid = topicDifferences(questions, configs.filter((c) => c.id === base || !c.id.endsWith(' topics=off')), outcomes.filter((_, i) => configs[i]!.id === base || !configs[i]!.id.endsWith(' topics=off')), specs, plan, base, keys);
+    // And minus the control (the same scorer without topic features): what the topic signal itself adds.
+    const control = configs.find((c) => c.id.endsWith(' topics=control'));
+    if (control) (diagnostics.topics as Record<string, unknown>).minusControl = topicDifferences(questions, configs.filter((c) => !c.id.endsWith(' topics=off')), outcomes.filter((_, i) => !configs[i]!.id.endsWith(' topics=off')), specs, plan, control.id, keys);
+  }
   return {
     report: 'canopy-eval',
     version: 1,
@@ -214,7 +279,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       critic: options.critic,
       retrieval: options.retrieval,
       encoder: embeddings.id,
-      ...(options.adapter ? { adapter: options.adapter } : {}),
+      ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),
       tokenizer: tokens.name,
       seed: options.seed,
       resamples: options.resamples,
@@ -225,8 +290,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     configs,
     results,
     diagnostics,
+    ...(document ? { document } : {}),
     timing: { seconds: (Date.now() - started) / 1000, encodedTexts: embeddings.encoded, ...(indexSeconds !== undefined ? { indexSeconds } : {}) },
   };
+}
+
+function askMsQuantiles(ms: Record<string, number[]>): Record<string, { p50: number; p95: number; n: number }> {
+  const q = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN;
+  return Object.fromEntries(Object.entries(ms).map(([k, v]) => {
+    const s = [...v].sort((a, b) => a - b);
+    return [k, { p50: q(s, 0.5), p95: q(s, 0.95), n: s.length }];
+  }));
 }
 
 function median(xs: number[]): number {

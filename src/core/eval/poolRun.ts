@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ask, type AskOptions } from '../ask/pipeline';
 import { leavesOf, type KeptByItem } from '../compress/baselines';
 import type { NodeVerdict } from '../compress/projection';
+import type { NodeAdapter } from '../compress/nodeScorer';
 import type { TokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
 import { throwIfCancelled } from '../errors';
@@ -17,9 +18,10 @@ import type { Item, RegionNode } from '../model/region';
 import { ExtractiveReader } from '../read/extractiveReader';
 import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
+import type { Retriever } from '../retrieve/retriever';
 import type { AskTrace, TraceNode } from '../trace/schema';
 import { bestAnswerScores, normalizeAnswer } from './answers';
-import type { RunConfig } from './configs';
+import { pipelineCompressor, type RunConfig } from './configs';
 import type { EvalQuestion, GoldUnit } from './datasets/types';
 import type { EvalEmbeddings } from './embeddings';
 import type { ResolvedGold } from './gold';
@@ -42,6 +44,10 @@ export interface PoolDeps {
   onQuestion?: (done: number, total: number) => void;
   logger?: (message: string) => void;
   signal?: AbortSignal;
+  /** A configuration's own retriever (the topic-compass variants, topicsAblation.ts); the shared one otherwise. */
+  retrieverFor?: (config: RunConfig) => Retriever | undefined;
+  /** A trained node-encoder adapter (`--adapter`) for the pipeline's node scores. */
+  adapter?: { id: string; adapter: NodeAdapter };
 }
 
 export interface PoolDiagnostics {
@@ -176,23 +182,26 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
         outcome.retrieval = { ranked, retrievedByRound: [ranked], evidenceByRound: [[...new Set(rendered.map((r) => r.id))]], rounds: 1, stop: 'peer' };
       } else {
         const started = Date.now();
+        const own = deps.retrieverFor?.(c);
         const options: AskOptions = {
           topK: c.topK,
           maxRounds: c.rounds,
           branchingFactor: c.branching,
-          compressor: c.compressor,
+          compressor: pipelineCompressor(c),
           readerTokenCap: 16000,
           encoderId: deps.embeddings.id,
-          retrieval: { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, topics: false, fusion: 'rrf', rrfK: 60 },
+          ...(deps.adapter ? { adapterId: deps.adapter.id } : {}),
+          retrieval: { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, topics: own !== undefined, fusion: 'rrf', rrfK: 60 },
         };
         const critic = c.rounds > 1 ? deps.critic(c) : undefined;
         const trace = await ask(
           q.question,
           options,
           {
-            retriever,
+            retriever: own ?? retriever,
             embedQuery: deps.embeddings.embedQuery,
             embedTexts: deps.embeddings.embedTexts,
+            ...(deps.adapter ? { adapter: deps.adapter.adapter } : {}),
             ...(critic ? { critic } : {}),
             reader: deps.reader ?? extractive,
             tokens: deps.tokens,

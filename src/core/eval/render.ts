@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { EvalReport } from './harness';
 import { qualityTokenSvg, recallByRoundSvg } from './plots';
 import { comparisonTable, formatInterval, markdownTable } from './report';
+import { documentReport } from './financebenchReport';
 
 const compressionKeys = ['goldRecall', 'paragraphRecall', 'answerBearing', 'tokens', 'tokenShare', 'wholeItems', 'refinement', 'em', 'f1'];
 
@@ -26,7 +27,8 @@ export function renderReport(report: EvalReport): string[] {
   out.push('');
   out.push('## Evidence');
   out.push('');
-  out.push(...markdownTable(r, compressionKeys));
+  out.push(...markdownTable(r, report.document ? undefined : compressionKeys));
+  if (report.document) out.push(...documentReport(report.document));
   const cmp = comparisonTable(r);
   if (cmp.length > 0) {
     out.push('');

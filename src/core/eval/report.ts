@@ -4,7 +4,7 @@
  * each configuration against flat top-m *at equal tokens* (the flat sweep interpolated, per
  * resample, at that configuration's token count) and against the uncompressed baseline.
  */
-import { allGoldAtK, ieAtK, ndcgAtK, recallAtK } from './metrics';
+import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from './metrics';
 import { BootstrapPlan, percentiles, type Interval, type Ratio } from './bootstrap';
 import type { RunConfig } from './configs';
 import type { EvalQuestion } from './datasets/types';
@@ -52,6 +52,10 @@ export function retrievalMetrics(topK: number, maxRounds: number): MetricSpec[] 
     { key: 'IE@1', label: 'IE@1', percent: false, value: ret((x, g) => ieAtK(x, g, 1)) },
     { key: 'IE@3', label: 'IE@3', percent: false, value: ret((x, g) => ieAtK(x, g, 3)) },
     { key: 'IE@5', label: 'IE@5', percent: false, value: ret((x, g) => ieAtK(x, g, 5)) },
+    ...[1, 3, 5].flatMap((k): MetricSpec[] => [
+      { key: `P@${k}`, label: `precision@${k}`, percent: false, value: ret((x, g) => precisionAtK(x, g, k)) },
+      { key: `R@${k}`, label: `recall@${k} (gold share)`, percent: false, value: ret((x, g) => recallAtK(x, g, k)) },
+    ]),
   ];
   for (let round = 1; round <= maxRounds; round++) {
     specs.push({ key: `allGoldEvidence.r${round}`, label: `all-gold in evidence after round ${round}`, percent: true, value: byRound(round) });

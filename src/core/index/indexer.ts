@@ -13,8 +13,9 @@ import type { Discovery } from '../ingest/discover';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { RegionNode } from '../model/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
-import { removeStaleTemps, writeFileAtomic } from '../store/atomicFile';
+import { isWriteErrno, removeStaleTemps, writeError, writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
+import { runTopicStage, type TopicIndexOptions, type TopicIndexSummary } from '../topics/indexTopics';
 import {
   acquireLock,
   INDEX_FORMAT,
@@ -50,6 +51,8 @@ export interface IndexerDeps {
   logger?: Logger;
   progress?: ProgressSink;
   tracer?: Tracer;
+  /** Fit / update the topic compass's metadata bank with each generation (`canopy.topics.enabled`). */
+  topics?: TopicIndexOptions;
 }
 
 export interface IndexSummary {
@@ -65,6 +68,8 @@ export interface IndexSummary {
   skipped: Array<{ file: string; reason: string }>;
   /** Set when the old index could not be read and was rebuilt. */
   rebuilt?: string;
+  /** The topic stage's work, when topics are on. */
+  topics?: TopicIndexSummary;
   seconds: number;
 }
 
@@ -78,8 +83,13 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
   const started = Date.now();
   const log = deps.logger ?? silentLogger;
   const p = paths(deps.dir);
-  await fs.mkdir(p.docs, { recursive: true });
-  const release = await acquireLock(deps.dir);
+  let release: () => Promise<void>;
+  try {
+    await fs.mkdir(p.docs, { recursive: true });
+    release = await acquireLock(deps.dir);
+  } catch (err) {
+    throw isWriteErrno(err) ? writeError(err, `the index in ${deps.dir}`, 'the previous index, if any, is unchanged') : err;
+  }
   try {
     await removeStaleTemps(deps.dir);
     await removeStaleTemps(p.docs);
@@ -168,6 +178,8 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         deps.tracer?.emit('ingest/file', { file: f.relPath, items: doc.items.length, warnings: doc.warnings.length });
       } catch (err) {
         if (err instanceof CancelledError) throw err;
+        // Disk full / read-only: not this file's fault, and no later write would succeed either.
+        if (isWriteErrno(err) || (err instanceof CanopyError && err.code === ErrorCodes.writeFailed)) throw err;
         const { code, message } = describeError(err);
         errors.push({ file: f.relPath, code, reason: message });
         log.log('warn', `${f.relPath}: ${message}`);
@@ -194,6 +206,26 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     lexical.remove([...removedItems, ...upsert.map((e) => e.id)]);
     lexical.add(lexicalAdd);
     await writeFileAtomic(p.lexical(generation), lexical.toJSON());
+    // A failed topic stage leaves this generation without a bank (retrieval stays hybrid), never the index unwritten.
+    const topics = deps.topics
+      ? await runTopicStage({
+          dir: deps.dir,
+          generation,
+          ...(base ? { previousGeneration: base.generation } : {}),
+          encoderId: deps.embeddings.id,
+          store: deps.store,
+          upsert: upsert.map((e, i) => ({ id: e.id, vector: e.vector, text: `${lexicalAdd[i]!.title}\n${lexicalAdd[i]!.text}` })),
+          remove: [...removedItems],
+          files,
+          options: deps.topics,
+          logger: log,
+        }).catch((err: unknown) => {
+          if (err instanceof CancelledError) throw err;
+          log.log('warn', `topics: no topic bank for generation ${generation}: ${describeError(err).message}`);
+          return undefined;
+        })
+      : undefined;
+    if (topics) deps.tracer?.emit('index/topics', { ...topics });
     await deps.embeddings.persist();
 
     const manifest: IndexManifest = {
@@ -226,17 +258,26 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       errors,
       skipped: manifest.skipped,
       ...(rebuilt ? { rebuilt } : {}),
+      ...(topics ? { topics } : {}),
       seconds: (Date.now() - started) / 1000,
     };
+  } catch (err) {
+    // A disk that fills up (or turns read-only) mid-run stops the run before its commit point:
+    // the previous generation stays live and every file indexed before stays searchable.
+    if (isWriteErrno(err)) throw writeError(err, `the index in ${deps.dir}`, 'indexing stopped and the previous index is unchanged');
+    if (err instanceof CanopyError && err.code === ErrorCodes.writeFailed) {
+      throw new CanopyError(ErrorCodes.writeFailed, `Indexing stopped: ${err.message} The previous index is unchanged.`, { ...(err.file ? { file: err.file } : {}), cause: err });
+    }
+    throw err;
   } finally {
-    await release();
+    await release().catch(() => undefined);
   }
 }
 
 async function manifestGenerations(dir: string): Promise<number[]> {
   return (await fs.readdir(dir)).flatMap((n) => {
-    const m = /^(?:gen|lexical)-(\d+)\.json$/.exec(n);
-    return m ? [Number(m[1])] : [];
+    const m = /^(?:(?:gen|lexical)-(\d+)\.json|topics-(\d+)\.bin)$/.exec(n);
+    return m ? [Number(m[1] ?? m[2])] : [];
   });
 }
 
@@ -245,8 +286,8 @@ async function collectGarbage(deps: IndexerDeps, live: number, manifest: IndexMa
   const p = paths(deps.dir);
   for (const g of await deps.store.listGenerations()) if (g !== live) await deps.store.dropGeneration(g);
   for (const name of await fs.readdir(deps.dir)) {
-    const m = /^(gen|lexical)-(\d+)\.json$/.exec(name);
-    if (m && Number(m[2]) !== live) await fs.rm(path.join(deps.dir, name), { force: true });
+    const m = /^(?:(gen|lexical)-(\d+)\.json|topics-(\d+)\.bin)$/.exec(name);
+    if (m && Number(m[2] ?? m[3]) !== live) await fs.rm(path.join(deps.dir, name), { force: true });
   }
   const referenced = new Set(Object.values(manifest.files).map((e) => `${e.doc}.json`));
   for (const name of await fs.readdir(p.docs)) if (!referenced.has(name)) await fs.rm(path.join(p.docs, name), { force: true });

@@ -5,6 +5,8 @@
  *   gen-<N>.json       manifest of generation N: files, hashes, item ids, errors, settings
  *   vectors-<N>/       item vectors (VectorStore, vectra by default)
  *   lexical-<N>.json   BM25 index
+ *   topics-<N>.bin     topic-compass metadata bank (only when topics are on; src/core/topics)
+ *   topic-scorer.json  the trained topic-compass scorer (any generation)
  *   docs/<key>.json    parsed documents, content-addressed (immutable, shared by generations)
  *   embeddings/        the embedding cache
  *   LOCK               held by the one writer
@@ -57,6 +59,10 @@ export const paths = (dir: string) => ({
   current: path.join(dir, 'CURRENT'),
   manifest: (g: number) => path.join(dir, `gen-${g}.json`),
   lexical: (g: number) => path.join(dir, `lexical-${g}.json`),
+  /** The topic compass's metadata bank of generation N (src/core/topics; only with topics on). */
+  topics: (g: number) => path.join(dir, `topics-${g}.bin`),
+  /** The trained topic-compass scorer (not per generation: its features are corpus-independent). */
+  topicScorer: path.join(dir, 'topic-scorer.json'),
   docs: path.join(dir, 'docs'),
   doc: (key: string) => path.join(dir, 'docs', `${key}.json`),
   embeddings: path.join(dir, 'embeddings'),

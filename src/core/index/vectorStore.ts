@@ -35,4 +35,6 @@ export interface VectorStore {
   dropGeneration(generation: number): Promise<void>;
   /** Generations present on disk (live or stale). */
   listGenerations(): Promise<number[]>;
+  /** Every item vector of a generation (the topic compass fits its topics on them). */
+  entries?(generation: number): Promise<Array<{ id: string; vector: Float32Array }>>;
 }

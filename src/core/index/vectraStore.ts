@@ -52,6 +52,12 @@ export class VectraStore implements VectorStore {
     };
   }
 
+  async entries(generation: number): Promise<Array<{ id: string; vector: Float32Array }>> {
+    const index = this.index(generation);
+    if (!(await index.isIndexCreated())) throw new Error(`vector generation ${generation} is missing (${folderName(generation)})`);
+    return (await index.listItems()).map((item) => ({ id: item.id, vector: Float32Array.from(item.vector) }));
+  }
+
   async dropGeneration(generation: number): Promise<void> {
     await fs.rm(path.join(this.folder, folderName(generation)), { recursive: true, force: true });
   }

@@ -85,7 +85,10 @@ function countNodes(items: Item[]): { nodes: number; leaves: number } {
 }
 
 async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array, options: ParseOptions, deadline: number): Promise<DraftDocument> {
-  if (format === 'pdf') return parsePdf(file, bytes, { deadline, signal: options.signal, standardFontDataUrl: options.pdfStandardFontDataUrl });
+  if (format === 'pdf') {
+    const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
+    return parsePdf(file, bytes, { deadline, timeLimitMs, signal: options.signal, standardFontDataUrl: options.pdfStandardFontDataUrl });
+  }
   if (format === 'image') return parseImageFile(file);
   const decoded = decodeText(file, bytes, options.invalidUtf8 ?? 'replace');
   const text = decoded.text;
@@ -145,7 +148,19 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
     );
   }
   throwIfCancelled(options.signal);
-  const deadline = started + (options.timeLimitMs ?? defaultParseOptions.timeLimitMs);
+  const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
+  const deadline = started + timeLimitMs;
+  // Past the deadline, the next stage of a non-PDF file is not started: it fails with E_TIME_LIMIT. (PDF pages
+  // are also bounded while they are read, see pdfRuns.ts; the text parsers are synchronous and
+  // linear in the input, so the size limit bounds them.)
+  const checkDeadline = (stage: string) => {
+    if (Date.now() <= deadline) return;
+    throw new CanopyError(
+      ErrorCodes.timeLimit,
+      `${file}: ${stage} took ${((Date.now() - started) / 1000).toFixed(1)} s, past the per-file time limit of ${(timeLimitMs / 1000).toFixed(timeLimitMs < 10_000 ? 1 : 0)} s; not indexed.`,
+      { file },
+    );
+  };
   try {
     const empty = format !== 'image' && (bytes.length === 0 || (format !== 'pdf' && isBlankText(bytes)));
     const draft: DraftDocument = empty
@@ -158,6 +173,9 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
         }
       : await draftFor(file, format, bytes, options, deadline);
     throwIfCancelled(options.signal);
+    // A PDF is bounded page by page while it is read and keeps the pages read before the limit
+    // (with a 'timeLimit' warning); its layout is linear in what was read, so it is not refused here.
+    if (format !== 'pdf') checkDeadline(`parsing (${format})`);
     const items = buildItems(draft, {
       branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,
       itemMaxWords: options.itemMaxWords ?? defaultParseOptions.itemMaxWords,
@@ -176,6 +194,7 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
     };
     if (draft.pages) doc.pages = draft.pages;
     if (options.graph !== false) {
+      if (format !== 'pdf') checkDeadline('building the region tree');
       const input = { file, title: draft.title, items, ...(draft.pages ? { pages: draft.pages } : {}) };
       const graphOptions: GraphOptions = {};
       if (options.semanticNeighbours !== undefined) graphOptions.semanticNeighbours = options.semanticNeighbours;

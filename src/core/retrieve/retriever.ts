@@ -3,7 +3,7 @@
  * produced its rank (dense, BM25, topic, fused) so the trace can show them.
  */
 import type { Item, Modality } from '../model/region';
-import type { ScoreComponents } from '../trace/schema';
+import type { ScoreComponents, TraceTopics } from '../trace/schema';
 
 export interface RetrievedItem {
   item: Item;
@@ -25,6 +25,8 @@ export interface RetrieveOptions {
 export interface Retrieval {
   items: RetrievedItem[];
   candidates: Array<{ itemId: string; scores: ScoreComponents }>;
+  /** The topic compass's selection and per-chunk lift, when the retriever used topics (src/core/topics). */
+  topics?: TraceTopics;
 }
 
 export interface Retriever {

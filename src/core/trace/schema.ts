@@ -32,6 +32,12 @@ export interface TraceSettings {
   retrieval: { dense: boolean; bm25: boolean; topics: boolean; fusion: 'rrf'; rrfK: number };
   /** The LLM used by the critic, reader or router, when one is configured. */
   llm?: { id: string; remote: boolean };
+  /** The MAGE controller, when the pipeline may run it: PDFs of at least `minPages` pages, its evaluator and budgets. */
+  controller?: {
+    minPages: number;
+    evaluator: 'rule' | 'llm';
+    budgets: { initialPages: number; maxActivationsPerIteration: number; maxIterations: number; maxOpenedNodes: number; maxSearches: number };
+  };
 }
 
 /** One node of an item's scored tree. Leaves carry their text; inner nodes a short preview. */
@@ -46,8 +52,9 @@ export interface TraceNode {
   tokens: number;
   score?: number;
   parentScore?: number;
-  decision: NodeDecision | 'kept-by-baseline' | 'dropped-by-baseline';
-  rule: ProjectionRule | 'flat-top-m' | 'threshold' | 'none' | 'item-gate';
+  /** `kept-by-controller`: a region of an element the MAGE controller opened (the item's file went through it). */
+  decision: NodeDecision | 'kept-by-baseline' | 'dropped-by-baseline' | 'kept-by-controller';
+  rule: ProjectionRule | 'flat-top-m' | 'threshold' | 'none' | 'item-gate' | 'controller';
   children: TraceNode[];
 }
 

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { NodeAdapter } from '../compress/nodeScorer';
 import { CanopyError, ErrorCodes } from '../errors';
-import { writeFileAtomic } from '../store/atomicFile';
+import { isWriteErrno, removeDeadWritersTemps, writeError, writeFileAtomic } from '../store/atomicFile';
 import { applyLowRank, type LowRank } from './lowRank';
 
 export const CHECKPOINT_FORMAT = 'canopy-adapter';
@@ -65,9 +65,15 @@ export function makeCheckpoint(weights: LowRank, info: Omit<AdapterCheckpoint, '
 
 /** Writes `<dir>/<id>.json` atomically and returns its path. */
 export async function saveCheckpoint(dir: string, checkpoint: AdapterCheckpoint): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `${checkpoint.id}.json`);
-  await writeFileAtomic(file, `${JSON.stringify(checkpoint, null, 1)}\n`);
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await removeDeadWritersTemps(dir); // left by a training run killed mid-write
+    await writeFileAtomic(file, `${JSON.stringify(checkpoint, null, 1)}\n`);
+  } catch (err) {
+    // Disk full / read-only folder: E_WRITE naming the file; checkpoints already saved stay.
+    throw isWriteErrno(err) ? writeError(err, file, 'the checkpoints already saved are unchanged') : err;
+  }
   return file;
 }
 
@@ -117,4 +123,26 @@ export async function listCheckpoints(dir: string): Promise<Array<{ file: string
     if (checkpoint) out.push({ file, checkpoint });
   }
   return out.sort((a, b) => b.checkpoint.createdAt.localeCompare(a.checkpoint.createdAt));
+}
+
+export interface LoadedAdapter {
+  file: string;
+  id: string;
+  adapter: NodeAdapter;
+  checkpoint: AdapterCheckpoint;
+}
+
+/**
+ * Reads, validates and turns a checkpoint into the ask pipeline's adapter in one step; every
+ * failure (missing file, not JSON, wrong format or version, truncated weights, another base
+ * encoder) is a CanopyError whose message names the file.
+ */
+export async function loadAdapter(file: string, encoderId: string): Promise<LoadedAdapter> {
+  const checkpoint = await loadCheckpoint(file);
+  try {
+    return { file, id: checkpoint.id, adapter: adapterFromCheckpoint(checkpoint, encoderId), checkpoint };
+  } catch (err) {
+    if (err instanceof CanopyError) throw new CanopyError(err.code, `${file}: ${err.message}`, { file, cause: err });
+    throw err;
+  }
 }

@@ -18,13 +18,14 @@ import { formatForPath, parseFile } from '../ingest/parseFile';
 import type { Anchor, Item } from '../model/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
+import { prunePairs } from '../annotate/prunePairs';
 import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
-import type { TrainPair } from './lowRank';
-import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
+import type { LowRank, TrainPair } from './lowRank';
+import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion, type SideMetrics } from './report';
 import { seededRandom } from './lowRank';
-import { trainLowRank, type TrainOptions, type TrainResult } from './trainer';
+import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';
 
 export interface TrainRunOptions {
   /** The workspace folder the annotations' paths are relative to. */
@@ -46,14 +47,26 @@ export interface TrainRunOptions {
   /**
    * How the epoch is chosen on the validation questions: 'loss' (lowest ranking loss, default)
    * or 'recall-guard' (highest refinement-decision accuracy among epochs whose gold recall is
-   * not below the untrained adapter's — the identity always qualifies).
+   * not below, and whose evidence tokens are not above, the untrained adapter's — the identity
+   * always qualifies).
    */
   selection?: 'loss' | 'recall-guard';
+  /**
+   * With 'recall-guard': also try each epoch's adapter at a blend weight α (node vector
+   * v + α·A·B·v, i.e. (1 − α)·v + α·W·v) from `BLEND_WEIGHTS`, under the same criterion; the
+   * checkpoint stores the chosen blend (A scaled by α).
+   */
+  blend?: boolean;
   /**
    * Weight pairs so each §10 rule carries half the loss. Refine pairs outnumber keep-whole pairs
    * ~8:1, which teaches "children beat parents" in general; balancing asks for both decisions.
    */
   balanceRules?: boolean;
+  /**
+   * Also train on the prune-sibling pairs of `annotate/prunePairs.ts` (a partly gold parent over
+   * each of its gold-free children). Off by default: the default pairs are exactly §10's.
+   */
+  prunePairs?: boolean;
   signal?: AbortSignal;
   progress?: ProgressSink;
   logger?: Logger;
@@ -63,9 +76,21 @@ export interface TrainRunReport {
   annotations: { total: number; corrupt: CorruptLine[]; relocation: Record<RelocationStatus, number> };
   questions: { total: number; train: number; validation: number; heldOut: number };
   preferences: { train: PreferenceCounts; validation: PreferenceCounts; heldOut: PreferenceCounts };
+  /** Prune-sibling pairs used in training (0 unless `prunePairs`). */
+  prunePairs: { train: number; validation: number };
+  /** How the epoch was chosen, and the validation figures that chose it. */
+  selection: { by: 'loss' | 'recall-guard'; baseline?: SideMetrics; chosen?: SideMetrics; blend: number };
   training: Omit<TrainResult, 'weights'>;
   report: BeforeAfter;
   checkpoint?: { id: string; file: string };
+}
+
+/** Blend weights tried with `blend` (1 = the trained adapter as is). */
+export const BLEND_WEIGHTS: readonly number[] = [0.25, 0.5, 0.75, 1];
+
+/** v + α·A·B·v: the adapter's change to every node vector scaled by α (A scaled; B kept). */
+export function blendWeights(w: LowRank, alpha: number): LowRank {
+  return alpha === 1 ? w : { ...w, A: w.A.map((x) => x * alpha) };
 }
 
 /** Questions are grouped by dataset id when there is one, else by their text. */
@@ -88,7 +113,21 @@ export function splitKeys(keys: readonly string[], share: number, seed: number):
 
 const emptyCounts = (): PreferenceCounts => ({ pairs: 0, identical: 0, itemsWithGold: 0, itemsWithoutGold: 0, perRule: { refine: 0, 'keep-whole': 0 } });
 
+/** Everything a training run needs that does not depend on the training options: read once, reusable. */
+export interface PreparedRun {
+  annotations: { total: number; corrupt: CorruptLine[]; relocation: Record<RelocationStatus, number> };
+  split: { kept: string[]; heldBack: string[] };
+  inner: { kept: string[]; heldBack: string[] };
+  prepared: Map<string, PreparedQuestion>;
+  counts: Map<string, PreferenceCounts>;
+}
+
 export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
+  return trainPrepared(await prepareRun(o), o);
+}
+
+/** Read, re-locate, split, parse and embed: the part of a run shared by every training option. */
+export async function prepareRun(o: TrainRunOptions): Promise<PreparedRun> {
   const log = o.logger ?? silentLogger;
   const store = new AnnotationStore(o.annotationsFile);
   const { annotations, corrupt } = await store.read();
@@ -171,20 +210,33 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
     counts.set(key, c);
     o.progress?.report({ done: ++done, total: keys.length, message: 'preparing questions' });
   }
+  return { annotations: { total: annotations.length, corrupt, relocation }, split, inner, prepared, counts };
+}
+
+/** Trains on a prepared run: pairs → adapter → blend → held-back report → checkpoint. */
+export async function trainPrepared(p: PreparedRun, o: TrainRunOptions): Promise<TrainRunReport> {
+  const { split, inner, prepared, counts } = p;
 
   const sum = (ks: string[]) => ks.reduce((acc, k) => addCounts(acc, counts.get(k)!), emptyCounts());
+  const pruneOf = (k: string) => {
+    const q = prepared.get(k)!;
+    return o.prunePairs ? prunePairs(q.candidates.map((c) => c.item), q.gold) : [];
+  };
   const toPairs = (ks: string[]): TrainPair[] => {
-    const perRule = sum(ks).perRule;
-    const total = perRule.refine + perRule['keep-whole'];
-    return ks.flatMap((k) => {
+    const perQuestion = ks.map((k) => ({ k, pairs: [...prepared.get(k)!.pairs, ...pruneOf(k)] }));
+    // With balanceRules every rule present carries an equal share of the loss.
+    const perRule = new Map<string, number>();
+    for (const { pairs } of perQuestion) for (const p of pairs) perRule.set(p.rule, (perRule.get(p.rule) ?? 0) + 1);
+    const total = [...perRule.values()].reduce((a, b) => a + b, 0);
+    return perQuestion.flatMap(({ k, pairs }) => {
       const q = prepared.get(k)!;
       const vec = new Map<string, Float32Array>();
       for (const c of q.candidates) for (const [id, v] of c.vectors) vec.set(id, v);
-      return q.pairs.map((p) => ({
+      return pairs.map((p) => ({
         q: q.query,
         preferred: vec.get(p.preferred)!,
         other: vec.get(p.other)!,
-        ...(o.balanceRules && perRule[p.rule] > 0 ? { weight: total / (2 * perRule[p.rule]) } : {}),
+        ...(o.balanceRules ? { weight: total / (perRule.size * perRule.get(p.rule)!) } : {}),
       }));
     });
   };
@@ -194,26 +246,43 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
 
   const validationQuestions = inner.heldBack.map((k) => prepared.get(k)!);
   let select: TrainOptions['select'];
+  let baseline: SideMetrics | undefined;
+  // `select` is called once before training (epoch 0) and once after each epoch, in order.
+  const byEpoch: Array<{ metrics: SideMetrics; blend: number }> = [];
   if (o.selection === 'recall-guard' && validationQuestions.length > 0) {
-    const baseline = evaluateSide(validationQuestions, o.tokens);
+    const base = evaluateSide(validationQuestions, o.tokens);
+    baseline = base;
+    // Eligible: no lower gold recall and no more evidence tokens than the untrained encoder.
+    const eligible = (m: SideMetrics) => m.goldRecall >= base.goldRecall && m.evidenceTokens <= base.evidenceTokens;
     select = (w) => {
-      const m = evaluateSide(validationQuestions, o.tokens, adapterFromWeights(w));
-      return { score: m.decisionAccuracy, eligible: m.goldRecall >= baseline.goldRecall };
+      let best: { metrics: SideMetrics; blend: number } | undefined;
+      for (const alpha of o.blend ? BLEND_WEIGHTS : [1]) {
+        const m = evaluateSide(validationQuestions, o.tokens, adapterFromWeights(blendWeights(w, alpha)));
+        const better = !best || (eligible(m) && (!eligible(best.metrics) || m.decisionAccuracy > best.metrics.decisionAccuracy));
+        if (better) best = { metrics: m, blend: alpha };
+      }
+      byEpoch.push(best!);
+      return { score: best!.metrics.decisionAccuracy, eligible: eligible(best!.metrics) };
     };
   }
-  const result = trainLowRank(o.dim, trainPairs, validationPairs, {
+  const result = await trainLowRankAsync(o.dim, trainPairs, validationPairs, {
     ...o.train,
     ...(select ? { select } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.progress ? { progress: o.progress } : {}),
   });
+  const chosen = byEpoch[result.bestEpoch];
+  const blend = chosen?.blend ?? 1;
   const heldOut = split.heldBack.map((k) => prepared.get(k)!);
-  const report = beforeAfter(heldOut, o.tokens, adapterFromWeights(result.weights));
-  const { weights, ...training } = result;
+  const { weights: trained, ...training } = result;
+  const weights = blendWeights(trained, blend);
+  const report = beforeAfter(heldOut, o.tokens, adapterFromWeights(weights));
   const out: TrainRunReport = {
-    annotations: { total: annotations.length, corrupt, relocation },
-    questions: { total: keys.length, train: inner.kept.length, validation: inner.heldBack.length, heldOut: split.heldBack.length },
+    annotations: p.annotations,
+    questions: { total: prepared.size, train: inner.kept.length, validation: inner.heldBack.length, heldOut: split.heldBack.length },
     preferences: { train: sum(inner.kept), validation: sum(inner.heldBack), heldOut: sum(split.heldBack) },
+    prunePairs: { train: inner.kept.reduce((n, k) => n + pruneOf(k).length, 0), validation: inner.heldBack.reduce((n, k) => n + pruneOf(k).length, 0) },
+    selection: { by: select ? 'recall-guard' : 'loss', ...(baseline ? { baseline } : {}), ...(chosen ? { chosen: chosen.metrics } : {}), blend },
     training,
     report,
   };
@@ -223,11 +292,17 @@ export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
       trainedOn: {
         annotationsFile: path.relative(o.root, path.resolve(o.annotationsFile)).split(path.sep).join('/'),
         questions: inner.kept.length,
-        annotations: annotations.length,
+        annotations: p.annotations.total,
         pairs: trainPairs.length,
         validationPairs: validationPairs.length,
       },
-      metrics: { training, report, heldOutQuestions: split.heldBack },
+      metrics: {
+        training,
+        report,
+        heldOutQuestions: split.heldBack,
+        recipe: { prunePairs: o.prunePairs ?? false, balanceRules: o.balanceRules ?? false, selection: out.selection.by, blend: out.selection.blend, validation: o.validation ?? 0.1, holdout: o.holdout ?? 0.2 },
+        ...(out.selection.baseline && out.selection.chosen ? { validation: { before: out.selection.baseline, after: out.selection.chosen } } : {}),
+      },
     });
     out.checkpoint = { id: checkpoint.id, file: await saveCheckpoint(o.outDir, checkpoint) };
   }

@@ -77,6 +77,28 @@ function shuffle<T>(xs: T[], rand: () => number): T[] {
 }
 
 export function trainLowRank(dim: number, train: readonly TrainPair[], validation: readonly TrainPair[], options: TrainOptions = {}): TrainResult {
+  const steps = trainSteps(dim, train, validation, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same training, giving the event loop a turn after every batch, so that a host that runs it
+ * in its own thread (the extension) stays responsive and can cancel it mid-epoch. Same weights.
+ */
+export async function trainLowRankAsync(dim: number, train: readonly TrainPair[], validation: readonly TrainPair[], options: TrainOptions = {}): Promise<TrainResult> {
+  const steps = trainSteps(dim, train, validation, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The training loop; yields after each batch. */
+function* trainSteps(dim: number, train: readonly TrainPair[], validation: readonly TrainPair[], options: TrainOptions): Generator<void, TrainResult, void> {
   const o = resolveTrainOptions(options);
   const m = initLowRank(dim, o.rank, o.seed);
   const rand = seededRandom(o.seed ^ 0x9e3779b9);
@@ -117,6 +139,7 @@ export function trainLowRank(dim: number, train: readonly TrainPair[], validatio
           p[i] = p[i]! - (o.learningRate * (mm[i]! / c1)) / (Math.sqrt(vv[i]! / c2) + 1e-8);
         }
       });
+      yield;
     }
     const validationLoss = rankingLoss(m, watch, o.scale);
     const sel = options.select?.(m);

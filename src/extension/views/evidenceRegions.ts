@@ -28,6 +28,7 @@ export const ruleWords: Record<string, string> = {
   threshold: 'scored at least the threshold (threshold baseline)',
   none: 'no rule decided on it',
   'item-gate': 'the item gate dropped the whole item',
+  controller: 'the MAGE controller opened it for the reader',
 };
 
 function rangeOf(n: TraceNode): EvidenceRegion['range'] {

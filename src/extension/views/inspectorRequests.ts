@@ -6,7 +6,9 @@
  * panel supplies the editor actions), so the refusals are unit-tested in plain Node.
  */
 import type { ReplaySettings } from '../../core/replay/replay';
+import type { Anchor } from '../../core/model/region';
 import type { AskTrace } from '../../core/trace/schema';
+import { findRegion } from './evidenceRegions';
 import { MAX_PDF_BYTES, type PlaceholderView, type TraceSummary } from '../../protocol/messages';
 import { ProtocolError, type RequestHandlers } from '../../protocol/rpc';
 
@@ -28,6 +30,17 @@ export interface InspectorRequestHost {
   readTrace(name: string): Promise<AskTrace>;
   findTrace(id: string): Promise<AskTrace | undefined>;
   replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace>;
+  /** Stores a gold annotation (design §10); absent: `gold/mark` is refused. */
+  markGold?(mark: GoldMark): Promise<{ annotationId: string; added: boolean }>;
+}
+
+/** A region of a trace the webview asked to mark as gold evidence, checked against the index. */
+export interface GoldMark {
+  question: string;
+  anchor: Anchor;
+  /** The node's text as the trace holds it (absent for nodes stored without text). */
+  text?: string;
+  source: 'inspector' | 'pdf';
 }
 
 /** A relative path inside the workspace, in the index's form (forward slashes, no `..`), or undefined. */
@@ -87,6 +100,24 @@ export function inspectorRequestHandlers(host: InspectorRequestHost): RequestHan
       const trace = await host.findTrace(traceId);
       if (!trace) throw new ProtocolError('E_NOT_FOUND', `no trace with id ${traceId} in this workspace`);
       return { trace: await host.replay(trace, settings) };
+    },
+    'gold/mark': async ({ traceId, nodeId, bbox }) => {
+      if (!host.markGold) throw new ProtocolError('E_UNSUPPORTED', 'marking gold evidence is not available here');
+      const trace = await host.findTrace(traceId);
+      if (!trace) throw new ProtocolError('E_NOT_FOUND', `no trace with id ${traceId} in this workspace`);
+      const region = findRegion(trace, nodeId);
+      if (!region) throw new ProtocolError('E_NOT_FOUND', `no node ${nodeId} in trace ${traceId}`);
+      const a = region.node.anchor;
+      indexed(a.file);
+      let mark: GoldMark;
+      if (bbox) {
+        if (a.page === undefined) throw new ProtocolError('E_BAD_PARAMS', `node ${nodeId} is not on a PDF page: a box can only be marked on a page`);
+        mark = { question: trace.question, anchor: { file: a.file, page: a.page, bbox }, source: 'pdf' };
+      } else {
+        mark = { question: trace.question, anchor: a, ...(region.node.text !== undefined ? { text: region.node.text } : {}), source: 'inspector' };
+      }
+      const r = await host.markGold(mark);
+      return { ...r, question: trace.question };
     },
   };
 }

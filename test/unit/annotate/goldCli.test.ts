@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 import { annotationsPath, AnnotationStore } from '../../../src/core/annotate/store';
+import { makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
+import { initLowRank } from '../../../src/core/train/lowRank';
 
 function capture(): CliIO & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -33,12 +35,41 @@ describe('canopy gold / train CLI', () => {
     }
   });
 
+  it('train --list: checkpoints newest first with their held-back figures (the rollback list)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'canopy-goldcli-list-'));
+    try {
+      const w = initLowRank(4, 1, 1);
+      const report = { before: { decisionAccuracy: 0.3, goldRecall: 0.9, evidenceTokens: 100 }, after: { decisionAccuracy: 0.5, goldRecall: 0.92, evidenceTokens: 90 } };
+      const info = { baseEncoderId: 'e', trainedOn: { questions: 3, annotations: 5, pairs: 7, validationPairs: 1 }, metrics: { report } };
+      const older = makeCheckpoint(w, { ...info, createdAt: '2026-01-01T00:00:00.000Z' });
+      w.A[0] = 0.5;
+      const newer = makeCheckpoint(w, { ...info, createdAt: '2026-02-01T00:00:00.000Z' });
+      await saveCheckpoint(dir, older);
+      await saveCheckpoint(dir, newer);
+      const io = capture();
+      assert.equal(await main(['train', '--list', '--out', dir], io), 0, io.stderr.join('\n'));
+      assert.match(io.stdout[0]!, new RegExp(`^${newer.id} `));
+      assert.match(io.stdout[1]!, /decision acc 30\.0% → 50\.0%, gold recall 90\.0% → 92\.0%, tokens 100 → 90/);
+      assert.match(io.stdout[3]!, new RegExp(`^${older.id} `));
+      const json = capture();
+      assert.equal(await main(['train', '--list', '--out', dir, '--json'], json), 0);
+      assert.deepEqual(
+        JSON.parse(json.stdout[0]!).checkpoints.map((c: { id: string }) => c.id),
+        [newer.id, older.id],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects missing or bad arguments with usage', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['gold', 'import', 'x.jsonl'], /--out <folder> is required/],
       [['gold', 'export', 'x.jsonl', '--out', 'o'], /unknown gold command/],
       [['train'], /--annotations <file> is required/],
       [['train', '--annotations', 'a.jsonl', '--holdout', '1.5'], /--holdout has an invalid value/],
+      [['train', '--annotations', 'a.jsonl', '--blend'], /--blend needs --select recall-guard/],
+      [['train', '--annotations', 'a.jsonl', '--validation', '1'], /--validation has an invalid value/],
     ];
     for (const [argv, message] of cases) {
       const io = capture();

@@ -133,8 +133,9 @@ describe('eval harness', () => {
     }
   });
 
-  it('errors: an adapter checkpoint, a pool the schema lacks, groups=encoded in the pool', async () => {
-    await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), adapter: 'ckpt-3.json' })), /--adapter ckpt-3\.json: loading adapter checkpoints is not implemented yet/);
+  it('errors: a missing adapter checkpoint, a pool the schema lacks, groups=encoded in the pool', async () => {
+    // An unusable checkpoint fails the evaluation (never silently the untrained figures), naming the file.
+    await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), adapter: 'ckpt-3.json' })), /Cannot read adapter checkpoint ckpt-3\.json/);
     await assert.rejects(runEval(options(cache, { file: fx('tatqa/dev.jsonl'), mode: 'pool' })), /no open pool for tatqa/);
     await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'canopy:groups=encoded' })), /given-items mode only/);
   });
@@ -156,7 +157,7 @@ describe('eval harness', () => {
     assert.match(io.stderr.join('\n'), /bad-field\.jsonl:3: field "question" must be a string \(E_BAD_INPUT\)/);
     io = capture();
     assert.equal(await main(['eval', fx('hotpotqa/dev.jsonl'), '--cache', cache, '--adapter', 'a.ckpt'], io), 1);
-    assert.match(io.stderr.join('\n'), /not implemented yet/);
+    assert.match(io.stderr.join('\n'), /adapter checkpoint \S*a\.ckpt/);
     io = capture();
     assert.equal(await main(['eval', fx('hotpotqa/dev.jsonl'), '--reader', 'llm'], io), 2);
     assert.match(io.stderr.join('\n'), /CANOPY_LLM_BASE_URL/);

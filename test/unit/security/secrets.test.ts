@@ -54,12 +54,15 @@ const model = (maxRetries = 0) =>
 describe('API keys never leak', () => {
   it('is sent only as the Authorization header, and appears nowhere in the saved trace', async () => {
     server.script(
+      { kind: 'reply', content: '{"aggregate": false, "modalities": ["text"], "reason": "one fact"}' },
       { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
       { kind: 'reply', content: ['Plot P5 lost its ash trees [1].'] },
     );
-    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model() });
+    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model(), routing: 'llm' });
     const file = await workspace.saveTrace(trace);
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(trace.rounds[0]?.routing.source, 'llm', 'the LLM routed the question');
+    assert.match(trace.rounds[0]!.routing.reason, /lookup/);
     assert.equal(trace.answer.mode, 'llm');
     assert.ok(trace.settings.llm?.id);
     assert.ok(!readFileSync(file, 'utf8').includes(KEY), 'the trace file holds the key');
@@ -67,12 +70,25 @@ describe('API keys never leak', () => {
     assert.ok(!logs.join('\n').includes(KEY), 'a log line holds the key');
   });
 
+  it('routes by the rule unless LLM routing is asked for (canopy.llm.routing is off by default)', async () => {
+    server.reset();
+    server.script(
+      { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
+      { kind: 'reply', content: ['Plot P5 lost its ash trees [1].'] },
+    );
+    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model() });
+    assert.equal(trace.rounds[0]?.routing.source, 'rule');
+    assert.equal(server.requests.length, 2, 'critic and reader only');
+    assert.ok(!JSON.stringify(server.requests.map((r) => r.body)).includes('You route questions'));
+  });
+
   it('is redacted from errors even when the server echoes it, and the fallbacks answer', async () => {
     server.reset();
     const echo = { kind: 'status' as const, status: 401, message: `Incorrect API key provided: ${KEY}` };
-    server.script(echo, echo, echo, echo);
-    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model() });
+    server.script(echo, echo, echo, echo, echo);
+    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model(), routing: 'llm' });
     const text = JSON.stringify(trace);
+    assert.match(trace.rounds[0]!.routing.reason, /LLM routing failed .*so the rule routed/, 'the router fell back to the rule');
     assert.ok(!text.includes(KEY), 'the trace holds the echoed key');
     assert.ok(!logs.join('\n').includes(KEY), 'a log line holds the echoed key');
     assert.equal(trace.rounds[0]?.critic?.source, 'llm-fallback-rule', 'the critic fell back to the rule');

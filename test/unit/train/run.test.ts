@@ -13,7 +13,7 @@ import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { EmbeddingCache } from '../../../src/core/encode/cache';
 import type { Encoder } from '../../../src/core/encode/encoder';
 import { loadCheckpoint } from '../../../src/core/train/checkpoint';
-import { runTraining, splitKeys, type TrainRunOptions } from '../../../src/core/train/run';
+import { BLEND_WEIGHTS, blendWeights, runTraining, splitKeys, type TrainRunOptions } from '../../../src/core/train/run';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
 
 const DIM = 64;
@@ -103,6 +103,31 @@ describe('runTraining', () => {
     assert.equal(r.training.selectedBy, 'select');
     assert.ok(r.training.epochs.every((e) => e.eligible !== undefined && e.selectScore !== undefined));
     assert.ok(r.training.initialTrainLoss > 0);
+  });
+
+  it('the recall-guarded recipe: prune-sibling pairs, three balanced rules, a blend chosen on validation only', async () => {
+    const r = await run(3, countingEncoder(), { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true });
+    assert.ok(r.prunePairs.train > 0, 'distractor halves of gold paragraphs give prune-sibling pairs');
+    assert.equal(r.preferences.train.pairs, r.preferences.train.perRule.refine + r.preferences.train.perRule['keep-whole'], '§10 counts stay §10 counts');
+    assert.equal(r.selection.by, 'recall-guard');
+    assert.ok(BLEND_WEIGHTS.includes(r.selection.blend));
+    const { baseline, chosen } = r.selection;
+    assert.ok(baseline && chosen);
+    // The guard: the chosen weights never lose validation gold recall or add tokens (the identity qualifies).
+    assert.ok(chosen.goldRecall >= baseline.goldRecall && chosen.evidenceTokens <= baseline.evidenceTokens);
+    const ckpt = await loadCheckpoint(r.checkpoint!.file);
+    assert.deepEqual((ckpt.metrics as { recipe: unknown }).recipe, { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: r.selection.blend, validation: 0.1, holdout: 0.25 });
+    assert.equal(ckpt.trainedOn.pairs, r.preferences.train.pairs + r.prunePairs.train);
+    // The blended adapter is what the checkpoint holds: A scaled by the blend.
+    const again = await run(3, countingEncoder(), { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true });
+    assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'deterministic');
+  });
+
+  it('blendWeights scales only A', () => {
+    const w = { dim: 2, rank: 1, A: Float64Array.from([1, -2]), B: Float64Array.from([3, 4]) };
+    assert.deepEqual(Array.from(blendWeights(w, 0.5).A), [0.5, -1]);
+    assert.deepEqual(Array.from(blendWeights(w, 0.5).B), [3, 4]);
+    assert.equal(blendWeights(w, 1), w);
   });
 
   it('reports an annotation whose text was edited away as lost and trains without it', async () => {

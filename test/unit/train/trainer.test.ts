@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { CancelledError } from '../../../src/core/errors';
 import { adapterFromCheckpoint, listCheckpoints, loadCheckpoint, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
 import { applyLowRank, initLowRank, lossAndGradient, rankingLoss, seededRandom, type TrainPair } from '../../../src/core/train/lowRank';
-import { trainLowRank } from '../../../src/core/train/trainer';
+import { trainLowRank, trainLowRankAsync } from '../../../src/core/train/trainer';
 
 const DIM = 24;
 
@@ -160,6 +160,20 @@ describe('trainLowRank', () => {
       CancelledError,
     );
     assert.deepEqual(seen, [1, 2]);
+  });
+
+  it('the async variant gives the same weights and can be cancelled from outside mid-epoch', async () => {
+    const o = { rank: 2, epochs: 3, seed: 4, batchSize: 8 };
+    const sync = trainLowRank(DIM, train, validation, o);
+    const async_ = await trainLowRankAsync(DIM, train, validation, o);
+    assert.deepEqual(Array.from(async_.weights.A), Array.from(sync.weights.A));
+    assert.deepEqual(Array.from(async_.weights.B), Array.from(sync.weights.B));
+    // A timer (another task of the event loop) cancels it: only possible because it yields.
+    const abort = new AbortController();
+    let epochs = 0;
+    setImmediate(() => abort.abort());
+    await assert.rejects(trainLowRankAsync(DIM, train, validation, { ...o, epochs: 50, signal: abort.signal, progress: { report: () => void epochs++ } }), CancelledError);
+    assert.ok(epochs < 50, `cancelled before the end (${epochs} epochs)`);
   });
 });
 

@@ -135,6 +135,8 @@ export interface ReindexResult {
   initial: IndexRun;
   edits: Array<{ file: string; seconds: number; parsed: number; reused: number; onlyThatFile: true }>;
   medianSeconds: number;
+  /** The embedding cache the first index started from (absent: empty). Every re-index rewrites it. */
+  seededFrom?: string;
 }
 
 /** N Markdown files indexed once; then `edits` times: append a sentence to one file, re-index, check that only it was parsed. */
@@ -157,7 +159,13 @@ export async function benchReindex(root: string, files: string[], workDir: strin
       }
       edits.push({ file, seconds: t.seconds, parsed: s.parsed, reused: s.reused, onlyThatFile: true });
     }
-    return { files: files.length, initial: run(initial.value, initial.seconds, initial.cpuSeconds), edits, medianSeconds: median(edits.map((x) => x.seconds)) };
+    return {
+      files: files.length,
+      initial: run(initial.value, initial.seconds, initial.cpuSeconds),
+      edits,
+      medianSeconds: median(edits.map((x) => x.seconds)),
+      ...(o.seedCache && existsSync(o.seedCache) ? { seededFrom: o.seedCache } : {}),
+    };
   } finally {
     await ws.dispose();
   }

@@ -21,6 +21,7 @@ import { Box, readPdfRuns } from './pdfRuns';
 
 export interface PdfParseOptions {
   deadline?: number;
+  timeLimitMs?: number;
   signal?: AbortSignal | undefined;
   standardFontDataUrl?: string | undefined;
 }

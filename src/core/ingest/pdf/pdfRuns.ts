@@ -7,10 +7,16 @@
  * (a handful per document).
  *
  * Encrypted and corrupt files become CanopyErrors naming the file.
+ *
+ * Time limit: the deadline is checked between pages and also bounds the work on each page (one
+ * hostile page — e.g. a small compressed content stream holding millions of text operators — can
+ * otherwise keep pdf.js busy for minutes). When it fires mid-page, the document is destroyed
+ * (pdf.js stops its tasks); the pages read so far are kept with a warning, or, when not one page
+ * was read, the file fails with E_TIME_LIMIT naming the file, the page and the limit.
  */
 
 import { loadPdfjs } from './loadPdfjs';
-import { CanopyError, ErrorCodes } from '../../errors';
+import { CancelledError, CanopyError, ErrorCodes } from '../../errors';
 
 export type Box = [number, number, number, number];
 
@@ -38,8 +44,10 @@ export interface PdfPageRuns {
 }
 
 export interface PdfReadOptions {
-  /** Epoch ms after which no further page is read. */
+  /** Epoch ms after which no further page is read (and work on the current page is abandoned). */
   deadline?: number;
+  /** The per-file limit the deadline came from, for the message (ms). */
+  timeLimitMs?: number;
   signal?: AbortSignal | undefined;
   standardFontDataUrl?: string | undefined;
 }
@@ -79,6 +87,68 @@ function describePdfError(file: string, err: unknown): CanopyError {
     return new CanopyError(ErrorCodes.parseFailed, `${file}: not a readable PDF (${message}).`, { file, cause: err });
   }
   return new CanopyError(ErrorCodes.parseFailed, `${file}: the PDF could not be read (${message}).`, { file, cause: err });
+}
+
+/** Text items above which a page's operator list (for font weights) is not fetched. */
+const MAX_ITEMS_FOR_OPERATOR_LIST = 20_000;
+
+/** Raised inside readPdfRuns when the deadline passes while a page is being read. */
+class PageTimeout extends Error {}
+
+/** Settles with `work`, or rejects with PageTimeout at the deadline / CancelledError on abort. */
+function bounded<T>(work: Promise<T>, options: PdfReadOptions): Promise<T> {
+  if (options.deadline === undefined && !options.signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => finish(() => reject(new CancelledError()));
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.deadline !== undefined) timer = setTimeout(() => finish(() => reject(new PageTimeout())), Math.max(0, options.deadline - Date.now()));
+    work.then(
+      (v) => finish(() => resolve(v)),
+      (e: unknown) => finish(() => reject(e)),
+    );
+  });
+}
+
+interface TextContentLike {
+  items: unknown[];
+  styles: Record<string, unknown>;
+}
+
+interface StreamingPage {
+  streamTextContent(): ReadableStream<TextContentLike>;
+}
+
+/**
+ * A page's text content, read chunk by chunk. pdf.js runs its parser in this thread ("fake
+ * worker") as one long chain of microtasks, which a timer never interrupts; reading the stream
+ * ourselves, with a macrotask between chunks, makes the parser wait for each pull, so the deadline
+ * timer and cancellation get their turn and the page can be abandoned part-way.
+ */
+async function readTextContent(page: StreamingPage, options: PdfReadOptions): Promise<TextContentLike> {
+  const reader = page.streamTextContent().getReader();
+  const out: TextContentLike = { items: [], styles: {} };
+  try {
+    for (;;) {
+      const { value, done } = await bounded(reader.read(), options);
+      if (done) return out;
+      for (const item of value.items) out.items.push(item);
+      Object.assign(out.styles, value.styles);
+      await new Promise((r) => setImmediate(r));
+      if (options.deadline !== undefined && Date.now() > options.deadline) throw new PageTimeout();
+    }
+  } catch (err) {
+    // pdf.js needs a reason; the cancellation ends the page's task in its parser, so destroying
+    // the document afterwards does not wait for the page to finish.
+    await reader.cancel(err instanceof Error ? err : new Error(String(err))).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Reads every page's glyph runs. */
@@ -122,15 +192,22 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
         break;
       }
       try {
-        const page = await doc.getPage(p);
+        const page = await bounded(doc.getPage(p), options);
         const [vx0, vy0, vx1, vy1] = page.view as number[];
         const box: Box = [Math.min(vx0!, vx1!), Math.min(vy0!, vy1!), Math.max(vx0!, vx1!), Math.max(vy0!, vy1!)];
-        const content = await page.getTextContent();
+        const content = await readTextContent(page as unknown as StreamingPage, options);
         const items: TextItemLike[] = [];
         for (const x of content.items as unknown[]) if (isTextItem(x)) items.push(x);
         const missing = [...new Set(items.map((i) => i.fontName))].filter((f) => f && !fontStyle.has(f));
         if (missing.length > 0) {
-          if (missing.some((f) => !page.commonObjs.has(f))) await page.getOperatorList().catch(() => undefined);
+          // pdf.js builds the operator list in one uninterruptible pass over the page, so it is
+          // skipped on huge pages (bold/italic then come from the font names alone).
+          if (missing.some((f) => !page.commonObjs.has(f)) && items.length <= MAX_ITEMS_FOR_OPERATOR_LIST) {
+            await bounded(
+              page.getOperatorList().catch(() => undefined),
+              options,
+            );
+          }
           for (const f of missing) {
             let name = '';
             let bold = false;
@@ -195,6 +272,19 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
         result.pages.push({ index: p - 1, box, rotate: page.rotate, runs: dedupeOverprint(runs) });
         page.cleanup();
       } catch (err) {
+        if (err instanceof CancelledError) break; // the caller sees its own signal and stops
+        if (err instanceof PageTimeout) {
+          if (result.pages.length === 0) {
+            const limit = options.timeLimitMs === undefined ? '' : ` of ${(options.timeLimitMs / 1000).toFixed(options.timeLimitMs < 10_000 ? 1 : 0)} s`;
+            throw new CanopyError(
+              ErrorCodes.timeLimit,
+              `${file}: reading page ${p} of ${doc.numPages} ran past the per-file time limit${limit}; not indexed (the file may be hostile or pathological).`,
+              { file },
+            );
+          }
+          result.truncatedAt = p - 1;
+          break;
+        }
         result.failedPages.push({ index: p - 1, reason: err instanceof Error ? err.message : String(err) });
       }
     }
