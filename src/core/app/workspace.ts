@@ -104,13 +104,25 @@ export class CanopyWorkspace {
     this.log = config.logger ?? silentLogger;
   }
 
-  /** The encoder and cache, created on first use (loading the model takes a moment). */
+  private embeddingsLoading: Promise<{ encoder: Encoder; cache: EmbeddingCache }> | undefined;
+
+  /**
+   * The encoder and cache, created on first use (loading the model takes a moment). Concurrent
+   * first calls share one load: 20 questions asked at once used to load the model and a 232 MB
+   * cache 20 times over.
+   */
   private async embeddings(): Promise<{ encoder: Encoder; cache: EmbeddingCache }> {
-    if (!this.encoder || !this.cache) {
-      this.encoder = await createEncoder(this.config.encoder, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.root });
-      this.cache = await EmbeddingCache.open({ dir: paths(this.config.indexDir).embeddings, encoder: this.encoder, logger: this.log });
-    }
-    return { encoder: this.encoder, cache: this.cache };
+    if (this.encoder && this.cache) return { encoder: this.encoder, cache: this.cache };
+    this.embeddingsLoading ??= (async () => {
+      const encoder = await createEncoder(this.config.encoder, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.root });
+      const cache = await EmbeddingCache.open({ dir: paths(this.config.indexDir).embeddings, encoder, logger: this.log });
+      this.encoder = encoder;
+      this.cache = cache;
+      return { encoder, cache };
+    })().finally(() => {
+      this.embeddingsLoading = undefined;
+    });
+    return this.embeddingsLoading;
   }
 
   private embedTexts = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
@@ -174,6 +186,8 @@ export class CanopyWorkspace {
       options.signal,
     );
     this.corpus = undefined; // reopen the new generation on the next question
+    this.corpusLoading = undefined;
+    this.corpusEpoch++;
     if (s.topicsEnabled && summary.topics) {
       // A first scorer from the documents' own structure, so the compass works before `canopy topics train`.
       try {
@@ -189,9 +203,23 @@ export class CanopyWorkspace {
   }
 
   /** The live index; CanopyError(E_NOT_FOUND) before the first index run. */
+  private corpusLoading: Promise<CorpusIndex> | undefined;
+  /** Bumped when an index run makes the open corpus stale, so an open begun before it is not kept. */
+  private corpusEpoch = 0;
+
+  /** The live index, opened on first use; concurrent first calls share one open. */
   async openIndex(): Promise<CorpusIndex> {
-    this.corpus ??= await CorpusIndex.open(this.config.indexDir, this.store);
-    return this.corpus;
+    if (this.corpus) return this.corpus;
+    const epoch = this.corpusEpoch;
+    const loading = (this.corpusLoading ??= CorpusIndex.open(this.config.indexDir, this.store)
+      .then((corpus) => {
+        if (epoch === this.corpusEpoch) this.corpus = corpus;
+        return corpus;
+      })
+      .finally(() => {
+        if (this.corpusLoading === loading) this.corpusLoading = undefined;
+      }));
+    return loading;
   }
 
   private adapterCache: { file: string; mtimeMs: number; loaded: LoadedAdapter } | undefined;
