@@ -22,19 +22,10 @@ import { CanopyWorkspace } from '../src/core/app/workspace';
 import { resolveSettings } from '../src/core/config/settings';
 import type { RegionNode } from '../src/core/model/region';
 import { seedEmbeddingCache } from '../src/core/eval/bench/indexBench';
+import { seededRandom } from '../src/core/random';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const mb = (n: number) => n / 1024 / 1024;
@@ -84,7 +75,7 @@ async function main(): Promise<void> {
     doc.items.forEach((i) => walk(i.root));
   }
   if (sentences.length === 0) throw new Error(`no sentences to ask about in ${folder}`);
-  const rand = mulberry32(Number(values.seed ?? 1));
+  const rand = seededRandom(Number(values.seed ?? 1));
   const question = () => {
     const words = sentences[Math.floor(rand() * sentences.length)]!.split(/\s+/);
     return `What about ${words.slice(0, Math.min(12, words.length)).join(' ')}?`;

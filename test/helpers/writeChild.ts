@@ -9,7 +9,8 @@
  */
 import { AnnotationStore, makeAnnotation } from '../../src/core/annotate/store';
 import { makeCheckpoint, saveCheckpoint } from '../../src/core/train/checkpoint';
-import { seededRandom, type TrainPair } from '../../src/core/train/lowRank';
+import { seededRandom } from '../../src/core/random';
+import type { TrainPair } from '../../src/core/train/lowRank';
 import { trainLowRank } from '../../src/core/train/trainer';
 
 async function annotations(file: string, first: number): Promise<never> {

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { planBatches } from '../../core/encode/onnxRuntime';
 import { UseLiteEncoder } from '../../core/encode/useLiteEncoder';
 import { UsageError } from '../io';
+import { seededRandom } from '../../core/random';
 
 export const benchEncodeHelp = `Usage: canopy bench encode [options]
 
@@ -63,20 +64,9 @@ const WORDS = (
   'children saw best church ever least power development light thing seemed family interest want members'
 ).split(' ');
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` sentences of at most `pieces` pieces each (as close to it as whole words allow). */
 export function makeSentences(encoder: UseLiteEncoder, pieces: number, count: number, seed = 1): string[] {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const words: string[] = [];

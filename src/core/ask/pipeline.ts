@@ -12,7 +12,7 @@ import type { Critic, EvidenceView } from '../critic/critic';
 import { throwIfCancelled } from '../errors';
 import type { Item, RegionNode } from '../model/region';
 import { systemClock, type Clock } from '../ports';
-import type { Reader } from '../read/reader';
+import type { Answer, Reader, ReaderInput } from '../read/reader';
 import { buildReaderInput, type EvidenceRegion } from '../read/reader';
 import type { RetrievedItem, Retriever } from '../retrieve/retriever';
 import {
@@ -276,6 +276,19 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     index: deps.index,
     rounds,
     stop: finalStop,
+    ...traceOutcome(readerInput, uncompressed, answer, evidence.size),
+    ms: clock.now() - started,
+  };
+}
+
+/** The trace's reader input, answer and totals — the same for an asked and a replayed trace. */
+export function traceOutcome(
+  readerInput: ReaderInput,
+  uncompressed: ReaderInput,
+  answer: Answer,
+  items: number,
+): Pick<AskTrace, 'readerInput' | 'answer' | 'totals'> {
+  return {
     readerInput: {
       text: readerInput.text,
       tokens: readerInput.tokens,
@@ -293,10 +306,9 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     totals: {
       evidenceTokens: readerInput.tokens,
       uncompressedTokens: uncompressed.tokens,
-      items: evidence.size,
+      items,
       keptRegions: readerInput.regions.length,
     },
-    ms: clock.now() - started,
   };
 }
 
@@ -339,7 +351,7 @@ export function compress(
 }
 
 /** `controlled`: the item's file went through the MAGE controller, whose opened regions are the kept ones. */
-function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter, controlled = false): TraceNode {
+export function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter, controlled = false): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
   const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
   const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined): TraceNode => {

@@ -6,18 +6,7 @@
  * the interval of a difference between two configurations (`differenceInterval`) accounts for
  * their being measured on the same questions.
  */
-
-/** mulberry32: a small, fast, seedable PRNG with uniform output in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random';
 
 export interface Ratio {
   num: number;

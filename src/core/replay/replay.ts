@@ -20,9 +20,8 @@
  * The tree builder below mirrors the ask pipeline's; a unit test proves that replaying with the
  * recorded settings reproduces the recorded trace.
  */
-import { compress } from '../ask/pipeline';
+import { compress, traceOutcome, traceTree } from '../ask/pipeline';
 import { nodeVectors, scoreNodes } from '../compress/nodeScorer';
-import type { NodeVerdict } from '../compress/projection';
 import type { TokenCounter } from '../compress/tokens';
 import type { Critic, EvidenceView } from '../critic/critic';
 import { RuleCritic } from '../critic/ruleCritic';
@@ -96,7 +95,6 @@ interface EvidenceEntry {
   kept: RegionNode[];
 }
 
-const PREVIEW = 160;
 
 function fail(message: string): never {
   throw new CanopyError(ErrorCodes.badInput, message);
@@ -470,63 +468,9 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
     index: trace.index,
     rounds,
     stop: stop ?? { reason: 'round-limit', round: rounds.length, note: 'round limit' },
-    readerInput: {
-      text: readerInput.text,
-      tokens: readerInput.tokens,
-      truncated: readerInput.truncated,
-      regions: readerInput.regions.map((r) => ({ itemId: r.itemId, nodeId: r.node.id })),
-    },
-    answer: {
-      mode: answer.mode,
-      text: answer.text,
-      citations: answer.citations,
-      ...(answer.model ? { model: answer.model } : {}),
-      ...(answer.notes?.length ? { notes: answer.notes } : {}),
-      ...(answer.unresolvedMarkers?.length ? { unresolvedMarkers: answer.unresolvedMarkers } : {}),
-    },
-    totals: {
-      evidenceTokens: readerInput.tokens,
-      uncompressedTokens: uncompressed.tokens,
-      items: evidence.size,
-      keptRegions: readerInput.regions.length,
-    },
+    ...traceOutcome(readerInput, uncompressed, answer, evidence.size),
     ms: clock.now() - started,
     replay: { of: trace.id, changed, notes },
   };
 }
 
-/** The scored tree of an item, as the ask pipeline records it (kept in step by a unit test). */
-function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter): TraceNode {
-  const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
-  const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
-  const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined): TraceNode => {
-    const v = byId.get(n.id);
-    const isKept = kept.has(n.id);
-    const score = scores.get(n.id);
-    const node: TraceNode = {
-      id: n.id,
-      kind: n.kind,
-      modality: n.modality,
-      anchor: n.anchor,
-      tokens: tokens.count(n.text),
-      decision: v
-        ? v.decision
-        : isKept
-          ? 'kept-by-baseline'
-          : !insideKept && !gated && verdicts.length === 0 && n.children.length === 0
-            ? 'dropped-by-baseline'
-            : 'not-visited',
-      rule: v ? v.rule : gated ? 'item-gate' : 'none',
-      children: [],
-    };
-    if (score !== undefined) node.score = score;
-    const ps = v?.parentScore ?? parentScore;
-    if (ps !== undefined) node.parentScore = ps;
-    if (n.children.length === 0) node.text = n.text;
-    else node.preview = n.text.length > PREVIEW ? `${n.text.slice(0, PREVIEW)}…` : n.text;
-    if (n.header) node.header = n.header;
-    node.children = n.children.map((c) => build(c, insideKept || isKept, score));
-    return node;
-  };
-  return build(root, false, undefined);
-}

@@ -5,7 +5,8 @@
  * Lloyd iterations: at a few thousand to tens of thousands of chunks and K ≤ 100 a fit is
  * seconds on one core, done once at indexing time.
  */
-import { dotRow, normalizeInPlace, seededRandom } from './vectorMath';
+import { seededRandom } from '../random';
+import { dotRow, normalizeInPlace } from './vectorMath';
 
 export interface KMeansOptions {
   k: number;

@@ -11,7 +11,8 @@
  * multi-label objective) or a listwise softmax cross-entropy over each query's candidates.
  * Seeded and deterministic.
  */
-import { seededRandom, shuffled } from './vectorMath';
+import { seededRandom } from '../random';
+import { shuffled } from './vectorMath';
 
 export interface ScorerWeights {
   features: string[];

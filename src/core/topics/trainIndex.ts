@@ -16,7 +16,8 @@ import { defaultCompassOptions, type CompassOptions } from './compass';
 import type { TopicScorerCheckpoint } from './indexTopics';
 import { TopicScorer } from './scorer';
 import { scorerGroups, splitByQuery, syntheticQueries, trainTopicScorer, type LabelledCandidates } from './training';
-import { seededRandom, shuffled } from './vectorMath';
+import { seededRandom } from '../random';
+import { shuffled } from './vectorMath';
 
 export interface TrainingQuery {
   id: string;

@@ -9,7 +9,8 @@ import type { ScoreComponents } from '../trace/schema';
 import type { TopicBank } from './bank';
 import { baseFeatureCount, candidateFeatures, featureNames, selectQueryTopics, type CompassOptions } from './compass';
 import { trainScorer, type ScorerGroup, type TrainedScorer, type TrainScorerOptions } from './scorer';
-import { seededRandom, shuffled } from './vectorMath';
+import { seededRandom } from '../random';
+import { shuffled } from './vectorMath';
 
 /** Seeded split of query ids: `holdout` share held back (never trained or tuned on). */
 export function splitByQuery(ids: readonly string[], holdout: number, seed = 1): { train: string[]; heldOut: string[] } {

@@ -47,18 +47,6 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
 }
 
-/** mulberry32: a tiny, fast, seedable PRNG in [0, 1). Math.random is not seedable. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Fisher–Yates shuffle of a copy, driven by `random`. */
 export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];

@@ -10,24 +10,13 @@
  * A starts at zero, so the untrained adapter is exactly the identity; B starts small and random
  * (seeded), which is what lets A's gradient be non-zero from the first step (as in LoRA).
  */
+import { seededRandom } from '../random';
 
 export interface LowRank {
   dim: number;
   rank: number;
   A: Float64Array;
   B: Float64Array;
-}
-
-/** mulberry32: a small, fast, seedable PRNG; the same seed gives the same stream everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function initLowRank(dim: number, rank: number, seed: number): LowRank {

@@ -24,7 +24,7 @@ import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
 import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion, type SideMetrics } from './report';
-import { seededRandom } from './lowRank';
+import { seededRandom } from '../random';
 import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';
 
 export interface TrainRunOptions {

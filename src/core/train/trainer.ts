@@ -6,7 +6,8 @@
  */
 import { throwIfCancelled } from '../errors';
 import type { ProgressSink } from '../ports';
-import { initLowRank, lossAndGradient, rankingLoss, seededRandom, type LowRank, type TrainPair } from './lowRank';
+import { seededRandom } from '../random';
+import { initLowRank, lossAndGradient, rankingLoss, type LowRank, type TrainPair } from './lowRank';
 
 export interface TrainOptions {
   rank?: number;

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runEval, type EvalOptions } from '../../../src/core/eval/harness';
 import { makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
-import { initLowRank, seededRandom } from '../../../src/core/train/lowRank';
+import { seededRandom } from '../../../src/core/random';
+import { initLowRank } from '../../../src/core/train/lowRank';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));

@@ -14,7 +14,8 @@ import { sphericalKMeans } from '../../../src/core/topics/kmeans';
 import { labelTopics } from '../../../src/core/topics/labels';
 import { rememberLastQuery, TopicCompassRetriever } from '../../../src/core/topics/retriever';
 import { scorerGroups, splitByQuery, syntheticQueries, trainTopicScorer, type LabelledCandidates } from '../../../src/core/topics/training';
-import { normalizeInPlace, seededRandom } from '../../../src/core/topics/vectorMath';
+import { seededRandom } from '../../../src/core/random';
+import { normalizeInPlace } from '../../../src/core/topics/vectorMath';
 
 const DIM = 16;
 

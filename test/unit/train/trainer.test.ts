@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { CancelledError } from '../../../src/core/errors';
 import { adapterFromCheckpoint, listCheckpoints, loadCheckpoint, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
-import { applyLowRank, initLowRank, lossAndGradient, rankingLoss, seededRandom, type TrainPair } from '../../../src/core/train/lowRank';
+import { seededRandom } from '../../../src/core/random';
+import { applyLowRank, initLowRank, lossAndGradient, rankingLoss, type TrainPair } from '../../../src/core/train/lowRank';
 import { trainLowRank, trainLowRankAsync } from '../../../src/core/train/trainer';
 
 const DIM = 24;
