@@ -187,7 +187,9 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
     const fontStyle = new Map<string, { bold: boolean; italic: boolean }>();
     for (let p = 1; p <= doc.numPages; p++) {
       if (options.signal?.aborted) break;
-      if (options.deadline !== undefined && Date.now() > options.deadline) {
+      // `>=`: a spent budget stops before the page, deterministically (a limit of 0 used to race
+      // the page's own timer within the same millisecond, and end as an error half the time).
+      if (options.deadline !== undefined && Date.now() >= options.deadline) {
         result.truncatedAt = p - 1;
         break;
       }
