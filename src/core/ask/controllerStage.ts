@@ -14,6 +14,7 @@ import { budgetsOf, resolveControllerOptions, type ControllerBudgets, type Contr
 import type { ControllerTrace } from '../controller/trace';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
+import type { SubgraphElement } from '../read/evidenceXml';
 import type { ChatModel } from '../llm/llm';
 import type { RegionNode } from '../model/region';
 import type { Clock } from '../ports';
@@ -57,6 +58,8 @@ export interface ControlledFile {
   keptByItem: Map<string, RegionNode[]>;
   /** Scores of the kept regions and their leaves (CANOPY projection inside the opened elements). */
   scores: Map<string, number>;
+  /** Kept region id → the opened element it lies in (the reader gets these regions as the subgraph XML). */
+  elements: Map<string, SubgraphElement>;
 }
 
 /** Validates the options once per question; `undefined` when the controller is off. */
@@ -120,12 +123,14 @@ export async function controlFreshItems(
     const carrierId = ranked[0]!.item.id;
     const keptByItem = new Map<string, RegionNode[]>(ranked.map((r) => [r.item.id, []]));
     const scores = new Map<string, number>();
+    const elements = new Map<string, SubgraphElement>();
     for (const region of sub.regions) {
       const target = keptByItem.get(region.itemId) ?? keptByItem.get(carrierId)!;
       target.push(region.node);
       mergeScores(scores, region);
+      elements.set(region.node.id, region.element);
     }
-    out.push({ file, carrierId, trace: sub.trace, keptByItem, scores });
+    out.push({ file, carrierId, trace: sub.trace, keptByItem, scores, elements });
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { throwIfCancelled } from '../errors';
 import type { Item, RegionNode } from '../model/region';
 import { systemClock, type Clock } from '../ports';
 import type { Answer, Reader, ReaderInput } from '../read/reader';
+import type { SubgraphElement } from '../read/evidenceXml';
 import { buildReaderInput, type EvidenceRegion } from '../read/reader';
 import type { RetrievedItem, Retriever } from '../retrieve/retriever';
 import {
@@ -91,6 +92,8 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
   let stop: AskTrace['stop'] | undefined;
   const controller = deps.loadDocument ? resolveAskController(options.controller) : undefined;
   const controlledFiles = new Set<string>();
+  /** Region id → the opened element it lies in, for every region a controller kept in this question. */
+  const elementOf = new Map<string, SubgraphElement>();
 
   for (let round = 1; round <= options.maxRounds; round++) {
     throwIfCancelled(signal);
@@ -149,6 +152,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
           const s = scored.get(itemId)!.scores;
           for (const [id, v] of c.scores) s.set(id, v);
         }
+        for (const [id, element] of c.elements) elementOf.set(id, element);
       }
     }
 
@@ -227,7 +231,8 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     query = verdict.followUpQuery;
   }
 
-  // Reader input: evidence in the order the rounds found it, regions in document order.
+  // Reader input: evidence in the order the rounds found it, regions in document order; the
+  // controller's regions of a file go to the reader as one evidence subgraph (XML).
   const ordered = [...evidence.values()].sort((a, b) => a.round - b.round || a.retrieved.rank - b.retrieved.rank);
   // A node reaches the reader once (a controller carrier may hold a region another item also kept).
   const readerNodes = new Set<string>();
@@ -239,6 +244,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       node,
       score: e.scores.get(node.id) ?? 0,
       leafScores: e.scores,
+      ...(elementOf.has(node.id) ? { element: elementOf.get(node.id)! } : {}),
     })),
   );
   const readerInput = buildReaderInput(regions, deps.tokens, options.readerTokenCap);

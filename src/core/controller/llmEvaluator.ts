@@ -12,7 +12,7 @@
  */
 import { CancelledError } from '../errors';
 import { extractJsonObject, looseBoolean } from '../llm/jsonReply';
-import type { ChatMessage, ChatModel } from '../llm/llm';
+import { chatWithin, type ChatMessage, type ChatModel } from '../llm/llm';
 import type { Candidate } from './candidates';
 import type { CandidatePick, ControllerEvaluator, DecisionProblem, EvaluatorDecision, EvaluatorInput, SearchRequest } from './evaluator';
 import { renderStateXml } from './xml';
@@ -162,35 +162,22 @@ export class LlmEvaluator implements ControllerEvaluator {
     if (signal?.aborted) throw new CancelledError();
     const shown = candidatesShown(input);
     const timeoutMs = input.options.llmTimeoutMs;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
     const started = Date.now();
     const base = { evaluator: 'llm' as const, candidates: input.candidates.length, shown: shown.length, model: this.model };
-    let text: string;
-    let meta: { ms: number; attempts?: number; usage?: { promptTokens?: number; completionTokens?: number; totalTokens?: number } };
-    try {
-      const result = await this.chatModel.chat(buildControllerMessages(input, shown), {
-        signal: controller.signal,
-        maxTokens: input.options.llmMaxTokens,
-        temperature: this.options.temperature ?? 0,
-        json: true,
-      });
-      text = result.text;
-      meta = { ms: result.ms, attempts: result.attempts, ...(result.usage ? { usage: result.usage } : {}) };
-    } catch (err) {
-      if (signal?.aborted) throw new CancelledError();
-      const error = timedOut ? `the LLM evaluator gave no decision within ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+    const call = await chatWithin(
+      this.chatModel,
+      buildControllerMessages(input, shown),
+      { maxTokens: input.options.llmMaxTokens, temperature: this.options.temperature ?? 0, json: true },
+      timeoutMs,
+      signal,
+    );
+    if (!call.ok) {
+      const error = call.timedOut ? `the LLM evaluator gave no decision within ${timeoutMs} ms` : call.error;
       return { ok: false, failure: 'failed', error, call: { ...base, outcome: 'failed', error, ms: Date.now() - started } };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
     }
+    const { result } = call;
+    const text = result.text;
+    const meta = { ms: result.ms, attempts: result.attempts, ...(result.usage ? { usage: result.usage } : {}) };
     const parsed = parseControllerReply(text, new Set(shown.map((c) => c.index)), input.budgetLeft.searches);
     const reply = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
     if (!parsed.ok) {

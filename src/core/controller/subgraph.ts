@@ -15,6 +15,7 @@ import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { ChatModel } from '../llm/llm';
 import type { Anchor, RegionNode } from '../model/region';
 import { systemClock, type Clock } from '../ports';
+import type { SubgraphElement } from '../read/evidenceXml';
 import type { EvidenceRegion } from '../read/reader';
 import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
@@ -33,7 +34,7 @@ import {
   type SubgraphEdge,
   type SubgraphNode,
 } from './trace';
-import { renderEvidenceXml } from './xml';
+import { renderEvidenceXml, subgraphElement } from './xml';
 
 export interface EvidenceSubgraphDeps extends RelevanceDeps {
   /** Counts evidence tokens (the reader's tokenizer where known, else cl100k_base). */
@@ -47,8 +48,9 @@ export interface EvidenceSubgraphDeps extends RelevanceDeps {
   clock?: Clock;
 }
 
-/** A kept region of an opened element, as the reader input takes it, plus where it came from. */
+/** A kept region of an opened element, as the reader input takes it (rendered in the subgraph XML), plus where it came from. */
 export interface ControllerRegion extends EvidenceRegion {
+  element: SubgraphElement;
   /** The opened graph element the region lies in (its id is the element's region id). */
   graphNodeId: string;
   /** 0-based page. */
@@ -103,6 +105,7 @@ export async function buildEvidenceSubgraph(
     const region = node.regionId ? view.region(node.regionId) : undefined;
     if (!region) continue;
     const item = node.itemId ? view.item(node.itemId) : undefined;
+    const element = subgraphElement(view, id)!;
     let kept: RegionNode[] = [region];
     let scores = new Map<string, number>();
     if (opts.project) {
@@ -121,6 +124,7 @@ export async function buildEvidenceSubgraph(
         node: k,
         score: scores.get(k.id) ?? relevance.relevance(id),
         ...(scores.size > 0 ? { leafScores: scores } : {}),
+        element,
         graphNodeId: id,
         page: k.anchor.page ?? node.page,
         anchor: k.anchor,

@@ -7,45 +7,22 @@
  *                      candidate indices.
  *   renderEvidenceXml  the final subgraph for the reader: the opened elements grouped by page,
  *                      each with its type, summary, page and bbox and the text CANOPY projection
- *                      kept of it (kept table rows as <row>, other kept text as one <text>).
+ *                      kept of it, every kept region numbered for citation (the renderer is
+ *                      read/evidenceXml.ts, shared with the reader input).
  * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
- *
- * Canopy has no multimodal reader yet. A multimodal reader would get the page image attached to
- * each <page> and a crop of each <node>'s bbox on that page image (both are in PDF user space,
- * origin bottom-left); renderEvidenceXml marks the places in comments in its code and writes no
- * image references.
  */
 import type { RegionNode } from '../model/region';
+import { escapeXml, renderSubgraphXml, xmlAttrs as attrs, type SubgraphElement, type SubgraphEntry } from '../read/evidenceXml';
 import type { Candidate } from './candidates';
 import type { DocumentView } from './documentView';
 import type { EvaluatorInput } from './evaluator';
 import type { ControllerStep } from './trace';
-
-// Control characters other than tab, LF and CR are not allowed in XML 1.0.
-// eslint-disable-next-line no-control-regex
-const invalidXmlChars = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
-
-export function escapeXml(text: string): string {
-  return text.replace(invalidXmlChars, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function attrs(values: Record<string, string | number | boolean | undefined>): string {
-  return Object.entries(values)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => ` ${k}="${escapeXml(String(v))}"`)
-    .join('');
-}
 
 const activePreviewChars = 200;
 
 function clip(text: string, max: number): string {
   const t = text.replace(/[ \t]+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, Math.max(0, max - 1))}…`;
-}
-
-/** Whole PDF points: enough to locate a node on its page (the anchors keep the exact box). */
-function bboxText(b: [number, number, number, number] | undefined): string | undefined {
-  return b ? b.map((x) => Math.round(x)).join(' ') : undefined;
 }
 
 function describeAction(step: ControllerStep, view: DocumentView): Record<string, string | number | boolean | undefined> {
@@ -159,48 +136,37 @@ export interface RenderedNode {
   kept: RegionNode[];
 }
 
-const readerSummaryChars = 80;
+/** Where an element sits, as the reader's XML describes it. */
+export function subgraphElement(view: DocumentView, nodeId: string): SubgraphElement | undefined {
+  const n = view.node(nodeId);
+  if (!n) return undefined;
+  const p = view.page(n.page);
+  // The graph's page summary is "Page N: <first heading or line>"; the XML gives the number itself.
+  const pageSummary = p?.summary.replace(/^Page \d+(?::\s*)?/, '').trim();
+  return {
+    document: view.title || view.file,
+    graphNodeId: nodeId,
+    type: n.type,
+    summary: n.summary,
+    page: n.page,
+    ...(pageSummary ? { pageSummary } : {}),
+    ...(p?.virtual ? { virtualPage: true } : {}),
+    ...(n.bbox ? { bbox: n.bbox } : {}),
+    order: view.readingOrder(nodeId),
+  };
+}
 
 /**
- * The final subgraph for the reader: opened elements by page (page order), in reading order,
- * numbered `n` from 1 — the n-th node is `openedNodeIds[n − 1]`. Reader context is what the
- * controller saves, so the markup stays lean: a table's header is its summary and is not
- * repeated on each kept row; a summary that only repeats the start of the kept text is left
- * out; a node's page is the <page> it sits in; kept regions carry no boxes of their own (the
- * node's bbox locates them on the page).
+ * The final subgraph as the reader gets it (read/evidenceXml.ts), kept regions numbered from 1
+ * in page and reading order. In the reader input the numbers continue those of the blocks
+ * before it; this rendering is the trace's record of the subgraph and its token count.
  */
 export function renderEvidenceXml(view: DocumentView, opened: RenderedNode[]): string {
-  const byPage = new Map<number, RenderedNode[]>();
+  const entries: Omit<SubgraphEntry, 'n'>[] = [];
   for (const o of opened) {
-    const n = view.node(o.nodeId);
-    if (!n) continue;
-    const list = byPage.get(n.page) ?? [];
-    list.push(o);
-    byPage.set(n.page, list);
+    const element = subgraphElement(view, o.nodeId);
+    if (element) for (const node of o.kept) entries.push({ element, node });
   }
-  const lines: string[] = [`<evidence_subgraph${attrs({ document: view.title || view.file })}>`];
-  let index = 0;
-  for (const page of [...byPage.keys()].sort((a, b) => a - b)) {
-    const p = view.page(page);
-    lines.push(`  <page${attrs({ number: page + 1, summary: p?.summary, virtual: p?.virtual ? true : undefined })}>`);
-    // A multimodal reader would get the image of this page here.
-    for (const o of byPage.get(page)!.sort((a, b) => view.readingOrder(a.nodeId) - view.readingOrder(b.nodeId))) {
-      const n = view.node(o.nodeId)!;
-      const rows = o.kept.length > 0 && o.kept.every((r) => r.kind === 'row');
-      const texts = o.kept.map((r) => r.text.replace(/[ \t]+/g, ' ').trim());
-      const first = (texts[0] ?? '').replace(/\s+/g, ' ');
-      const summary = n.summary.replace(/\s+/g, ' ');
-      const redundant = first.startsWith(summary.replace(/…$/, ''));
-      lines.push(
-        `    <node${attrs({ n: ++index, type: n.type, bbox: bboxText(n.bbox), summary: redundant ? undefined : clip(summary, readerSummaryChars) })}>`,
-      );
-      // ... and here the crop of the node's bbox from that page image.
-      if (rows) for (const t of texts) lines.push(`      <row>${escapeXml(t)}</row>`);
-      else lines.push(`      <text>${escapeXml(texts.join('\n'))}</text>`);
-      lines.push('    </node>');
-    }
-    lines.push('  </page>');
-  }
-  lines.push('</evidence_subgraph>');
-  return lines.join('\n');
+  entries.sort((a, b) => a.element.page - b.element.page || a.element.order - b.element.order);
+  return renderSubgraphXml(view.file, entries.map((e, i) => ({ ...e, n: i + 1 })));
 }

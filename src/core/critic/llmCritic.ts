@@ -6,9 +6,8 @@
  * (`source: 'llm-fallback-rule'`, the reason in `details`). Only the user's cancellation is
  * passed through as CancelledError: a stopped question must not run on with the rule.
  */
-import { CancelledError } from '../errors';
 import { extractJsonObject, looseBoolean, stringList } from '../llm/jsonReply';
-import type { ChatMessage, ChatModel } from '../llm/llm';
+import { chatWithin, type ChatMessage, type ChatModel } from '../llm/llm';
 import { silentLogger, type Logger } from '../ports';
 import type { Critic, CriticInput, CriticVerdict } from './critic';
 import { RuleCritic } from './ruleCritic';
@@ -107,38 +106,22 @@ export class LlmCritic implements Critic {
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
-    if (signal?.aborted) throw new CancelledError();
     const timeoutMs = this.options.timeoutMs ?? 60_000;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let reply: string;
     const started = Date.now();
-    let meta: Record<string, unknown>;
-    try {
-      const result = await this.model.chat(buildCriticMessages(input, this.options.maxEvidenceChars), {
-        signal: controller.signal,
-        maxTokens: this.options.maxTokens ?? 400,
-        temperature: this.options.temperature ?? 0,
-        json: true,
-      });
-      reply = result.text;
-      meta = { model: this.model.id, ms: result.ms, attempts: result.attempts, ...(result.usage ? { usage: result.usage } : {}) };
-    } catch (err) {
-      if (signal?.aborted) throw new CancelledError();
-      if (timedOut) {
-        return this.fallBack(input, signal, 'timeout', `the LLM critic gave no verdict within ${timeoutMs} ms`, { ms: Date.now() - started });
-      }
-      return this.fallBack(input, signal, 'llm-failed', err instanceof Error ? err.message : String(err), { ms: Date.now() - started });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+    const call = await chatWithin(
+      this.model,
+      buildCriticMessages(input, this.options.maxEvidenceChars),
+      { maxTokens: this.options.maxTokens ?? 400, temperature: this.options.temperature ?? 0, json: true },
+      timeoutMs,
+      signal,
+    );
+    if (!call.ok) {
+      if (call.timedOut) return this.fallBack(input, signal, 'timeout', `the LLM critic gave no verdict within ${timeoutMs} ms`, { ms: Date.now() - started });
+      return this.fallBack(input, signal, 'llm-failed', call.error, { ms: Date.now() - started });
     }
+    const { result } = call;
+    const reply = result.text;
+    const meta: Record<string, unknown> = { model: this.model.id, ms: result.ms, attempts: result.attempts, ...(result.usage ? { usage: result.usage } : {}) };
 
     const parsed = parseCriticReply(reply);
     if (!parsed.ok) return this.fallBack(input, signal, parsed.reason, parsed.message, { ...meta, reply: clip(reply) });

@@ -36,7 +36,8 @@ import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import { parseFile } from '../ingest/parseFile';
 import type { ChatModel } from '../llm/llm';
-import type { Item, RegionNode } from '../model/region';
+import type { RegionNode } from '../model/region';
+import { buildReaderInput, type EvidenceRegion, type ReaderInput } from '../read/reader';
 import { bestAnswerScores, normalizeAnswer } from './answers';
 import type { BootstrapPlan, Interval } from './bootstrap';
 import type { RunConfig } from './configs';
@@ -74,6 +75,7 @@ export const documentMetrics: MetricSpec[] = [
   { key: 'allPages', label: 'questions with every evidence page', percent: true, value: (o) => (o.gold.total > 0 ? { num: o.gold.kept === o.gold.total ? 1 : 0, den: 1 } : undefined) },
   { key: 'answerBearing', label: 'answer-bearing recall', percent: true, value: (o) => (o.answerKept === undefined ? undefined : { num: o.answerKept ? 1 : 0, den: 1 }) },
   { key: 'tokens', label: 'evidence tokens', percent: false, value: (o) => ({ num: o.tokens, den: 1 }) },
+  { key: 'readerTokens', label: 'reader input tokens', percent: false, value: (o) => (o.readerTokens === undefined ? undefined : { num: o.readerTokens, den: 1 }) },
   { key: 'regions', label: 'kept regions', percent: false, value: (o) => ({ num: o.regions, den: 1 }) },
   { key: 'em', label: 'EM', percent: true, value: (o) => (o.reader ? { num: o.reader.em, den: 1 } : undefined) },
   { key: 'f1', label: 'F1', percent: true, value: (o) => (o.reader ? { num: o.reader.f1, den: 1 } : undefined) },
@@ -105,6 +107,8 @@ export interface DocumentVersus {
   recallDiff: Interval;
   /** Controller tokens − the other's (mean per question). */
   tokensDiff: Interval;
+  /** Controller reader-input tokens (the subgraph XML) − the other's (its flat blocks). */
+  readerTokensDiff: Interval;
 }
 
 export interface DocumentComparison {
@@ -126,8 +130,8 @@ export interface DocumentRunDeps {
   controller?: Partial<ControllerOptions>;
   /** The controller's LLM evaluator (absent: the rule). */
   llm?: ChatModel;
-  /** An LLM reader's short answer from kept regions (EM/F1, and "correct" for the trace statistics). */
-  read?: (question: string, regions: Array<{ item: Item; node: RegionNode; score: number }>) => Promise<string>;
+  /** An LLM reader's short answer from the reader input of the kept regions (EM/F1, and "correct" for the trace statistics). */
+  read?: (question: string, input: ReaderInput) => Promise<string>;
   onQuestion?: (done: number, total: number) => void;
   log?: (message: string) => void;
   signal?: AbortSignal;
@@ -255,6 +259,8 @@ export async function runDocumentComparison(
       if (c.name !== 'document') throw new Error(`not a document configuration: ${config.id}`);
       let kept: Array<{ itemId: string; node: RegionNode }> = [];
       const scores = new Map<string, number>();
+      // What the reader would be sent: flat numbered blocks of the kept regions, or the controller's subgraph XML.
+      let readerRegions: EvidenceRegion[] | undefined;
       if (c.method === 'pages' || c.method === 'canopy-pages') {
         const pages = ranking
           .slice(0, c.k)
@@ -271,15 +277,16 @@ export async function runDocumentComparison(
       } else {
         const sub = await buildEvidenceSubgraph(q.question, doc, { embedQuery, embedTexts, tokens: deps.tokens, ...(deps.llm ? { llm: deps.llm } : {}) }, deps.controller ?? {}, deps.signal);
         kept = sub.regions.map((r) => ({ itemId: r.itemId, node: r.node }));
+        readerRegions = sub.regions;
         for (const r of sub.regions) scores.set(r.node.id, r.score);
         xmlTokens.push(sub.trace.totals.xmlTokens);
         runs.push({ trace: sub.trace, correct: false });
       }
       const outcome = evaluateKept({ items, kept: keptByItem(kept), gold, answers, answersAllRequired: q.answersAllRequired ?? false, tokens: deps.tokens });
-      if (deps.read && q.answers.length > 0) {
-        const regions = kept.map(({ itemId, node }) => ({ item: itemById.get(itemId)!, node, score: scores.get(node.id) ?? 0 }));
-        outcome.reader = bestAnswerScores(await deps.read(q.question, regions), q.answers);
-      }
+      readerRegions ??= kept.map(({ itemId, node }) => ({ itemId, itemTitle: itemById.get(itemId)!.title, file: doc.file, node, score: scores.get(node.id) ?? 0 }));
+      const readerInput = buildReaderInput(readerRegions, deps.tokens, Number.MAX_SAFE_INTEGER);
+      outcome.readerTokens = readerInput.tokens;
+      if (deps.read && q.answers.length > 0) outcome.reader = bestAnswerScores(await deps.read(q.question, readerInput), q.answers);
       outcomes[ci]![qi] = outcome;
       if (c.method === 'controller') {
         const run = runs[runs.length - 1]!;
@@ -314,11 +321,20 @@ export function documentVersus(questions: EvalQuestion[], configs: RunConfig[], 
   if (ctl < 0) return [];
   const recall = documentMetrics.find((m) => m.key === 'goldRecall')!;
   const tokens = documentMetrics.find((m) => m.key === 'tokens')!;
+  const readerTokens = documentMetrics.find((m) => m.key === 'readerTokens')!;
   const values = (c: number, spec: MetricSpec) => questions.map((q, qi) => (outcomes[c]![qi] ? spec.value(outcomes[c]![qi]!, q) : undefined));
   return configs.flatMap((c, i) =>
     i === ctl
       ? []
-      : [{ config: configs[ctl]!.id, against: c.id, recallDiff: plan.differenceInterval(values(ctl, recall), values(i, recall)), tokensDiff: plan.differenceInterval(values(ctl, tokens), values(i, tokens)) }],
+      : [
+          {
+            config: configs[ctl]!.id,
+            against: c.id,
+            recallDiff: plan.differenceInterval(values(ctl, recall), values(i, recall)),
+            tokensDiff: plan.differenceInterval(values(ctl, tokens), values(i, tokens)),
+            readerTokensDiff: plan.differenceInterval(values(ctl, readerTokens), values(i, readerTokens)),
+          },
+        ],
   );
 }
 

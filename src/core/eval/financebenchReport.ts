@@ -12,8 +12,10 @@ export function documentReport(d: DocumentComparison): string[] {
   const out: string[] = [];
   if (d.versus.length > 0) {
     out.push('', '## The controller against page top-k and CANOPY (paired, same questions)', '');
-    out.push('| controller − | evidence-page recall | evidence tokens |', '|---|---:|---:|');
-    for (const v of d.versus) out.push(`| ${v.against} | ${signed(formatInterval(v.recallDiff, true))} | ${signed(formatInterval(v.tokensDiff, false, 0))} |`);
+    out.push('| controller − | evidence-page recall | evidence tokens | reader input tokens |', '|---|---:|---:|---:|');
+    for (const v of d.versus) {
+      out.push(`| ${v.against} | ${signed(formatInterval(v.recallDiff, true))} | ${signed(formatInterval(v.tokensDiff, false, 0))} | ${signed(formatInterval(v.readerTokensDiff, false, 0))} |`);
+    }
   }
   const budgets = d.budgets ? Object.entries(d.budgets).map(([k, v]) => `${k} ${v}`).join(', ') : 'defaults';
   out.push('', '## Controller traces', '');

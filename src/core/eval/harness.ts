@@ -178,7 +178,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         branching: options.branching,
         ...(options.controllerOptions ? { controller: resolveControllerOptions(options.controllerOptions) } : {}),
         ...(options.llm ? { llm: options.llm } : {}),
-        ...(reader ? { read: async (question, regions) => (await reader.answer(question, { text: '', tokens: 0, truncated: false, regions: regions.map((x) => ({ itemId: x.item.id, itemTitle: x.item.title, file: x.item.file, node: x.node, score: x.score })) })).text } : {}),
+        ...(reader ? { read: async (question, input) => (await reader.answer(question, input)).text } : {}),
         onQuestion,
         log: progress,
         ...(options.signal ? { signal: options.signal } : {}),

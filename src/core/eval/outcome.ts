@@ -38,6 +38,8 @@ export interface Outcome {
   /** undefined when no acceptable answer occurs in the full context (the question cannot be answer-bearing). */
   answerKept?: boolean;
   tokens: number;
+  /** Tokens of the reader input built from the kept regions (block headers, or the controller's XML), where measured. */
+  readerTokens?: number;
   tokensNone: number;
   regions: number;
   items: number;

@@ -206,7 +206,7 @@ export function aggregate(questions: EvalQuestion[], configs: RunConfig[], outco
 /** Decimals per metric: tokens are whole numbers, counts one decimal, scores three. */
 export function digitsFor(key: string, percent: boolean): number {
   if (percent) return 1;
-  if (key === 'tokens') return 0;
+  if (key === 'tokens' || key === 'readerTokens') return 0;
   if (key === 'regions' || key === 'rounds') return 1;
   return 3;
 }

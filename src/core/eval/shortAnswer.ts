@@ -14,7 +14,8 @@ export function shortAnswerReader(model: ChatModel): Reader {
   return {
     mode: 'llm',
     async answer(question: string, input: ReaderInput, signal?: AbortSignal): Promise<Answer> {
-      const evidence = input.regions.map((r, i) => `[${i + 1}] ${r.itemTitle}\n${regionText(r.node)}`).join('\n\n');
+      // The reader input's own text when it was built (a long PDF's subgraph XML); else numbered titles and texts.
+      const evidence = input.text || input.regions.map((r, i) => `[${i + 1}] ${r.itemTitle}\n${regionText(r.node)}`).join('\n\n');
       const result = await model.chat(
         [
           { role: 'system', content: SHORT_ANSWER_PROMPT },

@@ -9,7 +9,7 @@
  * with it: in an untrusted workspace document text must not go to a remote model
  * (`assertModelAllowed`).
  */
-import { CanopyError, ErrorCodes } from '../errors';
+import { CancelledError, CanopyError, ErrorCodes } from '../errors';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
@@ -101,4 +101,34 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
     if (s && s.length >= 4) out = out.split(s).join('[redacted]');
   }
   return out;
+}
+
+/** A chat call under a time limit: the result, or why it failed (the user's cancel is not a failure: it throws). */
+export type BoundedChat = { ok: true; result: ChatResult } | { ok: false; timedOut: boolean; error: string };
+
+/**
+ * Calls `model.chat` and aborts it after `timeoutMs` — the one time-limit wiring of the critic,
+ * the router and the controller's evaluator, which each fall back in their own way. A user's
+ * cancel (`signal`) throws CancelledError; a timeout or any other failure is returned, never
+ * thrown, with `timedOut` telling the two apart.
+ */
+export async function chatWithin(model: ChatModel, messages: ChatMessage[], options: Omit<ChatOptions, 'signal'>, timeoutMs: number, signal?: AbortSignal): Promise<BoundedChat> {
+  if (signal?.aborted) throw new CancelledError();
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return { ok: true, result: await model.chat(messages, { ...options, signal: controller.signal }) };
+  } catch (err) {
+    if (signal?.aborted) throw new CancelledError();
+    return { ok: false, timedOut, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -6,11 +6,10 @@
  * with the rule, text is never routed away: prose often carries the answer too.
  */
 import { routeQuestion } from '../compress/router';
-import { CancelledError } from '../errors';
 import type { Modality } from '../model/region';
 import type { TraceRouting } from '../trace/schema';
 import { extractJsonObject, looseBoolean } from './jsonReply';
-import type { ChatMessage, ChatModel } from './llm';
+import { chatWithin, type ChatMessage, type ChatModel } from './llm';
 
 export interface LlmRouterOptions {
   /** Routing may take this long; then the rule answers (default 20 s). */
@@ -42,26 +41,10 @@ export async function routeQuestionWithLlm(
   options: LlmRouterOptions = {},
   signal?: AbortSignal,
 ): Promise<TraceRouting> {
-  if (signal?.aborted) throw new CancelledError();
   const timeoutMs = options.timeoutMs ?? 20_000;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let reply: string;
-  try {
-    reply = (await model.chat(buildRouterMessages(question), { signal: controller.signal, maxTokens: options.maxTokens ?? 200, temperature: 0, json: true })).text;
-  } catch (err) {
-    if (signal?.aborted) throw new CancelledError();
-    return fallBack(question, timedOut ? `no answer within ${timeoutMs} ms` : err instanceof Error ? err.message : String(err));
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  }
+  const call = await chatWithin(model, buildRouterMessages(question), { maxTokens: options.maxTokens ?? 200, temperature: 0, json: true }, timeoutMs, signal);
+  if (!call.ok) return fallBack(question, call.timedOut ? `no answer within ${timeoutMs} ms` : call.error);
+  const reply = call.result.text;
   const found = extractJsonObject(reply, (v) => 'aggregate' in v);
   if (!found.ok) return fallBack(question, found.reason);
   const aggregate = looseBoolean(found.value.aggregate);

@@ -6,6 +6,7 @@
 import type { TokenCounter } from '../compress/tokens';
 import type { RegionNode } from '../model/region';
 import type { TraceCitation } from '../trace/schema';
+import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
 
 export interface EvidenceRegion {
   itemId: string;
@@ -16,6 +17,8 @@ export interface EvidenceRegion {
   score: number;
   /** Scores of the node's leaves, when known. */
   leafScores?: Map<string, number>;
+  /** Set for a region the MAGE controller kept: the opened element it lies in (rendered as XML for the reader). */
+  element?: SubgraphElement;
 }
 
 export interface ReaderInput {
@@ -46,23 +49,87 @@ function regionText(node: RegionNode): string {
   return node.header ? `${node.header}\n${node.text}` : node.text;
 }
 
-/** Numbered evidence blocks `[n] file — title` + text; stops before the block that would pass the cap. */
+/** A reader-input unit: a flat block of one region, or the subgraph of one controlled document. */
+type Unit = { kind: 'block'; region: EvidenceRegion } | { kind: 'subgraph'; file: string; regions: EvidenceRegion[] };
+
+/**
+ * The reader input: numbered evidence blocks `[n] file — title` + text, and for each document the
+ * MAGE controller walked, one `<evidence_subgraph>` (read/evidenceXml.ts) at the place of its
+ * first region, its kept regions numbered `n="…"` in the same sequence — `regions[n − 1]` is the
+ * region citation `n` names, whichever form it was shown in. Stops before the region that would
+ * pass the cap.
+ */
 export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter, cap: number): ReaderInput {
-  const blocks: string[] = [];
+  const units: Unit[] = [];
+  const subgraphs = new Map<string, Extract<Unit, { kind: 'subgraph' }>>();
+  for (const region of regions) {
+    if (!region.element) {
+      units.push({ kind: 'block', region });
+      continue;
+    }
+    let unit = subgraphs.get(region.file);
+    if (!unit) {
+      unit = { kind: 'subgraph', file: region.file, regions: [] };
+      subgraphs.set(region.file, unit);
+      units.push(unit);
+    }
+    unit.regions.push(region);
+  }
+
+  const parts: string[] = [];
   const used: EvidenceRegion[] = [];
   let total = 0;
   let truncated = false;
-  for (const r of regions) {
-    const block = `[${used.length + 1}] ${r.file} — ${r.itemTitle}\n${regionText(r.node)}`;
-    const n = tokens.count(block) + (blocks.length > 0 ? 1 : 0);
-    if (total + n > cap) {
-      truncated = true;
-      break;
+  const separator = () => (parts.length > 0 ? 1 : 0);
+  for (const unit of units) {
+    if (unit.kind === 'block') {
+      const r = unit.region;
+      const block = `[${used.length + 1}] ${r.file} — ${r.itemTitle}\n${regionText(r.node)}`;
+      const n = tokens.count(block) + separator();
+      if (total + n > cap) {
+        truncated = true;
+        break;
+      }
+      parts.push(block);
+      used.push(r);
+      total += n;
+      continue;
     }
-    blocks.push(block);
-    used.push(r);
-    total += n;
+    // Regions in page and reading order, numbered on from the blocks before. The most regions whose
+    // rendering fits are kept (all of them, nearly always; else found by bisection, as the
+    // rendering only grows with each region).
+    const ordered = [...unit.regions].sort((a, b) => a.element!.page - b.element!.page || a.element!.order - b.element!.order);
+    const render = (m: number) => {
+      const xml = renderSubgraphXml(
+        unit.file,
+        ordered.slice(0, m).map((r, i) => ({ element: r.element!, node: r.node, n: used.length + i + 1 })),
+      );
+      return { xml, n: tokens.count(xml) + separator() };
+    };
+    let fit = ordered.length;
+    let best = render(fit);
+    if (total + best.n > cap) {
+      truncated = true;
+      let lo = 0;
+      let hi = ordered.length - 1;
+      best = { xml: '', n: 0 };
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        const r = render(mid);
+        if (total + r.n <= cap) {
+          lo = mid;
+          best = r;
+        } else hi = mid - 1;
+      }
+      fit = lo;
+    }
+    if (fit > 0) {
+      parts.push(best.xml);
+      used.push(...ordered.slice(0, fit));
+      total += best.n;
+    }
+    if (truncated) break;
   }
-  const text = blocks.join('\n\n');
+  const text = parts.join('\n\n');
   return { text, tokens: tokens.count(text), truncated, regions: used };
 }

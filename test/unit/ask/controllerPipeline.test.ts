@@ -12,6 +12,7 @@ import type { ParsedDocument } from '../../../src/core/ingest/parsedDocument';
 import type { ChatMessage, ChatModel, ChatResult } from '../../../src/core/llm/llm';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
+import { LlmReader } from '../../../src/core/read/llmReader';
 import type { AskTrace, TraceNode } from '../../../src/core/trace/schema';
 import { validateHostToWebview } from '../../../src/protocol/validate';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
@@ -167,6 +168,39 @@ describe('ask pipeline with the MAGE controller', () => {
     const decided = run.steps.filter((s) => s.iteration > 0 && s.action.type !== 'STOP');
     assert.ok(decided.length > 0 && decided.every((s) => s.decidedBy === 'llm' && s.utility === 0.8));
     assert.equal(run.stop.reason, 'iteration-budget');
+  });
+
+  it('gives the LLM reader the subgraph as XML, and a cited region number maps back to the kept region on its page', async () => {
+    // An in-memory reader model that cites the XML region holding the capital-expenditure figure.
+    const prompts: ChatMessage[][] = [];
+    const model: ChatModel = {
+      id: 'memory:cites-capex',
+      remote: false,
+      async chat(messages): Promise<ChatResult> {
+        prompts.push(messages);
+        const n = /<(?:row|text) n="(\d+)">[^<]*1,577/.exec(messages.at(-1)!.content)?.[1];
+        return { text: n ? `Capital expenditure was 1,577 [${n}].` : 'Not in the evidence.', model: 'cites-capex', attempts: 1, ms: 1 };
+      },
+    };
+    const t = await ask(longReportQuestion, options, deps({ reader: new LlmReader(model) }));
+    assert.equal(prompts.length, 1);
+    const user = prompts[0]!.at(-1)!.content;
+    assert.ok(user.includes(t.readerInput.text), 'the model is sent the reader input verbatim');
+    assert.match(t.readerInput.text, new RegExp(`<evidence_subgraph document="[^"]*" file="${FILE}">`));
+    // Every region the controller kept is numbered once in the XML, in the reader input's order.
+    const numbers = [...t.readerInput.text.matchAll(/<(?:row|text) n="(\d+)">/g)].map((m) => Number(m[1]));
+    assert.deepEqual(numbers, t.readerInput.regions.map((_, i) => i + 1));
+    assert.ok(!/^\[\d+\] /m.test(t.readerInput.text), 'no flat block: all evidence came through the controller');
+
+    assert.equal(t.answer.mode, 'llm');
+    assert.equal(t.answer.citations.length, 1);
+    const cited = t.answer.citations[0]!;
+    assert.ok(cited.text.includes('1,577'), cited.text);
+    assert.equal(cited.file, FILE);
+    assert.equal(cited.anchor.page, longReportEvidencePage, 'the citation carries the region\'s page anchor');
+    const run = controlled(t)[0]!.controller! as unknown as { opened: Array<{ keptRegionIds: string[] }> };
+    assert.ok(run.opened.some((o) => o.keptRegionIds.includes(cited.nodeId)), 'the cited region is one the controller kept');
+    assert.equal(t.answer.unresolvedMarkers?.length ?? 0, 0);
   });
 
   it('refuses bad controller options before retrieving anything', async () => {

@@ -11,6 +11,7 @@ import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
 import { runEval, type EvalOptions, type EvalReport } from '../../../src/core/eval/harness';
 import { renderReport } from '../../../src/core/eval/render';
+import { SHORT_ANSWER_PROMPT } from '../../../src/core/eval/shortAnswer';
 import { longReportEvidencePage, longReportPdf } from '../../helpers/longReportPdf';
 
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
@@ -90,6 +91,9 @@ describe('canopy eval on FinanceBench: page top-k, CANOPY, the MAGE controller',
     assert.ok(m('page top-1').tokens!.value < m('page top-3').tokens!.value);
     assert.ok(m('page top-3').tokens!.value < m('page top-5').tokens!.value);
     for (const k of [1, 3, 5]) assert.ok(m(`CANOPY over page top-${k}`).tokens!.value <= m(`page top-${k}`).tokens!.value);
+    // The reader input (numbered blocks, or the controller's XML) costs more than the kept text alone.
+    for (const row of report.results.rows) assert.ok(row.metrics.readerTokens!.value > row.metrics.tokens!.value, `${row.config} reader input tokens`);
+    assert.ok(m('page top-1').readerTokens!.value < m('page top-3').readerTokens!.value);
     assert.ok(m('page top-5').goldRecall!.value >= m('page top-1').goldRecall!.value);
     assert.equal(report.results.comparisons.length, 0);
   });
@@ -120,6 +124,7 @@ describe('canopy eval on FinanceBench: page top-k, CANOPY, the MAGE controller',
     for (const v of d.versus) {
       assert.ok(Math.abs(v.recallDiff.value - (row('controller').goldRecall!.value - row(v.against).goldRecall!.value)) < 1e-9);
       assert.ok(Math.abs(v.tokensDiff.value - (row('controller').tokens!.value - row(v.against).tokens!.value)) < 1e-9);
+      assert.ok(Math.abs(v.readerTokensDiff.value - (row('controller').readerTokens!.value - row(v.against).readerTokens!.value)) < 1e-9);
     }
   });
 
@@ -151,6 +156,34 @@ describe('canopy eval on FinanceBench: page top-k, CANOPY, the MAGE controller',
     const r2 = JSON.parse(io2.stdout.join('\n')) as EvalReport;
     assert.equal(r2.document, undefined);
     assert.deepEqual(r2.results.rows.map((x) => x.config), ['canopy B=2']);
+  });
+
+  it('with an LLM reader, reads the controller\'s subgraph as XML and page top-k as numbered blocks', async () => {
+    const readerPrompts: string[] = [];
+    const llm = {
+      id: 'fake:fb',
+      remote: false,
+      async chat(messages: Array<{ role: string; content: string }>) {
+        if (messages[0]!.content === SHORT_ANSWER_PROMPT) {
+          readerPrompts.push(messages.at(-1)!.content);
+          return { text: '1,577 million', model: 'fake', attempts: 1, ms: 1 };
+        }
+        // The controller's evaluator: open what can be opened, else activate.
+        const candidates = [...messages.at(-1)!.content.matchAll(/<candidate index="(\d+)" action="(\w+)"/g)].map((m) => ({ index: Number(m[1]), action: m[2]! }));
+        const pick = ['OPEN_NODE', 'ACTIVATE_NODE', 'ACTIVATE_PAGE'].map((a) => candidates.filter((c) => c.action === a)).find((l) => l.length > 0) ?? candidates;
+        const actions = pick.slice(0, 2).map((c) => ({ index: c.index, utility: 0.8 }));
+        return { text: JSON.stringify({ actions, search: '', stop: false, reason: 'open first' }), model: 'fake', attempts: 1, ms: 1 };
+      },
+    };
+    const r = await runEval({ ...options({ limit: 1, controllerOptions: { maxIterations: 4 } }), llm });
+    assert.equal(readerPrompts.length, 7, 'one short answer per method');
+    const [top1, , , , , , controller] = readerPrompts;
+    assert.match(top1!, /^Evidence:\n\[1\] northwind-2023\.pdf — Northwind Annual Report 2023\n/);
+    assert.ok(!top1!.includes('<evidence_subgraph'));
+    assert.match(controller!, /^Evidence:\n<evidence_subgraph document="[^"]*" file="northwind-2023\.pdf">\n {2}<page number="\d+"/);
+    assert.match(controller!, /<(?:row|text) n="1">/);
+    const ctl = r.results.rows.find((row) => row.config === 'controller')!.metrics;
+    assert.equal(ctl.em!.value, 1, 'the short answer is scored');
   });
 
   it('names the file when a question\'s PDF is not a PDF', async () => {

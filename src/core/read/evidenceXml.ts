@@ -1,0 +1,120 @@
+/**
+ * The structured rendering of a long document's evidence subgraph (design §7) — one renderer for
+ * both places that show it: the reader input (`buildReaderInput`, citation numbers continuing
+ * the flat blocks' numbering) and the controller's trace (`renderEvidenceXml`, numbered from 1,
+ * whose token count the trace records).
+ *
+ *   <evidence_subgraph document="…" file="…">
+ *     <page number="4" summary="…">
+ *       <node type="table" bbox="72 410 540 560" summary="…">
+ *         <row n="3">…</row>            kept table rows
+ *       </node>
+ *       <node type="paragraph">
+ *         <text n="4">…</text>          other kept regions
+ *       </node>
+ *     </page>
+ *   </evidence_subgraph>
+ *
+ * Every kept region carries its own citation number `n`, so a citation maps back to exactly one
+ * region (its node id and parse-time anchor), as the flat blocks' `[n]` do. Pages are in page
+ * order and nodes in reading order. Reader context is what the controller saves, so the markup
+ * stays lean: a table's header is its summary and is not repeated on each kept row; a summary
+ * that only repeats the start of the kept text is left out; a node's page is the <page> it sits
+ * in; kept regions carry no boxes of their own (the node's bbox locates them on the page).
+ *
+ * Canopy has no multimodal reader yet. A multimodal reader would get the page image attached to
+ * each <page> and a crop of each <node>'s bbox on that page image (both in PDF user space,
+ * origin bottom-left); the renderer marks the places in comments and writes no image references.
+ *
+ * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
+ */
+import type { RegionNode } from '../model/region';
+
+// Control characters other than tab, LF and CR are not allowed in XML 1.0.
+// eslint-disable-next-line no-control-regex
+const invalidXmlChars = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+export function escapeXml(text: string): string {
+  return text.replace(invalidXmlChars, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** ` key="value"` for every defined, non-empty value, escaped. */
+export function xmlAttrs(values: Record<string, string | number | boolean | undefined>): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => ` ${k}="${escapeXml(String(v))}"`)
+    .join('');
+}
+
+/** Where a kept region sits in its document's evidence graph: the opened element and its page. */
+export interface SubgraphElement {
+  /** The document's title (or file). */
+  document: string;
+  /** The opened graph element (its id is the element's region id). */
+  graphNodeId: string;
+  type: string;
+  summary: string;
+  /** 0-based page. */
+  page: number;
+  pageSummary?: string;
+  /** The one page of a format without pages. */
+  virtualPage?: boolean;
+  /** PDF user-space box of the element on its page. */
+  bbox?: [number, number, number, number];
+  /** The element's place in the document's reading order. */
+  order: number;
+}
+
+/** One kept region of an opened element and its citation number. */
+export interface SubgraphEntry {
+  element: SubgraphElement;
+  node: RegionNode;
+  n: number;
+}
+
+const summaryChars = 80;
+
+function clip(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length <= max ? t : `${t.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** Whole PDF points: enough to locate a node on its page (the anchors keep the exact box). */
+function bboxText(b: [number, number, number, number] | undefined): string | undefined {
+  return b ? b.map((x) => Math.round(x)).join(' ') : undefined;
+}
+
+/** The entries of one document as an <evidence_subgraph>, pages in order, elements in reading order. */
+export function renderSubgraphXml(file: string, entries: SubgraphEntry[]): string {
+  const pages = new Map<number, Map<string, SubgraphEntry[]>>();
+  for (const e of entries) {
+    const byNode = pages.get(e.element.page) ?? new Map<string, SubgraphEntry[]>();
+    const list = byNode.get(e.element.graphNodeId) ?? [];
+    list.push(e);
+    byNode.set(e.element.graphNodeId, list);
+    pages.set(e.element.page, byNode);
+  }
+  const document = entries[0]?.element.document;
+  const lines: string[] = [`<evidence_subgraph${xmlAttrs({ document: document !== file ? document : undefined, file })}>`];
+  for (const page of [...pages.keys()].sort((a, b) => a - b)) {
+    const nodes = [...pages.get(page)!.values()].sort((a, b) => a[0]!.element.order - b[0]!.element.order);
+    const first = nodes[0]![0]!.element;
+    lines.push(`  <page${xmlAttrs({ number: page + 1, summary: first.pageSummary ? clip(first.pageSummary, summaryChars) : undefined, virtual: first.virtualPage ? true : undefined })}>`);
+    // A multimodal reader would get the image of this page here.
+    for (const kept of nodes) {
+      const el = kept[0]!.element;
+      const rows = kept.every((k) => k.node.kind === 'row');
+      const texts = kept.map((k) => k.node.text.replace(/[ \t]+/g, ' ').trim());
+      const summary = el.summary.replace(/\s+/g, ' ');
+      const redundant = (texts[0] ?? '').replace(/\s+/g, ' ').startsWith(summary.replace(/…$/, ''));
+      lines.push(`    <node${xmlAttrs({ type: el.type, bbox: bboxText(el.bbox), summary: redundant ? undefined : clip(summary, summaryChars) })}>`);
+      // ... and here the crop of the node's bbox from that page image.
+      const tag = rows ? 'row' : 'text';
+      kept.forEach((k, i) => lines.push(`      <${tag} n="${k.n}">${escapeXml(texts[i]!)}</${tag}>`));
+      lines.push('    </node>');
+    }
+    lines.push('  </page>');
+  }
+  lines.push('</evidence_subgraph>');
+  return lines.join('\n');
+}
