@@ -8,13 +8,21 @@
  *   magic "CNPYEMBC" | u32 version (1) | u32 dim | u32 count | u32 idBytes | id (UTF-8),
  *   zero-padded to a multiple of 4 | count x 32-byte SHA-256 keys | count x dim float32 |
  *   32-byte SHA-256 of everything before it.
- * Saved atomically (temp file + rename). A file that fails any check (magic, version, id, dim,
- * size, checksum) is discarded with a logged warning and the cache starts empty; it is never
- * a crash. The cache only grows; delete the folder to reset it.
+ * Saved atomically (temp file + rename). Saves are incremental: the vectors added since the
+ * last save go to a new *segment* file beside it (`<file>.seg-<unique>`, the same format), so
+ * re-indexing one edited file writes a few kilobytes instead of the whole cache. A save
+ * compacts — rewrites the main file with everything and removes the segments it knows — once
+ * the segments hold more than half as many entries as the main file, or number
+ * `maxSegments`. Opening reads the main file and every segment. A file that fails any check
+ * (magic, version, id, dim, size, checksum) is discarded with a logged warning (the rest is
+ * kept, and the next save compacts); it is never a crash. A crash between writing the main file
+ * and removing the segments leaves duplicate entries, which are harmless. The cache only
+ * grows; delete the folder to reset it.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { CanopyError, ErrorCodes } from '../errors';
 import { type Logger, silentLogger } from '../ports';
 import { type Encoder, normalizeText } from './encoder';
@@ -23,6 +31,8 @@ const MAGIC = Buffer.from('CNPYEMBC', 'ascii');
 export const CACHE_FORMAT_VERSION = 1;
 const KEY_BYTES = 32;
 const HEADER_FIXED = 24;
+/** Segments beyond this many are compacted into the main file at the next save. */
+const MAX_SEGMENTS = 16;
 
 export interface EmbeddingCacheOptions {
   /** Folder for cache files (e.g. `<workspace>/.canopy/embeddings`). */
@@ -45,7 +55,14 @@ export function cacheFileName(modelId: string): string {
 
 export class EmbeddingCache {
   private readonly vectors = new Map<string, Float32Array>();
-  private dirty = false;
+  /** Keys added since the last save (they go into the next segment). */
+  private pending: string[] = [];
+  /** The main file must be rewritten at the next save (it or a segment was unusable). */
+  private rewrite = false;
+  /** Entries in the main file, and the segment files (and their entries) written or read since it was. */
+  private mainEntries = 0;
+  private segments: string[] = [];
+  private segmentEntries = 0;
   private saves = 0;
   readonly modelId: string;
   readonly dim: number;
@@ -100,19 +117,54 @@ export class EmbeddingCache {
       fresh.forEach((v, i) => {
         if (v.length !== this.dim) throw new CanopyError(ErrorCodes.encoderFailed, `encoder returned a ${v.length}-d vector, expected ${this.dim}`);
         this.vectors.set(missKeys[i] as string, v);
+        this.pending.push(missKeys[i] as string);
       });
-      this.dirty = true;
     }
     return keys.map((k) => this.vectors.get(k) as Float32Array);
   }
 
-  /** Write the cache file if anything changed (temp file + rename, so readers never see half a file). */
+  /** Persist what changed: a new segment with the added vectors, or a compacted main file. */
   async save(): Promise<void> {
-    if (!this.dirty) return;
+    if (this.pending.length === 0 && !this.rewrite) return;
+    await mkdir(dirname(this.file), { recursive: true });
+    const compact = this.rewrite || this.segments.length >= MAX_SEGMENTS || this.segmentEntries + this.pending.length > this.mainEntries / 2;
+    if (compact) {
+      await this.writeAtomic(this.file, this.vectors.entries(), this.vectors.size);
+      const old = this.segments;
+      this.mainEntries = this.vectors.size;
+      this.segments = [];
+      this.segmentEntries = 0;
+      this.rewrite = false;
+      this.pending = [];
+      await Promise.all(old.map((f) => rm(f, { force: true })));
+      return;
+    }
+    const segment = `${this.file}.seg-${Date.now().toString(36)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const keys = this.pending;
+    await this.writeAtomic(
+      segment,
+      keys.map((k): [string, Float32Array] => [k, this.vectors.get(k)!]),
+      keys.length,
+    );
+    this.segments.push(segment);
+    this.segmentEntries += keys.length;
+    this.pending = [];
+  }
+
+  /** Segment files beside the main file, as they are on disk now (for tests and diagnostics). */
+  async segmentFiles(): Promise<string[]> {
+    const prefix = `${basename(this.file)}.seg-`;
+    try {
+      return (await readdir(dirname(this.file))).filter((f) => f.startsWith(prefix) && !f.includes('.tmp-')).map((f) => join(dirname(this.file), f));
+    } catch {
+      return [];
+    }
+  }
+
+  private async writeAtomic(file: string, entries: Iterable<[string, Float32Array]>, count: number): Promise<void> {
     const idBytes = Buffer.from(this.modelId, 'utf8');
     const headerLen = HEADER_FIXED + idBytes.length;
     const padded = Math.ceil(headerLen / 4) * 4;
-    const count = this.vectors.size;
     const body = Buffer.alloc(padded + count * KEY_BYTES + count * this.dim * 4);
     MAGIC.copy(body, 0);
     body.writeUInt32LE(CACHE_FORMAT_VERSION, 8);
@@ -122,44 +174,59 @@ export class EmbeddingCache {
     idBytes.copy(body, HEADER_FIXED);
     let k = padded;
     let v = padded + count * KEY_BYTES;
-    for (const [key, vec] of this.vectors) {
+    for (const [key, vec] of entries) {
       body.write(key, k, 'hex');
       k += KEY_BYTES;
       Buffer.from(vec.buffer, vec.byteOffset, vec.byteLength).copy(body, v);
       v += this.dim * 4;
     }
     const checksum = createHash('sha256').update(body).digest();
-    await mkdir(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.tmp-${process.pid}-${this.saves++}`;
+    const tmp = `${file}.tmp-${process.pid}-${this.saves++}`;
     try {
       await writeFile(tmp, Buffer.concat([body, checksum]));
-      await rename(tmp, this.file);
+      await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
     }
-    this.dirty = false;
   }
 
   private async load(): Promise<void> {
-    let buf: Buffer;
-    try {
-      buf = await readFile(this.file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.logger.log('warn', `Embedding cache ${this.file} unreadable (${(err as Error).message}); starting empty`);
-      return;
-    }
-    const problem = this.parse(buf);
-    if (problem) {
-      this.vectors.clear();
-      this.logger.log('warn', `Discarded embedding cache ${this.file}: ${problem}. It will be rebuilt.`);
-      // Rewrite at the next save even if nothing new is added, replacing the bad file.
-      this.dirty = true;
+    const main = await this.readPart(this.file);
+    if (main !== undefined) this.mainEntries = main;
+    for (const segment of await this.segmentFiles()) {
+      const n = await this.readPart(segment);
+      // A segment that cannot be used is removed at the next compaction, as the used ones are.
+      this.segments.push(segment);
+      if (n !== undefined) this.segmentEntries += n;
     }
   }
 
-  /** Fills `vectors` from a file's bytes; returns why the file is unusable, or undefined. */
-  private parse(buf: Buffer): string | undefined {
+  /** Adds one file's entries; returns how many, or undefined (missing or discarded with a warning). */
+  private async readPart(file: string): Promise<number | undefined> {
+    let buf: Buffer;
+    try {
+      buf = await readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.logger.log('warn', `Embedding cache ${file} unreadable (${(err as Error).message}); it will be rebuilt`);
+        this.rewrite = true;
+      }
+      return undefined;
+    }
+    const parsed = this.parse(buf);
+    if (typeof parsed === 'string') {
+      this.logger.log('warn', `Discarded embedding cache ${file}: ${parsed}. It will be rebuilt.`);
+      // Rewrite at the next save even if nothing new is added, replacing the bad file.
+      this.rewrite = true;
+      return undefined;
+    }
+    for (const [key, vec] of parsed) this.vectors.set(key, vec);
+    return parsed.size;
+  }
+
+  /** A file's entries, or why the file is unusable. */
+  private parse(buf: Buffer): Map<string, Float32Array> | string {
     if (buf.length < HEADER_FIXED + KEY_BYTES) return 'file too short';
     if (!buf.subarray(0, 8).equals(MAGIC)) return 'not an embedding cache file';
     const version = buf.readUInt32LE(8);
@@ -181,10 +248,11 @@ export class EmbeddingCache {
     const vecStart = padded + count * KEY_BYTES;
     // One aligned copy of all vectors; entries are views into it.
     const all = new Float32Array(new Uint8Array(buf.subarray(vecStart, vecStart + count * dim * 4)).buffer);
+    const out = new Map<string, Float32Array>();
     for (let i = 0; i < count; i++) {
       const key = buf.toString('hex', padded + i * KEY_BYTES, padded + (i + 1) * KEY_BYTES);
-      this.vectors.set(key, all.subarray(i * dim, (i + 1) * dim));
+      out.set(key, all.subarray(i * dim, (i + 1) * dim));
     }
-    return undefined;
+    return out;
   }
 }

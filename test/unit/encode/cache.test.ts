@@ -127,6 +127,78 @@ describe('embedding cache', () => {
     });
   }
 
+  it('saves incrementally: a re-save writes only the added vectors, as a segment beside the main file', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    const texts = Array.from({ length: 40 }, (_, i) => `sentence ${i}`);
+    await cache.getOrEncode(texts, enc);
+    await cache.save();
+    const main = join(dir, cacheFileName(enc.id));
+    const mainBytes = readFileSync(main);
+    await cache.getOrEncode(['one new sentence', 'sentence 3'], enc);
+    await cache.save();
+    assert.deepEqual(readFileSync(main), mainBytes, 'the main file is not rewritten');
+    const segments = await cache.segmentFiles();
+    assert.equal(segments.length, 1);
+    // Header (24 + id, padded) + one 32-byte key + one 6-d vector + checksum.
+    const idBytes = Math.ceil((24 + Buffer.byteLength(enc.id)) / 4) * 4;
+    assert.equal(readFileSync(segments[0]!).length, idBytes + 32 + 6 * 4 + 32, 'the segment holds the one new vector');
+    assert.ok(!readdirSync(dir).some((f) => f.includes('.tmp-')), 'no temp files left');
+
+    const enc2 = new CountingEncoder();
+    const reopened = await EmbeddingCache.open({ dir, encoder: enc2 });
+    assert.equal(reopened.size, 41);
+    await reopened.getOrEncode([...texts, 'one new sentence'], enc2);
+    assert.equal(enc2.calls.length, 0, 'everything came back from the main file and the segment');
+    assert.deepEqual([...reopened.get('one new sentence')!], [...cache.get('one new sentence')!]);
+  });
+
+  it('compacts the segments into the main file once they hold half as many entries', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    await cache.getOrEncode(Array.from({ length: 20 }, (_, i) => `base ${i}`), enc);
+    await cache.save();
+    for (let round = 0; round < 3; round++) {
+      await cache.getOrEncode(Array.from({ length: 3 }, (_, i) => `round ${round} text ${i}`), enc);
+      await cache.save();
+    }
+    assert.equal((await cache.segmentFiles()).length, 3, '9 added entries: still under half of 20');
+    await cache.getOrEncode(['a', 'b'], enc);
+    await cache.save(); // 11 > 10: compaction
+    assert.deepEqual(readdirSync(dir), [cacheFileName(enc.id)], 'one main file, the segments removed');
+    const reopened = await EmbeddingCache.open({ dir, encoder: new CountingEncoder() });
+    assert.equal(reopened.size, 31);
+  });
+
+  it('discards a damaged segment with a warning, keeps the rest, and replaces it at the next save', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    await cache.getOrEncode(Array.from({ length: 20 }, (_, i) => `base ${i}`), enc);
+    await cache.save();
+    await cache.getOrEncode(['kept segment'], enc);
+    await cache.save();
+    await cache.getOrEncode(['damaged segment'], enc);
+    await cache.save();
+    const segments = await cache.segmentFiles();
+    assert.equal(segments.length, 2);
+    const victim = segments.find((f) => readFileSync(f).includes(Buffer.from(contentKey('damaged segment'), 'hex')))!;
+    const bytes = readFileSync(victim);
+    bytes[bytes.length - 40] = bytes[bytes.length - 40]! ^ 0x55;
+    writeFileSync(victim, bytes);
+    const logger = capture();
+    const reopened = await EmbeddingCache.open({ dir, encoder: enc, logger });
+    assert.equal(reopened.size, 21, 'the main file and the good segment are kept');
+    assert.ok(reopened.get('kept segment'));
+    assert.equal(reopened.get('damaged segment'), undefined);
+    assert.equal(logger.lines.length, 1);
+    assert.match(logger.lines[0]!.message, /Discarded embedding cache .*\.seg-.*checksum/);
+    await reopened.save(); // nothing new, but the bad segment forces a compaction
+    assert.deepEqual(readdirSync(dir), [cacheFileName(enc.id)]);
+    const clean = capture();
+    assert.equal((await EmbeddingCache.open({ dir, encoder: enc, logger: clean })).size, 21);
+    assert.equal(clean.lines.length, 0);
+  });
+
   it('does not write when nothing changed', async () => {
     const enc = new CountingEncoder();
     const cache = await EmbeddingCache.open({ dir, encoder: enc });

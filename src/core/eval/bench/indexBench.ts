@@ -34,14 +34,14 @@ function workspace(root: string, indexDir: string, o: WorkspaceOptions): CanopyW
   });
 }
 
-/** Copies embedding-cache files (`*.emb`) from `from` into the index's cache folder. */
+/** Copies embedding-cache files (`*.emb` and their segments `*.emb.seg-*`) from `from` into the index's cache folder. */
 export function seedEmbeddingCache(from: string | undefined, indexDir: string): number {
   if (!from || !existsSync(from)) return 0;
   const to = paths(indexDir).embeddings;
   mkdirSync(to, { recursive: true });
   let n = 0;
   for (const name of readdirSync(from)) {
-    if (!name.endsWith('.emb')) continue;
+    if (!(name.endsWith('.emb') || /\.emb\.seg-/.test(name)) || name.includes('.tmp-')) continue;
     copyFileSync(join(from, name), join(to, name));
     n++;
   }
