@@ -2,6 +2,8 @@
 // esbuild script for all three bundles:
 //   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
 //   dist/cli.js        the `canopy` command (node, cjs)
+//   dist/parseWorker.js  the parse worker both of them start (worker thread with a heap limit;
+//                      src/core/ingest/parsePool.ts finds it beside their bundle)
 //   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
 //   media/pdf.js       pdf.js's browser build, loaded by the inspector only when a PDF is shown
 //   media/pdf.worker.js  pdf.js's worker (a Worker where allowed, else run in-thread)
@@ -45,6 +47,14 @@ const configs = [
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    external: nodeExternals,
+  },
+  {
+    ...common,
+    entryPoints: ['src/core/ingest/parseWorker.ts'],
+    outfile: 'dist/parseWorker.js',
     platform: 'node',
     format: 'cjs',
     external: nodeExternals,

@@ -10,6 +10,8 @@ export const ErrorCodes = {
   fileTooLarge: 'E_FILE_TOO_LARGE',
   /** A file whose parsing ran past its per-file time limit (a hostile or pathological file). */
   timeLimit: 'E_TIME_LIMIT',
+  /** A file whose parsing needed more memory than the per-file limit (canopy.maxParseMemoryMB); the parse worker was stopped. */
+  memoryLimit: 'E_MEMORY_LIMIT',
   /** The disk is full, or the folder is read-only or not writable: nothing was written. */
   writeFailed: 'E_WRITE',
   parseFailed: 'E_PARSE_FAILED',

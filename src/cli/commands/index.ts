@@ -19,6 +19,7 @@ Options:
   --include <glob>     files to index (repeatable; default **/*)
   --exclude <glob>     files never to index (repeatable; added to the defaults)
   --max-file-mb <n>    skip files larger than n MB (default 50)
+  --max-parse-memory-mb <n>  heap limit of the worker that parses one file, MB (default 1024)
   --branching <B>      branching factor of the region trees, 2-4 (default 2)
   --topics             fit the topic compass with the index (canopy.topics.enabled; canopy topics --help)
   --list               only list the files that would be indexed
@@ -34,6 +35,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
       include: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       'max-file-mb': { type: 'string' },
+      'max-parse-memory-mb': { type: 'string' },
       branching: { type: 'string' },
       topics: { type: 'boolean' },
       list: { type: 'boolean' },
@@ -44,6 +46,8 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('index takes exactly one folder');
   const maxMb = values['max-file-mb'] === undefined ? undefined : Number(values['max-file-mb']);
   if (maxMb !== undefined && !(maxMb > 0)) throw new UsageError('--max-file-mb must be a positive number');
+  const parseMb = values['max-parse-memory-mb'] === undefined ? undefined : Number(values['max-parse-memory-mb']);
+  if (parseMb !== undefined && !(Number.isInteger(parseMb) && parseMb >= 64)) throw new UsageError('--max-parse-memory-mb must be a whole number of MB, at least 64');
   const branching = values.branching === undefined ? undefined : Number(values.branching);
   if (branching !== undefined && !(Number.isInteger(branching) && branching >= 2 && branching <= 4)) throw new UsageError('--branching must be 2, 3 or 4');
   const defaults = resolveSettings({});
@@ -51,6 +55,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     include: values.include ?? defaults.include,
     exclude: [...defaults.exclude, ...(values.exclude ?? [])],
     maxFileSizeMB: maxMb ?? defaults.maxFileSizeMB,
+    maxParseMemoryMB: parseMb ?? defaults.maxParseMemoryMB,
     branchingFactor: branching ?? defaults.branchingFactor,
     ...(values.topics ? { topicsEnabled: true } : {}),
   };

@@ -26,7 +26,7 @@ import { runIndexer, type IndexSummary } from '../index/indexer';
 import { paths } from '../index/layout';
 import { VectraStore } from '../index/vectraStore';
 import { discoverFiles } from '../ingest/discover';
-import { parseFile } from '../ingest/parseFile';
+import { ParsePool } from '../ingest/parsePool';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
 import type { Reader } from '../read/reader';
@@ -163,13 +163,14 @@ export class CanopyWorkspace {
     // Only now that the folder is known to exist is the index folder created.
     await fs.mkdir(this.config.indexDir, { recursive: true });
     const { encoder, cache } = await this.embeddings();
+    const pool = this.parsePool(s.maxParseMemoryMB);
     const summary = await runIndexer(
       discovery,
       {
         dir: this.config.indexDir,
         store: this.store,
         parse: (rel, bytes, signal) =>
-          parseFile(rel, bytes, {
+          pool.parse(rel, bytes, {
             branchingFactor: s.branchingFactor,
             maxBytes: s.maxFileSizeMB * 1024 * 1024,
             embed: (texts) => cache.getOrEncode(texts, encoder, signal),
@@ -200,6 +201,17 @@ export class CanopyWorkspace {
       }
     }
     return summary;
+  }
+
+  private parsePoolInstance: ParsePool | undefined;
+
+  /** The parse workers (per-file memory limit), kept between index runs so a re-index does not start them again. */
+  private parsePool(maxMemoryMB: number): ParsePool {
+    if (this.parsePoolInstance?.maxMemoryMB !== maxMemoryMB) {
+      void this.parsePoolInstance?.close();
+      this.parsePoolInstance = new ParsePool({ maxMemoryMB, logger: this.log });
+    }
+    return this.parsePoolInstance;
   }
 
   /** The live index; CanopyError(E_NOT_FOUND) before the first index run. */
@@ -433,6 +445,8 @@ export class CanopyWorkspace {
   }
 
   async dispose(): Promise<void> {
+    await this.parsePoolInstance?.close();
+    this.parsePoolInstance = undefined;
     await this.cache?.save();
     await this.encoder?.dispose();
     this.encoder = undefined;

@@ -11,6 +11,8 @@ export interface CanopySettings {
   include: string[];
   exclude: string[];
   maxFileSizeMB: number;
+  /** Heap limit (MB) of the worker thread that parses one file; a parse that needs more fails with E_MEMORY_LIMIT. */
+  maxParseMemoryMB: number;
   branchingFactor: number;
   topK: number;
   maxRounds: number;
@@ -45,6 +47,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   include: 'canopy.include',
   exclude: 'canopy.exclude',
   maxFileSizeMB: 'canopy.maxFileSizeMB',
+  maxParseMemoryMB: 'canopy.maxParseMemoryMB',
   branchingFactor: 'canopy.branchingFactor',
   topK: 'canopy.topK',
   maxRounds: 'canopy.maxRounds',
@@ -73,6 +76,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   include: ['**/*'],
   exclude: ['**/node_modules/**', '**/.git/**', '**/dist/**', '**/out/**'],
   maxFileSizeMB: 50,
+  maxParseMemoryMB: 1024,
   branchingFactor: 2,
   topK: 10,
   maxRounds: 3,
@@ -106,6 +110,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     include: stringList(partial.include, d.include),
     exclude: stringList(partial.exclude, d.exclude),
     maxFileSizeMB: clampNumber(partial.maxFileSizeMB, d.maxFileSizeMB, 0.01, Number.MAX_SAFE_INTEGER),
+    maxParseMemoryMB: Math.round(clampNumber(partial.maxParseMemoryMB, d.maxParseMemoryMB, 64, 65536)),
     branchingFactor: Math.round(clampNumber(partial.branchingFactor, d.branchingFactor, 2, 4)),
     topK: Math.round(clampNumber(partial.topK, d.topK, 1, 100)),
     maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, 1, 10)),
