@@ -23,6 +23,7 @@ import type { Anchor, Item, RegionKind, RegionNode } from '../model/region';
 import type { DraftDocument, DraftNode } from './parsedDocument';
 import { headingPath } from './sections';
 import { wordCount } from './sentences';
+import { pushAll } from '../arrays';
 
 export interface HierarchyOptions {
   branchingFactor: number;
@@ -209,7 +210,7 @@ function splitNode(node: DraftNode, max: number, docTitle: string, path: string[
         if (carried.length === 0) flush();
         run = [];
         runWords = 0;
-        out.push(...splitNode(child, max, docTitle, child.kind === 'section' ? [...path, child.title ?? ''] : path, carried));
+        pushAll(out, splitNode(child, max, docTitle, child.kind === 'section' ? [...path, child.title ?? ''] : path, carried));
         continue;
       }
       if (onlyHeadings() && child.children.length === 0) {

@@ -11,6 +11,7 @@ import { leafFromSpan, trimSpan } from '../draftNodes';
 import type { DraftDocument, DraftNode, ParseWarning } from '../parsedDocument';
 import { MappedText, TextAnchorer } from '../textAnchors';
 import { titleFromPath } from './titles';
+import { maxOf } from '../../arrays';
 
 interface RawRow {
   cells: string[];
@@ -53,7 +54,7 @@ export function parseDelimited(file: string, text: string, format: 'csv' | 'tsv'
   const first = rows[0]!;
   const numericShare = first.cells.filter(isNumeric).length / Math.max(1, first.cells.length);
   const hasHeader = !(numericShare > 0.5 && rows.length > 1);
-  const width = Math.max(...rows.map((r) => r.cells.length));
+  const width = maxOf(rows, (r) => r.cells.length);
   let headerCells: string[];
   if (hasHeader) headerCells = first.cells.map((c, i) => c.trim() || `column ${i + 1}`);
   else {

@@ -14,6 +14,7 @@ import { wordCount } from '../sentences';
 import { MappedText, TextAnchorer } from '../textAnchors';
 import { titleFromPath } from './titles';
 import { CanopyError, ErrorCodes } from '../../errors';
+import { pushAll } from '../../arrays';
 
 export interface JsonOptions {
   minWords: number;
@@ -55,12 +56,12 @@ class JsonWalker {
       }
       case 'array': {
         const out: DraftNode[] = [];
-        node.items.forEach((item, i) => out.push(...this.nodes(item, childPath(path, i), true)));
+        node.items.forEach((item, i) => pushAll(out, this.nodes(item, childPath(path, i), true)));
         return out;
       }
       case 'object': {
         const out: DraftNode[] = [];
-        for (const { key, value } of node.entries) out.push(...this.nodes(value, childPath(path, key), value.type === 'array'));
+        for (const { key, value } of node.entries) pushAll(out, this.nodes(value, childPath(path, key), value.type === 'array'));
         if (!asRecord || out.length === 0) return out;
         return [this.record(node, path, out)];
       }

@@ -19,6 +19,7 @@ import type { DraftDocument, DraftNode } from '../parsedDocument';
 import { nestSections } from '../sections';
 import { MappedText, TextAnchorer } from '../textAnchors';
 import { titleFromPath } from './titles';
+import { pushAll } from '../../arrays';
 
 function startOf(n: { position?: { start: { offset?: number } } }): number | undefined {
   return n.position?.start.offset;
@@ -185,7 +186,7 @@ function blocksOf(anchorer: TextAnchorer, m: MappedText, nodes: Nodes[], out: Dr
         }
         const table = tableInParagraph(anchorer, m, s, e);
         if (table) {
-          out.push(...table);
+          pushAll(out, table);
           break;
         }
         const p = paragraphNode(anchorer, m.slice(s, e));

@@ -18,6 +18,7 @@ import { nestSections } from '../sections';
 import { MappedText, MappedTextBuilder, TextAnchorer } from '../textAnchors';
 import { markdownBlocks } from './markdown';
 import { titleFromPath } from './titles';
+import { pushAll } from '../../arrays';
 
 function field(node: JsonNode, key: string): JsonNode | undefined {
   return node.type === 'object' ? node.entries.find((e) => e.key === key)?.value : undefined;
@@ -56,7 +57,7 @@ export function parseNotebook(file: string, text: string): DraftDocument {
     const src = cellSource(text, field(cell, 'source'));
     if (!src || src.text.trim().length === 0) return;
     if (type === 'markdown') {
-      blocks.push(...markdownBlocks(anchorer, src));
+      pushAll(blocks, markdownBlocks(anchorer, src));
     } else if (type === 'code') {
       const code = codeNode(anchorer, src);
       if (code) {

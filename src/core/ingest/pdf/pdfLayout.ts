@@ -12,6 +12,7 @@
  */
 
 import type { Box, GlyphRun } from './pdfRuns';
+import { maxOf, minOf, pushAll } from '../../arrays';
 
 /** Text with one approximate glyph box per character (null for spaces the layout inserted). */
 export interface GeoText {
@@ -293,8 +294,8 @@ const wordsIn = (s: string): number => s.split(/\s+/).filter((w) => /[A-Za-z]{2,
  */
 function findGutter(frags: Fragment[]): { x: number; zone: [number, number] } | undefined {
   if (frags.length === 0) return undefined;
-  const minX = Math.min(...frags.map((f) => f.box[0]));
-  const maxX = Math.max(...frags.map((f) => f.box[2]));
+  const minX = minOf(frags, (f) => f.box[0]);
+  const maxX = maxOf(frags, (f) => f.box[2]);
   const width = maxX - minX;
   if (width <= 0) return undefined;
   const prose = frags.filter((f) => wordsIn(f.text.text) >= 5 && f.box[2] - f.box[0] >= 0.2 * width);
@@ -317,8 +318,8 @@ function findGutter(frags: Fragment[]): { x: number; zone: [number, number] } | 
   }
   if (!best) return undefined;
   const sided = prose.filter((f) => f.box[2] <= best!.s + 2 || f.box[0] >= best!.s - 1);
-  const slack = 0.5 * Math.max(...sided.map((f) => f.size));
-  return { x: best.s, zone: [Math.min(...sided.map((f) => f.box[1])) - slack, Math.max(...sided.map((f) => f.box[3])) + slack] };
+  const slack = 0.5 * maxOf(sided, (f) => f.size);
+  return { x: best.s, zone: [minOf(sided, (f) => f.box[1]) - slack, maxOf(sided, (f) => f.box[3]) + slack] };
 }
 
 /** Lines of a page in reading order, split by column where the page has two. */
@@ -341,7 +342,7 @@ function orderLines(raw: RawLine[]): Line[] {
   let left: Line[] = [];
   let right: Line[] = [];
   const flushBand = (): void => {
-    out.push(...left, ...right);
+    pushAll(pushAll(out, left), right);
     left = [];
     right = [];
   };
@@ -466,8 +467,8 @@ function breaksBlock(blockLines: Line[], prev: Line, line: Line): boolean {
   if (line.box[0] > prev.box[2] || line.box[2] < prev.box[0]) return true;
   if (startsListItem(line)) return true;
   // A short last line ending a sentence closes the paragraph even without extra spacing.
-  const right = Math.max(...blockLines.map((l) => l.box[2]), line.box[2]);
-  const left = Math.min(...blockLines.map((l) => l.box[0]), line.box[0]);
+  const right = Math.max(maxOf(blockLines, (l) => l.box[2]), line.box[2]);
+  const left = Math.min(minOf(blockLines, (l) => l.box[0]), line.box[0]);
   if (/[.!?:]["')\]]?$/.test(lineText(prev)) && prev.box[2] < right - 0.15 * (right - left)) return true;
   return false;
 }
