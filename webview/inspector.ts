@@ -7,7 +7,7 @@
  */
 import type { Anchor } from '../src/core/model/region';
 import type { AskTrace, TraceCitation } from '../src/core/trace/schema';
-import type { PlaceholderView } from '../src/protocol/messages';
+import type { PlaceholderView, TrainingReport } from '../src/protocol/messages';
 import type { WebviewClient } from '../src/protocol/rpc';
 import { type InspectorContext, type TabId, type TreeFilters, defaultFilters, tabs } from './context';
 import { button, ce, el, fmtInt } from './dom';
@@ -20,6 +20,7 @@ import { PdfView } from './views/pdf';
 import { renderReplay } from './views/replay';
 import { renderRounds } from './views/rounds';
 import { renderTopics } from './views/topics';
+import { renderTraining } from './views/training';
 
 export interface UiState {
   traceId: string;
@@ -80,6 +81,7 @@ export class Inspector {
 
   busy(question: string): void {
     this.clear();
+    this.lastTrace = undefined;
     const header = el('header', { class: 'canopy-header' }, el('h1', {}, question));
     this.root.replaceChildren(
       header,
@@ -88,8 +90,29 @@ export class Inspector {
     this.root.dataset.state = 'busy';
   }
 
+  /** The trace shown last, for "Back to the answer" from the Training view. */
+  private lastTrace: AskTrace | undefined;
+
+  /**
+   * Shows the node-adapter training report in place of the answer; a button returns to the
+   * answer shown before, if there was one.
+   */
+  showTraining(report: TrainingReport): void {
+    const trace = this.model?.trace ?? this.lastTrace;
+    // Back to the answer reopens the same tab, node and filters.
+    if (this.ui) this.saved = { ...this.ui, filters: { ...(this.evidence?.filters ?? this.ui.filters) }, ...(this.evidence?.selected ? { nodeId: this.evidence.selected } : {}) };
+    this.clear();
+    this.lastTrace = trace;
+    const back = trace ? button('‹ Back to the answer', () => this.showTrace(trace), { class: 'canopy-link canopy-training-back' }) : undefined;
+    this.root.replaceChildren(...renderTraining(report, back));
+    this.root.dataset.state = 'training';
+    delete this.root.dataset.tab;
+    delete this.root.dataset.traceId;
+  }
+
   showTrace(trace: AskTrace, options: { previous?: AskTrace } = {}): void {
     this.clear();
+    this.lastTrace = trace;
     this.previous = options.previous;
     const model = new TraceModel(trace);
     this.model = model;
@@ -283,5 +306,6 @@ export class Inspector {
   /** For a placeholder view: forget the trace, keep nothing of its UI state. */
   placeholder(_view: PlaceholderView): void {
     this.clear();
+    this.lastTrace = undefined;
   }
 }

@@ -55,6 +55,9 @@ const host = connectToHost(
         inspector.showTrace(message.params.base);
         inspector.compareWith(message.params.other);
         return;
+      case 'inspector/showTraining':
+        inspector.showTraining(message.params.report);
+        return;
       default: {
         const unreachable: never = message;
         renderError(root, `Unknown message from Canopy: ${JSON.stringify(unreachable)}`);

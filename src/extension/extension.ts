@@ -43,7 +43,16 @@ export function activate(context: vscode.ExtensionContext): void {
   // Native views and decorations follow the trace the inspector shows.
   const questions = new QuestionsProvider(() => session.listTraces(), log);
   const goldView = new GoldProvider(() => session.folder, log);
-  const gold = goldCommands({ session, log, refresh: () => goldView.refresh() });
+  const gold = goldCommands({
+    session,
+    log,
+    refresh: () => goldView.refresh(),
+    showTraining: async (report) => {
+      await session.loadExisting();
+      InspectorPanel.show(context.extensionUri, host).showTraining(report);
+    },
+    trainingShown: () => InspectorPanel.current?.showsTraining ?? false,
+  });
   const evidence = new EvidenceProvider();
   const decorations = new EvidenceDecorations(() => session.folder, log);
   const followShown = (trace: AskTrace | undefined) => {
@@ -147,6 +156,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('canopy.refreshGold', () => goldView.refresh()),
     vscode.commands.registerCommand('canopy.trainAdapter', () => gold.train()),
     vscode.commands.registerCommand('canopy.selectAdapter', () => gold.selectCheckpoint()),
+    vscode.commands.registerCommand('canopy.showTrainingReport', () => gold.showTrainingReport()),
     vscode.commands.registerCommand('canopy.openTrace', async (arg?: unknown) => {
       try {
         const trace = await savedTrace(arg);

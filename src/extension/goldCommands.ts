@@ -12,7 +12,9 @@ import { listCheckpoints } from '../core/train/checkpoint';
 import { formatBeforeAfter } from '../core/train/report';
 import type { TrainRunReport } from '../core/train/run';
 import { settingKeys } from '../core/config/settings';
+import type { TrainingReport } from '../protocol/messages';
 import { addGoldMark } from './goldMarks';
+import { trainingReport } from './views/trainingReport';
 import type { CanopySession } from './session';
 import type { GoldEntry, GoldNode } from './views/goldModel';
 import type { GoldMark } from './views/inspectorRequests';
@@ -26,6 +28,10 @@ export interface GoldCommandDeps {
   log: vscode.LogOutputChannel;
   /** Refreshes the Gold view. */
   refresh(): void;
+  /** Shows the training report in the inspector (opening it when closed). */
+  showTraining(report: TrainingReport): Promise<void>;
+  /** Whether the inspector shows the training report now (so a change of the active one updates it). */
+  trainingShown(): boolean;
 }
 
 export function goldCommands(deps: GoldCommandDeps) {
@@ -39,6 +45,23 @@ export function goldCommands(deps: GoldCommandDeps) {
     const { code, message } = describeError(err);
     log.error(`${what} failed: ${message} (${code})`);
     void vscode.window.showErrorMessage(`Canopy: ${what} failed — ${message}`);
+  };
+  /** Checkpoints of workspace storage and `<folder>/.canopy/adapters`, newest first. */
+  const findCheckpoints = async () => {
+    const folder = session.folder;
+    const dirs = [session.adapterDir(), ...(folder ? [path.join(folder.uri.fsPath, '.canopy', 'adapters')] : [])];
+    return (await Promise.all(dirs.map((d) => listCheckpoints(d)))).flat().sort((a, b) => b.checkpoint.createdAt.localeCompare(a.checkpoint.createdAt));
+  };
+  /** The active checkpoint setting as an absolute path ('' = the untrained encoder). */
+  const activeCheckpoint = () => {
+    const active = vscode.workspace.getConfiguration().get<string>(settingKeys.adapterCheckpoint) ?? '';
+    return active ? path.resolve(session.folder?.uri.fsPath ?? '', active) : '';
+  };
+  /** The last run of this window: its split and preference counts are in no checkpoint. */
+  let lastRun: TrainRunReport | undefined;
+  /** The inspector's Training view: every checkpoint, the active one, the last run. */
+  const showReport = async () => {
+    await deps.showTraining(trainingReport(await findCheckpoints(), activeCheckpoint(), lastRun));
   };
 
   return {
@@ -129,12 +152,8 @@ export function goldCommands(deps: GoldCommandDeps) {
             const sub = token.onCancellationRequested(() => abort.abort());
             let last = 0;
             try {
+              // The default recipe of `canopy train` (core DEFAULT_RECIPE): cross-validated selection.
               return await session.trainAdapter({
-                prunePairs: true,
-                balanceRules: true,
-                selection: 'recall-guard',
-                blend: true,
-                validation: 0.25,
                 signal: abort.signal,
                 progress: {
                   report: ({ done, total, message }) => {
@@ -162,22 +181,37 @@ export function goldCommands(deps: GoldCommandDeps) {
       for (const l of lines) log.info(`  ${l}`);
       if (!report.checkpoint) return;
       log.info(`checkpoint: ${report.checkpoint.file}`);
+      // The before/after report in the inspector's Training view (every checkpoint, this one marked).
+      lastRun = report;
+      await showReport().catch(fail('showing the training report'));
       const d = report.report.delta;
       const use = 'Use This Adapter';
-      const show = 'Show Report';
+      const show = 'Show Log';
       const answer = await vscode.window.showInformationMessage(
         `Canopy: adapter ${report.checkpoint.id} trained. Held back: decision accuracy ${(100 * report.report.before.decisionAccuracy).toFixed(1)} → ${(100 * report.report.after.decisionAccuracy).toFixed(1)}%, gold recall ${(100 * report.report.before.goldRecall).toFixed(1)} → ${(100 * report.report.after.goldRecall).toFixed(1)}%, evidence tokens ${(-100 * d.tokenReduction).toFixed(1)}%.`,
         use,
         show,
       );
-      if (answer === use) await setActive(report.checkpoint.file);
+      if (answer === use) {
+        await setActive(report.checkpoint.file);
+        // Mark it active in the report, if the report is still what the inspector shows.
+        if (deps.trainingShown()) await showReport().catch(fail('showing the training report'));
+      }
       if (answer === show) log.show(true);
+    },
+
+    /** "Canopy: Show Training Report": the checkpoints' before/after figures in the inspector. */
+    async showTrainingReport(): Promise<void> {
+      try {
+        await showReport();
+      } catch (err) {
+        fail('showing the training report')(err);
+      }
     },
 
     async selectCheckpoint(): Promise<void> {
       const folder = session.folder;
-      const dirs = [session.adapterDir(), ...(folder ? [path.join(folder.uri.fsPath, '.canopy', 'adapters')] : [])];
-      const found = (await Promise.all(dirs.map((d) => listCheckpoints(d)))).flat().sort((a, b) => b.checkpoint.createdAt.localeCompare(a.checkpoint.createdAt));
+      const found = await findCheckpoints();
       const active = vscode.workspace.getConfiguration().get<string>(settingKeys.adapterCheckpoint) ?? '';
       const pct = (x: unknown) => (typeof x === 'number' ? `${(100 * x).toFixed(1)}%` : '?');
       type Pick = vscode.QuickPickItem & { file: string };
@@ -194,7 +228,9 @@ export function goldCommands(deps: GoldCommandDeps) {
         }),
       ];
       const picked = await vscode.window.showQuickPick(items, { title: 'Canopy: active node adapter (pick an earlier one to roll back)', matchOnDetail: true });
-      if (picked) await setActive(picked.file);
+      if (!picked) return;
+      await setActive(picked.file);
+      if (deps.trainingShown()) await showReport().catch(fail('showing the training report'));
     },
   };
 

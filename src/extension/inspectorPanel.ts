@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ReplaySettings } from '../core/replay/replay';
 import type { AskTrace } from '../core/trace/schema';
-import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary } from '../protocol/messages';
+import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary, type TrainingReport } from '../protocol/messages';
 import { HostEndpoint } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';
 import { inspectorRequestHandlers, type GoldMark } from './views/inspectorRequests';
@@ -116,7 +116,9 @@ export class InspectorPanel implements vscode.Disposable {
             else {
               const trace = host.currentTrace();
               if (trace) this.endpoint.notify('inspector/showTrace', { trace });
-              if (trace && this.pendingReveal) this.endpoint.notify('inspector/reveal', this.pendingReveal);
+              // The training report stays shown across reloads (the answer under it, for "Back").
+              if (this.training) this.endpoint.notify('inspector/showTraining', { report: this.training });
+              else if (trace && this.pendingReveal) this.endpoint.notify('inspector/reveal', this.pendingReveal);
             }
             this.pendingCompare = undefined;
             this.pendingReveal = undefined;
@@ -148,16 +150,35 @@ export class InspectorPanel implements vscode.Disposable {
   private pendingBusy: string | undefined;
 
   private pushView(): void {
+    this.training = undefined;
     if (this.ready) this.endpoint.notify('inspector/showView', { view: this.host.currentView() });
+  }
+
+  /** The training report shown (until an answer replaces it); re-sent after a webview reload. */
+  private training: TrainingReport | undefined;
+
+  /** Shows the node-adapter training report (after the handshake, if it is still loading). */
+  showTraining(report: TrainingReport): void {
+    this.training = report;
+    this.pendingBusy = undefined;
+    this.pendingCompare = undefined;
+    if (this.ready) this.endpoint.notify('inspector/showTraining', { report });
+  }
+
+  /** Whether the training report is what the panel shows. */
+  get showsTraining(): boolean {
+    return this.training !== undefined;
   }
 
   /** Shows that a question is being answered (replacing any older answer). */
   busy(question: string): void {
+    this.training = undefined;
     this.pendingBusy = question;
     if (this.ready) this.endpoint.notify('inspector/busy', { question });
   }
 
   showTrace(trace: AskTrace): void {
+    this.training = undefined;
     this.pendingBusy = undefined;
     if (this.ready) this.endpoint.notify('inspector/showTrace', { trace });
     // Not ready yet: the handshake sends host.currentTrace().
@@ -168,12 +189,19 @@ export class InspectorPanel implements vscode.Disposable {
 
   /** Selects a region of the shown trace in the webview (after the handshake, if it is still loading). */
   reveal(itemId: string, nodeId: string): void {
+    if (this.training) {
+      // The report replaced the answer in the webview: paint the answer again first.
+      this.training = undefined;
+      const trace = this.host.currentTrace();
+      if (trace && this.ready) this.endpoint.notify('inspector/showTrace', { trace });
+    }
     if (this.ready) this.endpoint.notify('inspector/reveal', { itemId, nodeId });
     else this.pendingReveal = { itemId, nodeId };
   }
 
   /** Shows `base` compared with `other`. */
   compare(base: AskTrace, other: AskTrace): void {
+    this.training = undefined;
     this.pendingBusy = undefined;
     if (this.ready) this.endpoint.notify('inspector/compare', { base, other });
     else this.pendingCompare = { base, other };

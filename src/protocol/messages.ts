@@ -15,8 +15,9 @@ import type { AskTrace, CompressorSetting } from '../core/trace/schema';
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
  * 3: `gold/mark` (mark a node of the shown trace, or a box on its PDF page, as gold evidence).
+ * 4: `inspector/showTraining` (the node-adapter checkpoints' before/after report).
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Errors cross the wire as plain data. */
 export interface WireError {
@@ -51,6 +52,82 @@ export interface ReplayRequestSettings {
   branchingFactor?: number;
   compressor?: CompressorSetting;
   critic?: 'rule' | 'none' | 'recorded';
+}
+
+/**
+ * One side (untrained or trained adapter) of a training report on questions it was not trained
+ * on: the fields of `SideMetrics` in src/core/train/report.ts, shares in [0, 1].
+ */
+export interface TrainingFigures {
+  /** Share of the projection's refinement decisions on the path to gold that agree with §10. */
+  decisionAccuracy: number;
+  decisions: number;
+  /** The same over every §10 pair, visited or not. */
+  pairAccuracy: number;
+  pairs: number;
+  /** Share of gold spans at least half covered by kept regions. */
+  goldRecall: number;
+  goldSpans: number;
+  evidenceTokens: number;
+  wholeTokens: number;
+  /** evidenceTokens / wholeTokens. */
+  tokenShare: number;
+  /** Share of candidate items where the projection dropped at least one subtree. */
+  prunedItemShare: number;
+  items: number;
+  questions: number;
+}
+
+/** §10 preference counts (`PreferenceCounts` of src/core/annotate/preferences.ts). */
+export interface TrainingPreferenceCounts {
+  pairs: number;
+  refine: number;
+  keepWhole: number;
+  /** Parent/child pairs left out because the child holds its parent's text. */
+  identical: number;
+  itemsWithGold: number;
+  itemsWithoutGold: number;
+}
+
+/** One adapter checkpoint as the Training view lists it, read from its checkpoint file. */
+export interface TrainingCheckpointSummary {
+  id: string;
+  createdAt: string;
+  /** Whether `canopy.adapter.checkpoint` names this checkpoint (questions use it). */
+  active: boolean;
+  baseEncoderId: string;
+  rank: number;
+  seed?: number;
+  /** The epoch kept (0 = the untrained identity) and the epochs run. */
+  bestEpoch?: number;
+  epochs?: number;
+  /** How the checkpoint was trained, in words (selection, blend, pairs, splits). */
+  recipe?: string;
+  trainedOn: { questions: number; annotations: number; pairs: number; validationPairs: number };
+  heldOutQuestions?: number;
+  /** Held-back figures, untrained and trained; absent when the checkpoint holds no report. */
+  before?: TrainingFigures;
+  after?: TrainingFigures;
+  /** The validation questions' figures that chose the epoch (recall-guarded selection). */
+  validation?: { before: TrainingFigures; after: TrainingFigures };
+}
+
+/** What only a run knows (checkpoints do not store it): the split and the preference counts. */
+export interface TrainingRunSummary {
+  checkpointId?: string;
+  questions: { total: number; train: number; validation: number; heldOut: number };
+  annotations: { total: number; lost: number; corrupt: number };
+  preferences: { train: TrainingPreferenceCounts; validation: TrainingPreferenceCounts; heldOut: TrainingPreferenceCounts };
+  /** Prune-sibling pairs added to training (0 unless the recipe adds them). */
+  prunePairs: { train: number; validation: number };
+}
+
+/** The Training view: every checkpoint found (newest first), which one is active, the last run. */
+export interface TrainingReport {
+  checkpoints: TrainingCheckpointSummary[];
+  /** A problem with the active-checkpoint setting (e.g. it names a file that is not listed). */
+  activeNote?: string;
+  lastRun?: TrainingRunSummary;
 }
 
 /** Most bytes of a PDF the host sends to the webview (base64 makes the message a third larger). */
@@ -99,6 +176,8 @@ export interface WebviewNotificationMap {
   'inspector/reveal': { itemId: string; nodeId: string };
   /** Show `base` and compare it with `other` (from the Questions view). */
   'inspector/compare': { base: AskTrace; other: AskTrace };
+  /** Show the node-adapter training report (after "Train Node Adapter", or "Show Training Report"). */
+  'inspector/showTraining': { report: TrainingReport };
 }
 
 export type HostRequestMethod = keyof HostRequestMap;

@@ -288,6 +288,56 @@ const traceSummary = object({
   replayOf: optional(str),
 });
 
+const share: Check = (v, p) => num(v, p) ?? ((v as number) >= 0 && (v as number) <= 1 ? undefined : `${p} must be from 0 to 1`);
+
+const trainingFigures = record({
+  decisionAccuracy: share,
+  decisions: nonNegInt,
+  pairAccuracy: share,
+  pairs: nonNegInt,
+  goldRecall: share,
+  goldSpans: nonNegInt,
+  evidenceTokens: nonNegInt,
+  wholeTokens: nonNegInt,
+  tokenShare: num,
+  prunedItemShare: share,
+  items: nonNegInt,
+  questions: nonNegInt,
+});
+
+const preferenceCounts = record({ pairs: nonNegInt, refine: nonNegInt, keepWhole: nonNegInt, identical: nonNegInt, itemsWithGold: nonNegInt, itemsWithoutGold: nonNegInt });
+
+const trainingCheckpoint = record({
+  id: shortStr,
+  createdAt: str,
+  active: bool,
+  baseEncoderId: str,
+  rank: nonNegInt,
+  seed: optional(int),
+  bestEpoch: optional(nonNegInt),
+  epochs: optional(nonNegInt),
+  recipe: optional(str),
+  trainedOn: record({ questions: nonNegInt, annotations: nonNegInt, pairs: nonNegInt, validationPairs: nonNegInt }),
+  heldOutQuestions: optional(nonNegInt),
+  before: optional(trainingFigures),
+  after: optional(trainingFigures),
+  validation: optional(record({ before: trainingFigures, after: trainingFigures })),
+});
+
+const trainingReport: Check = record({
+  checkpoints: list(trainingCheckpoint, 10_000),
+  activeNote: optional(str),
+  lastRun: optional(
+    record({
+      checkpointId: optional(str),
+      questions: record({ total: nonNegInt, train: nonNegInt, validation: nonNegInt, heldOut: nonNegInt }),
+      annotations: record({ total: nonNegInt, lost: nonNegInt, corrupt: nonNegInt }),
+      preferences: record({ train: preferenceCounts, validation: preferenceCounts, heldOut: preferenceCounts }),
+      prunePairs: record({ train: nonNegInt, validation: nonNegInt }),
+    }),
+  ),
+});
+
 const webviewNotificationParams: { [K in keyof WebviewNotificationMap]: Check } = {
   'host/hello': object({ protocolVersion: int, view: placeholderView }),
   'inspector/showView': object({ view: placeholderView }),
@@ -295,6 +345,7 @@ const webviewNotificationParams: { [K in keyof WebviewNotificationMap]: Check } 
   'inspector/busy': object({ question: str }),
   'inspector/reveal': object({ itemId: str, nodeId: str }),
   'inspector/compare': object({ base: askTrace, other: askTrace }),
+  'inspector/showTraining': object({ report: trainingReport }),
 };
 
 /** Result payloads the webview checks before trusting them. */
@@ -369,6 +420,11 @@ export function isAskTrace(v: unknown): boolean {
 /** Why a value is not a renderable trace, or undefined. */
 export function traceProblem(v: unknown): string | undefined {
   return askTrace(v, 'trace');
+}
+
+/** Why a value is not a training report the inspector can render, or undefined. */
+export function trainingReportProblem(v: unknown): string | undefined {
+  return trainingReport(v, 'report');
 }
 
 export function isPlaceholderView(v: unknown): v is PlaceholderView {

@@ -14,7 +14,11 @@
 //   5. clicking a kept node in the inspector's evidence tree opens the editor at that node's line,
 //      where the kept-region decoration is drawn and its hover gives the node's score and rule;
 //   6. the Canopy activity-bar container shows the Questions view (the answer just saved) and the
-//      Evidence view (the shown answer's rounds, items and kept regions).
+//      Evidence view (the shown answer's rounds, items and kept regions);
+//   7. a line selected in an editor and "Canopy: Mark Selection as Gold Evidence" for the shown
+//      question land in .canopy/annotations.jsonl (file, anchor, text, fingerprint) and in the Gold view;
+//   8. "Canopy: Show Training Report" shows the Training view in the inspector (no checkpoint yet:
+//      its empty state), and "Back to the answer" returns to the answer.
 // Prints one line per check and a closing "N passed, N failed" line; exits non-zero on any
 // failure; always stops code-server and Chromium; prints code-server's log tail on failure.
 // Screenshots go to test-results/e2e/ (git-ignored).
@@ -61,6 +65,9 @@ const SET_KEY = 'Canopy: Set LLM API Key';
 const TOGGLE_DROPPED = 'Canopy: Toggle Dropped Regions';
 const TRAIN_ADAPTER = 'Canopy: Train Node Adapter on Gold Evidence';
 const SELECT_ADAPTER = 'Canopy: Select Adapter Checkpoint (or Roll Back)';
+const SHOW_TRAINING = 'Canopy: Show Training Report';
+const MARK_GOLD = 'Canopy: Mark Selection as Gold Evidence';
+const QUESTION = 'When were the anemometer and the wind vane recalibrated?';
 
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -383,7 +390,7 @@ async function main() {
   await screenshot(page, '01-workbench');
 
   await check('the palette lists the commands Canopy contributes', async () => {
-    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SELECT_ADAPTER, SET_KEY, TOGGLE_DROPPED, TRAIN_ADAPTER].sort(), 'package.json command titles');
+    expectEqual([...commandTitles].sort(), [ASK, INDEX_WORKSPACE, OPEN_INSPECTOR, SELECT_ADAPTER, SET_KEY, SHOW_TRAINING, TOGGLE_DROPPED, TRAIN_ADAPTER].sort(), 'package.json command titles');
     const rows = await waitForPalette(page, 'Canopy:', commandTitles, Date.now() + STEP_TIMEOUT_MS);
     await screenshot(page, '02-palette');
     await page.keyboard.press('Escape');
@@ -433,7 +440,7 @@ async function main() {
     await runCommand(page, ASK, Date.now() + STEP_TIMEOUT_MS);
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill('When were the anemometer and the wind vane recalibrated?');
+    await input.fill(QUESTION);
     await page.keyboard.press('Enter');
     const seen = await waitForInspector(
       page,
@@ -562,6 +569,126 @@ async function main() {
     if (!questions.some((q) => q.includes('anemometer'))) throw new Error(`the Questions view does not list the question: ${JSON.stringify(questions)}`);
     if (!evidenceRows.some((r) => /^Round 1/.test(r))) throw new Error(`the Evidence view shows no round: ${JSON.stringify(evidenceRows)}`);
     if (!evidenceRows.some((r) => /kept ·/.test(r))) throw new Error(`the Evidence view shows no kept region: ${JSON.stringify(evidenceRows)}`);
+  });
+
+  await check('"Canopy: Mark Selection as Gold Evidence" stores the editor selection for the shown question, and the Gold view lists it', async () => {
+    const file = 'notes/sensors.md';
+    const text = readFileSync(join(workspace, file), 'utf8');
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes('2024-03-12')) + 1;
+    if (line === 0) throw new Error(`${file} no longer holds the recalibration line`);
+    const lineText = lines[line - 1];
+    const charStart = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+    // Open the file through Quick Open (the palette without ">"), then go to the line.
+    const quick = async (value, wantRow) => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible', timeout: 5_000 });
+      await input.fill(value);
+      if (wantRow) await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: wantRow }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      else await sleep(300);
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+    };
+    const status = () => page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '');
+    const activeTab = () => page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '');
+    let deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !(await activeTab()).includes('sensors.md')) {
+      await quick(file, 'sensors.md').catch(() => undefined);
+      await sleep(500);
+    }
+    if (!(await activeTab()).includes('sensors.md')) throw new Error(`Quick Open did not open ${file} (active tab: ${await activeTab()})`);
+    await quick(`:${line}`);
+    // The whole line, character by character (the narrow editor wraps it, so End stops early).
+    const atStart = `Ln ${line}, Col 1`;
+    deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await status()).includes(atStart)) await sleep(200);
+    if (!(await status()).includes(atStart)) throw new Error(`"Go to Line" did not reach line ${line} (status: ${await status()})`);
+    for (let i = 0; i < lineText.length; i++) await page.keyboard.press('Shift+ArrowRight');
+    const want = `Ln ${line}, Col ${lineText.length + 1} (${lineText.length} selected)`;
+    deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await status()).includes(want)) await sleep(200);
+    if (!(await status()).includes(want)) throw new Error(`the selection is not line ${line} (status: ${await status()}, wanted ${want})`);
+    // The palette straight from the editor: runCommand's Escape would clear the selection (the
+    // command is listed only while there is one).
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 5_000 });
+    await input.fill(`>${MARK_GOLD}`);
+    const command = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: MARK_GOLD }) }).first();
+    await command.waitFor({ state: 'visible', timeout: 15_000 });
+    await command.click();
+    // The question picker offers the inspector's question first, as "current question".
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: QUESTION }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    const rowText = ((await row.textContent()) ?? '').replace(/\s+/g, ' ');
+    if (!rowText.includes('current question')) throw new Error(`the picker does not mark the shown question as current: ${rowText}`);
+    await screenshot(page, '10-gold-question');
+    await row.click();
+    const annotations = join(workspace, '.canopy', 'annotations.jsonl');
+    deadline = Date.now() + 30_000;
+    let stored = [];
+    while (Date.now() < deadline) {
+      stored = existsSync(annotations) ? readFileSync(annotations, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      if (stored.length > 0) break;
+      await sleep(300);
+    }
+    if (stored.length !== 1) throw new Error(`expected one annotation in ${annotations}, found ${stored.length}`);
+    const a = stored[0];
+    expectEqual(
+      { version: a.version, question: a.question, file: a.file, source: a.source, text: a.text },
+      { version: 1, question: QUESTION, file, source: 'editor', text: lineText },
+      'the stored annotation',
+    );
+    expectEqual(a.anchor, { file, charStart, charEnd: charStart + lineText.length, startLine: line, startColumn: 0, endLine: line, endColumn: lineText.length }, 'its anchor');
+    expectEqual(a.context, { before: text.slice(Math.max(0, charStart - 48), charStart), after: text.slice(charStart + lineText.length, charStart + lineText.length + 48) }, 'its re-location fingerprint');
+    if (!/^[0-9a-f]{16}$/.test(a.id) || Number.isNaN(Date.parse(a.time))) throw new Error(`id or time malformed: ${a.id} ${a.time}`);
+    await waitForCanopyLog(userData, [`gold annotation ${a.id} for "${QUESTION}" at ${file}:${line}`], Date.now() + 10_000);
+    // The Gold view (Canopy activity bar, open since the previous check) lists the question with its span.
+    let gold = [];
+    deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      gold = await page.$$eval('.pane:has(.pane-header[aria-label^="Gold"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim())).catch(() => []);
+      if (gold.some((r) => r.includes(QUESTION) && r.includes('1 span'))) break;
+      await sleep(500);
+    }
+    await screenshot(page, '11-gold-view');
+    if (!gold.some((r) => r.includes(QUESTION) && r.includes('1 span'))) throw new Error(`the Gold view does not list the question with one span: ${JSON.stringify(gold)}`);
+  });
+
+  await check('"Canopy: Show Training Report" shows the Training view in the inspector; "Back to the answer" returns to the answer', async () => {
+    await runCommand(page, SHOW_TRAINING, Date.now() + STEP_TIMEOUT_MS);
+    const seen = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await frame.$eval('main#app', (app) => ({
+          state: app.dataset.state,
+          title: app.querySelector('h1')?.textContent ?? '',
+          active: app.querySelector('.canopy-training-active')?.textContent ?? '',
+          empty: app.querySelector('.canopy-empty')?.textContent ?? '',
+          back: app.querySelectorAll('.canopy-training-back').length,
+          errors: Array.from(app.querySelectorAll('.canopy-error'), (e) => e.textContent),
+        }));
+        return { ok: v.state === 'training', ...v };
+      },
+      'the inspector never showed the Training view',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    await screenshot(page, '12-training-report');
+    expectEqual([seen.title, seen.active, seen.back, seen.errors], ['Node adapter training', 'Questions use the untrained encoder.', 1, []], 'the Training view');
+    if (!/No adapter trained yet/.test(seen.empty)) throw new Error(`no empty state for a workspace without checkpoints: ${seen.empty}`);
+    const frame = await findInspectorFrame(page);
+    await frame.locator('.canopy-training-back').click();
+    await waitForInspector(
+      page,
+      async (f) => {
+        const v = await f.$eval('main#app', (app) => ({ state: app.dataset.state, title: app.querySelector('h1')?.textContent ?? '' }));
+        return { ok: v.state === 'trace' && v.title === QUESTION, ...v };
+      },
+      '"Back to the answer" did not show the answer again',
+      Date.now() + 30_000,
+    );
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

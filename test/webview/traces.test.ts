@@ -12,8 +12,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import { annotationsPath, AnnotationStore, type Annotation } from '../../src/core/annotate/store';
+import { addGoldMark } from '../../src/extension/goldMarks';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
+import { validateWebviewToHost } from '../../src/protocol/validate';
 import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
 import { buildRealTraces, type RealTraces } from './realTraces';
 
@@ -66,6 +69,11 @@ describe('inspector with real traces', () => {
         readTrace: (name) => real.ws.readTrace(name),
         findTrace: async (id) => known.get(id),
         replay: (t, settings) => real.ws.replay(t, settings),
+        // The extension's own store of inspector marks (goldCommands.markFromInspector), into the workspace.
+        markGold: async (mark) => {
+          const { annotation, added } = await addGoldMark(real.ws.config.root, mark, 'webview-test');
+          return { annotationId: annotation.id, added };
+        },
       }),
     );
     await postFromHost(page, hello);
@@ -313,6 +321,111 @@ describe('inspector with real traces', () => {
       assert.equal(await row(page, kept.id!).getAttribute('selected'), '');
       assert.deepEqual(network.filter((u) => new URL(u).origin !== server.origin), [], 'nothing left the page');
       assert.deepEqual((await stubRecord(page)).cspViolations, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  /** The `gold/mark` requests the page posted, each checked by the host's own validation. */
+  async function goldRequests(page: Page): Promise<Array<{ id: number; params: { traceId: string; nodeId: string; bbox?: number[] } }>> {
+    const { posted } = await stubRecord(page);
+    const marks = posted.filter((m) => (m as { method?: string }).method === 'gold/mark') as Array<{ id: number; params: { traceId: string; nodeId: string; bbox?: number[] } }>;
+    for (const m of marks) assert.equal(validateWebviewToHost(m).ok, true, JSON.stringify(m));
+    return marks;
+  }
+
+  async function storedGold(): Promise<Annotation[]> {
+    return (await new AnnotationStore(annotationsPath(real.ws.config.root)).read()).annotations;
+  }
+
+  test('"Mark as gold evidence" in a node\'s details posts a valid gold/mark for that node; the host stores its span for the question', async () => {
+    const t = real.demo;
+    const { page, requests } = await inspect(t);
+    try {
+      // The first citation's region, a text span, selected in the tree through its "Show region" link.
+      const cited = t.answer.citations[0]!;
+      const item = t.rounds.flatMap((r) => r.retrieved).find((i) => i.itemId === cited.itemId && i.tree && !i.repeated)!;
+      const kept = walk(item.tree!).find((n) => n.id === cited.nodeId)!;
+      assert.ok(kept && kept.anchor.charStart !== undefined && kept.anchor.charEnd !== undefined, 'the cited region is a text span');
+      await page.locator('.canopy-citation-node').first().click();
+      assert.equal(await row(page, kept.id).getAttribute('selected'), '');
+      const mark = page.locator('.canopy-detail .canopy-mark-gold');
+      assert.equal(await mark.textContent(), 'Mark as gold evidence');
+      assert.equal(await mark.getAttribute('title'), `Gold evidence for “${t.question}”`);
+      await mark.click();
+      await page.waitForFunction(() => document.querySelector('.canopy-detail .canopy-mark-gold')?.textContent === 'Marked as gold evidence ✓', undefined, { timeout: 10_000 });
+      assert.equal(await mark.isDisabled(), true, 'one mark per click');
+      const marks = await goldRequests(page);
+      assert.deepEqual(marks.map((m) => m.params), [{ traceId: t.id, nodeId: kept.id }]);
+      assert.ok(requests.includes(`gold/mark ${t.id}`));
+      // What the host stored: the node's span, re-read from the file, for the trace's question.
+      const stored = (await storedGold()).filter((a) => a.source === 'inspector' && a.anchor.file === kept.anchor.file && a.anchor.charStart === kept.anchor.charStart);
+      assert.equal(stored.length, 1);
+      const a = stored[0]!;
+      assert.equal(a.question, t.question);
+      assert.equal(a.anchor.charEnd, kept.anchor.charEnd);
+      assert.equal(a.anchor.startLine, kept.anchor.startLine);
+      const source = readFileSync(join(real.ws.config.root, kept.anchor.file), 'utf8');
+      assert.equal(a.text, source.slice(kept.anchor.charStart, kept.anchor.charEnd));
+      assert.equal(a.author, 'webview-test');
+      // Marking it again (details re-opened from the citation) says it is already gold and stores nothing new.
+      await page.locator('.canopy-citation-node').first().click();
+      await page.waitForFunction(() => document.querySelector('.canopy-detail .canopy-mark-gold')?.textContent === 'Mark as gold evidence', undefined, { timeout: 10_000 });
+      await page.locator('.canopy-detail .canopy-mark-gold').click();
+      await page.waitForFunction(() => document.querySelector('.canopy-detail .canopy-mark-gold')?.textContent === 'Already gold evidence', undefined, { timeout: 10_000 });
+      assert.equal((await storedGold()).filter((x) => x.id === a.id).length, 1);
+      assert.equal((await goldRequests(page)).length, 2);
+      assert.deepEqual((await stubRecord(page)).cspViolations, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('"Mark a box as gold" on the PDF page turns a drag into a valid gold/mark with the box in PDF points; the host stores it on that page', async () => {
+    const t = real.pdf;
+    const { page } = await inspect(t);
+    try {
+      const cited = t.answer.citations.find((c) => c.file.endsWith('.pdf'))!;
+      await page.click('.canopy-citation');
+      await page.waitForSelector(`.canopy-pdf-view[data-rendered-page="${cited.anchor.page}"] canvas`, { timeout: 30_000 });
+      const toggle = page.locator('.canopy-mark-box');
+      assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+      await toggle.click();
+      const marker = page.locator('.canopy-pdf-marker');
+      await marker.waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(await page.locator('.canopy-mark-box').getAttribute('aria-pressed'), 'true');
+      // Drag over the cited sentence's box: from its top-left to its bottom-right corner on screen.
+      const canvas = await page.$eval('canvas.canopy-pdf-canvas', (c) => (c as HTMLElement).offsetWidth);
+      const scale = canvas / 612;
+      const bb = cited.anchor.bbox!;
+      const layer = (await marker.boundingBox())!;
+      const from = { x: layer.x + bb[0] * scale, y: layer.y + (792 - bb[3]) * scale };
+      const to = { x: layer.x + bb[2] * scale, y: layer.y + (792 - bb[1]) * scale };
+      await page.mouse.move(from.x, from.y);
+      await page.mouse.down();
+      await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 3 });
+      await page.mouse.move(to.x, to.y, { steps: 3 });
+      await page.mouse.up();
+      await page.waitForFunction(() => /Marked a box on page/.test(document.querySelector('.canopy-pdf-status')?.textContent ?? ''), undefined, { timeout: 10_000 });
+      assert.equal(await page.textContent('.canopy-pdf-status'), `Marked a box on page ${cited.anchor.page! + 1} as gold evidence for “${t.question}”.`);
+      const marks = await goldRequests(page);
+      assert.equal(marks.length, 1);
+      const { traceId, nodeId, bbox } = marks[0]!.params;
+      assert.equal(traceId, t.id);
+      // Sent with a node of this trace on the marked page (the host checks the page belongs to the answer).
+      const pdfItem = t.rounds.flatMap((r) => r.retrieved).find((i) => i.file === cited.file && i.tree)!;
+      const node = walk(pdfItem.tree!).find((n) => n.id === nodeId);
+      assert.ok(node, `${nodeId} is a node of the PDF item`);
+      assert.equal(node.anchor.page, cited.anchor.page);
+      // The box is the drag in PDF points (y up), within a point of the sentence's box.
+      assert.ok(bbox && bbox.length === 4);
+      for (let i = 0; i < 4; i++) assert.ok(Math.abs(bbox[i]! - bb[i]!) < 1.5 / scale + 0.5, `bbox ${JSON.stringify(bbox)} vs ${JSON.stringify(bb)}`);
+      const stored = (await storedGold()).filter((a) => a.source === 'pdf');
+      assert.equal(stored.length, 1);
+      assert.deepEqual(stored[0]!.anchor, { file: cited.file, page: cited.anchor.page, bbox });
+      assert.equal(stored[0]!.question, t.question);
+      assert.deepEqual((await stubRecord(page)).cspViolations, []);
+      await keepScreenshot(page, 'pdf-gold-box');
     } finally {
       await page.close();
     }

@@ -13,7 +13,7 @@ import { createEncoder } from '../../core/encode/createEncoder';
 import { paths } from '../../core/index/layout';
 import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatBeforeAfter } from '../../core/train/report';
-import { runTraining } from '../../core/train/run';
+import { runTraining, type TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
 
@@ -35,15 +35,23 @@ Options:
   --lr <x>               learning rate (default 0.003)
   --holdout <share>      share of questions held back for the report (default 0.2)
   --branching <B>        branching factor for the trees (default: the setting, 2)
-  --select <how>         epoch selection on the validation questions: loss (default) or
-                         recall-guard (best decision accuracy with gold recall not below untrained)
-  --balance-rules        weight pairs so each rule (refine, keep-whole, prune-sibling) carries an
-                         equal share of the loss
-  --blend                with recall-guard: also choose a blend weight α ∈ {0.25, 0.5, 0.75, 1}
-                         between the untrained and the trained node vectors
-  --validation <share>   share of the training questions used for selection (default 0.1)
-  --prune-pairs          also train on prune-sibling pairs: a partly gold parent over each of its
-                         gold-free children (see docs/annotations.md)
+  --select <how>         how the epoch and blend are chosen, on training questions only:
+                         cross-validated (default: k folds; the candidate with the surest gold-recall
+                         gain among those with higher decision accuracy, fewer tokens and no lower
+                         recall than untrained; then a refit on all training questions),
+                         recall-guard (one validation split) or loss (validation ranking loss)
+  --folds <k>            folds for cross-validated selection (default 4)
+  --validation <share>   share of the training questions carved off for recall-guard / loss
+                         selection (default 0.1)
+  --no-prune-pairs       train on the §10 pairs only (default: also prune-sibling pairs, a partly
+                         gold parent over each of its gold-free children; see docs/annotations.md)
+  --no-balance-rules     do not weight pairs so each rule (refine, keep-whole, prune-sibling)
+                         carries an equal share of the loss (default: balanced)
+  --no-blend             do not choose a blend weight α ∈ {0.25, 0.5, 0.75, 1} between the
+                         untrained and the trained node vectors (default: chosen, except with
+                         --select loss)
+  --prune-pairs, --balance-rules, --blend
+                         the defaults, accepted for older command lines
   --list                 list the checkpoints in the checkpoint folder, newest first, with their
                          held-back figures (pick one — or an earlier one, to roll back — with
                          canopy ask/eval --adapter <file>, or the canopy.adapter.checkpoint setting)
@@ -74,6 +82,10 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       'balance-rules': { type: 'boolean' },
       'prune-pairs': { type: 'boolean' },
       blend: { type: 'boolean' },
+      'no-balance-rules': { type: 'boolean' },
+      'no-prune-pairs': { type: 'boolean' },
+      'no-blend': { type: 'boolean' },
+      folds: { type: 'string' },
       validation: { type: 'string' },
       json: { type: 'boolean' },
       list: { type: 'boolean' },
@@ -92,9 +104,17 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
   const lr = num(values.lr, '--lr', (n) => n > 0);
   const holdout = num(values.holdout, '--holdout', (n) => n > 0 && n < 1);
   const validation = num(values.validation, '--validation', (n) => n >= 0 && n < 1);
-  if (values.blend && values.select !== 'recall-guard') throw new UsageError('--blend needs --select recall-guard');
+  const folds = num(values.folds, '--folds', (n) => Number.isInteger(n) && n >= 2 && n <= 20);
   const branching = num(values.branching, '--branching', (n) => Number.isInteger(n) && n >= 2 && n <= 4);
-  if (values.select !== undefined && values.select !== 'loss' && values.select !== 'recall-guard') throw new UsageError('--select must be loss or recall-guard');
+  const selectValues: readonly TrainSelection[] = ['cross-validated', 'recall-guard', 'loss'];
+  if (values.select !== undefined && !selectValues.includes(values.select as TrainSelection)) throw new UsageError('--select must be cross-validated, recall-guard or loss');
+  const selection = values.select as TrainSelection | undefined;
+  for (const flag of ['prune-pairs', 'balance-rules', 'blend'] as const) {
+    if (values[flag] && values[`no-${flag}`]) throw new UsageError(`--${flag} and --no-${flag} contradict each other`);
+  }
+  if (values.blend && selection === 'loss') throw new UsageError('--blend needs --select cross-validated or recall-guard');
+  if (folds !== undefined && selection !== undefined && selection !== 'cross-validated') throw new UsageError('--folds is for --select cross-validated');
+  if (validation !== undefined && (selection ?? 'cross-validated') === 'cross-validated') throw new UsageError('--validation is for --select recall-guard or loss (cross-validation uses every training question)');
   const logger = cliLogger(io, false);
   const modelFolder = io.env.CANOPY_ENCODER_FOLDER;
   const encoder = await createEncoder(modelFolder ? { kind: 'onnx-folder', path: modelFolder } : { kind: 'builtin' }, {
@@ -116,10 +136,11 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       tokens: bpeTokenCounter(),
       branchingFactor: branching ?? resolveSettings({}).branchingFactor,
       ...(holdout !== undefined ? { holdout } : {}),
-      ...(values.select ? { selection: values.select as 'loss' | 'recall-guard' } : {}),
-      ...(values['balance-rules'] ? { balanceRules: true } : {}),
-      ...(values['prune-pairs'] ? { prunePairs: true } : {}),
-      ...(values.blend ? { blend: true } : {}),
+      ...(selection ? { selection } : {}),
+      ...(folds !== undefined ? { folds } : {}),
+      ...(values['no-balance-rules'] ? { balanceRules: false } : {}),
+      ...(values['no-prune-pairs'] ? { prunePairs: false } : {}),
+      ...(values['no-blend'] ? { blend: false } : {}),
       ...(validation !== undefined ? { validation } : {}),
       train: { ...(seed !== undefined ? { seed } : {}), ...(rank !== undefined ? { rank } : {}), ...(epochs !== undefined ? { epochs } : {}), ...(lr !== undefined ? { learningRate: lr } : {}) },
       signal: abort.signal,
@@ -134,11 +155,22 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       io.out(`questions: ${r.questions.train} train, ${r.questions.validation} validation, ${r.questions.heldOut} held back`);
       io.out(`pairs: ${r.preferences.train.pairs} train (refine ${r.preferences.train.perRule.refine}, keep-whole ${r.preferences.train.perRule['keep-whole']}), ${r.preferences.validation.pairs} validation`);
       if (r.prunePairs.train > 0) io.out(`prune-sibling pairs: ${r.prunePairs.train} train, ${r.prunePairs.validation} validation`);
-      if (r.selection.baseline && r.selection.chosen) {
+      const cv = r.selection.crossValidation;
+      if (cv) {
+        const v = (m: typeof cv.baseline) => `decision acc ${(100 * m.decisionAccuracy).toFixed(1)}%, gold recall ${(100 * m.goldRecall).toFixed(1)}%, tokens ${m.evidenceTokens}`;
+        const c = cv.chosen;
+        io.out(
+          `selection (${cv.folds}-fold cross-validation over ${cv.questions} training questions, ${cv.epochsRun} epochs): untrained ${v(cv.baseline)}; ` +
+            (c
+              ? `chosen epoch ${c.epoch}${c.blend !== 1 ? `, blend ${c.blend}` : ''}: ${v(c.metrics)}, recall gain ≥ ${(100 * c.recallGainLowerBound).toFixed(1)} points (95 %); refit on all for ${c.steps} steps`
+              : 'no epoch had higher decision accuracy, fewer tokens and no lower recall: the untrained encoder is kept'),
+        );
+      } else if (r.selection.baseline && r.selection.chosen) {
         const v = (m: typeof r.selection.baseline) => `decision acc ${(100 * m.decisionAccuracy).toFixed(1)}%, gold recall ${(100 * m.goldRecall).toFixed(1)}%, tokens ${m.evidenceTokens}`;
         io.out(`selection (${r.questions.validation} validation questions): untrained ${v(r.selection.baseline)}; chosen epoch ${r.training.bestEpoch}${r.selection.blend !== 1 ? `, blend ${r.selection.blend}` : ''}: ${v(r.selection.chosen)}`);
       }
-      io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
+      if (cv) io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (refit on all training questions, ${r.training.steps} steps)`);
+      else io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
       io.out(`held back (${r.report.before.questions} questions):`);
       for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
       if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}`);

@@ -59,63 +59,82 @@ export interface BeforeAfter {
 /** A gold span counts as recalled when kept regions cover at least this share of it. */
 export const RECALL_COVERAGE = 0.5;
 
-export function evaluateSide(questions: readonly PreparedQuestion[], tokens: TokenCounter, adapter?: NodeAdapter): SideMetrics {
-  let decisions = 0;
-  let agreed = 0;
-  let pairs = 0;
-  let pairsAgreed = 0;
-  let goldSpans = 0;
-  let goldKept = 0;
-  let evidenceTokens = 0;
-  let wholeTokens = 0;
-  let items = 0;
-  let pruned = 0;
-  for (const q of questions) {
-    const kept: Anchor[] = [];
-    const scores = new Map<string, number>();
-    for (const c of q.candidates) {
-      const s = scoreNodes(q.query, c.vectors, adapter);
-      for (const [k, v] of s) scores.set(k, v);
-      const { kept: keptNodes, verdicts } = projectItem(c.item.root, (n) => s.get(n.id) ?? Number.NEGATIVE_INFINITY);
-      items++;
-      if (verdicts.some((v) => v.decision === 'dropped-sibling')) pruned++;
-      for (const n of keptNodes) {
-        kept.push(n.anchor);
-        evidenceTokens += tokens.count(n.text);
-      }
-      wholeTokens += tokens.count(c.item.root.text);
-      const visited = new Set(verdicts.filter((v) => v.decision === 'descend' || v.decision === 'keep-whole').map((v) => v.nodeId));
-      for (const p of q.pairs) {
-        if (p.itemId !== c.item.id) continue;
-        const ok = pairAgrees(p, (id) => s.get(id) ?? Number.NEGATIVE_INFINITY);
-        pairs++;
-        if (ok) pairsAgreed++;
-        if (visited.has(p.parent)) {
-          decisions++;
-          if (ok) agreed++;
-        }
-      }
+/** One question's raw counts under one adapter: sums of these give `SideMetrics` (and let folds be pooled). */
+export interface QuestionCounts {
+  decisions: number;
+  agreed: number;
+  pairs: number;
+  pairsAgreed: number;
+  goldSpans: number;
+  goldKept: number;
+  evidenceTokens: number;
+  wholeTokens: number;
+  items: number;
+  pruned: number;
+}
+
+export const zeroCounts = (): QuestionCounts => ({ decisions: 0, agreed: 0, pairs: 0, pairsAgreed: 0, goldSpans: 0, goldKept: 0, evidenceTokens: 0, wholeTokens: 0, items: 0, pruned: 0 });
+
+export function addQuestionCounts(a: QuestionCounts, b: QuestionCounts): QuestionCounts {
+  const out = { ...a };
+  for (const k of Object.keys(out) as Array<keyof QuestionCounts>) out[k] += b[k];
+  return out;
+}
+
+/** The projection over one question's candidates, compared with its gold (see the file comment). */
+export function questionCounts(q: PreparedQuestion, tokens: TokenCounter, adapter?: NodeAdapter): QuestionCounts {
+  const c = zeroCounts();
+  const kept: Anchor[] = [];
+  for (const cand of q.candidates) {
+    const s = scoreNodes(q.query, cand.vectors, adapter);
+    const { kept: keptNodes, verdicts } = projectItem(cand.item.root, (n) => s.get(n.id) ?? Number.NEGATIVE_INFINITY);
+    c.items++;
+    if (verdicts.some((v) => v.decision === 'dropped-sibling')) c.pruned++;
+    for (const n of keptNodes) {
+      kept.push(n.anchor);
+      c.evidenceTokens += tokens.count(n.text);
     }
-    for (const g of q.gold) {
-      goldSpans++;
-      if (coverage(g, kept) >= RECALL_COVERAGE) goldKept++;
+    c.wholeTokens += tokens.count(cand.item.root.text);
+    const visited = new Set(verdicts.filter((v) => v.decision === 'descend' || v.decision === 'keep-whole').map((v) => v.nodeId));
+    for (const p of q.pairs) {
+      if (p.itemId !== cand.item.id) continue;
+      const ok = pairAgrees(p, (id) => s.get(id) ?? Number.NEGATIVE_INFINITY);
+      c.pairs++;
+      if (ok) c.pairsAgreed++;
+      if (visited.has(p.parent)) {
+        c.decisions++;
+        if (ok) c.agreed++;
+      }
     }
   }
+  for (const g of q.gold) {
+    c.goldSpans++;
+    if (coverage(g, kept) >= RECALL_COVERAGE) c.goldKept++;
+  }
+  return c;
+}
+
+/** Ratios of summed counts over `questions` questions. */
+export function sideMetrics(c: QuestionCounts, questions: number): SideMetrics {
   const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
   return {
-    decisionAccuracy: ratio(agreed, decisions),
-    decisions,
-    pairAccuracy: ratio(pairsAgreed, pairs),
-    pairs,
-    goldRecall: ratio(goldKept, goldSpans),
-    goldSpans,
-    evidenceTokens,
-    wholeTokens,
-    tokenShare: ratio(evidenceTokens, wholeTokens),
-    prunedItemShare: ratio(pruned, items),
-    items,
-    questions: questions.length,
+    decisionAccuracy: ratio(c.agreed, c.decisions),
+    decisions: c.decisions,
+    pairAccuracy: ratio(c.pairsAgreed, c.pairs),
+    pairs: c.pairs,
+    goldRecall: ratio(c.goldKept, c.goldSpans),
+    goldSpans: c.goldSpans,
+    evidenceTokens: c.evidenceTokens,
+    wholeTokens: c.wholeTokens,
+    tokenShare: ratio(c.evidenceTokens, c.wholeTokens),
+    prunedItemShare: ratio(c.pruned, c.items),
+    items: c.items,
+    questions,
   };
+}
+
+export function evaluateSide(questions: readonly PreparedQuestion[], tokens: TokenCounter, adapter?: NodeAdapter): SideMetrics {
+  return sideMetrics(questions.map((q) => questionCounts(q, tokens, adapter)).reduce(addQuestionCounts, zeroCounts()), questions.length);
 }
 
 export function beforeAfter(questions: readonly PreparedQuestion[], tokens: TokenCounter, trained: NodeAdapter): BeforeAfter {

@@ -18,13 +18,14 @@ import { formatForPath, parseFile } from '../ingest/parseFile';
 import type { Anchor, Item } from '../model/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
-import { prunePairs } from '../annotate/prunePairs';
+import { prunePairs, type PrunePair } from '../annotate/prunePairs';
 import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
 import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion, type SideMetrics } from './report';
 import { seededRandom } from '../random';
+import { CV_FOLDS, crossValidate, type CrossValidation } from './crossValidate';
 import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';
 
 export interface TrainRunOptions {
@@ -41,30 +42,41 @@ export interface TrainRunOptions {
   branchingFactor?: number;
   /** Share of questions held back for the before/after report (default 0.2). */
   holdout?: number;
-  /** Share of the training questions used for early stopping (default 0.1). */
+  /**
+   * Share of the training questions carved off for selection with 'loss' and 'recall-guard'
+   * (default 0.1). Cross-validation uses every training question instead.
+   */
   validation?: number;
   train?: TrainOptions;
   /**
-   * How the epoch is chosen on the validation questions: 'loss' (lowest ranking loss, default)
-   * or 'recall-guard' (highest refinement-decision accuracy among epochs whose gold recall is
-   * not below, and whose evidence tokens are not above, the untrained adapter's — the identity
-   * always qualifies).
+   * How the epoch (and blend) is chosen, on training questions only:
+   * - 'cross-validated' (default): k folds of the training questions, the candidate (epoch, α)
+   *   with the highest lower confidence bound on its gold-recall gain among those with higher
+   *   decision accuracy, fewer tokens and no lower recall than the untrained encoder, then a refit
+   *   on all training questions (`crossValidate.ts`);
+   * - 'recall-guard': on one validation split, the highest refinement-decision accuracy among
+   *   epochs whose gold recall is not below, and whose evidence tokens are not above, the
+   *   untrained adapter's (the identity always qualifies);
+   * - 'loss': the lowest validation ranking loss.
    */
-  selection?: 'loss' | 'recall-guard';
+  selection?: TrainSelection;
+  /** Folds of 'cross-validated' (default `CV_FOLDS`, 4). */
+  folds?: number;
   /**
-   * With 'recall-guard': also try each epoch's adapter at a blend weight α (node vector
-   * v + α·A·B·v, i.e. (1 − α)·v + α·W·v) from `BLEND_WEIGHTS`, under the same criterion; the
-   * checkpoint stores the chosen blend (A scaled by α).
+   * Also try each epoch's adapter at a blend weight α (node vector v + α·A·B·v, i.e.
+   * (1 − α)·v + α·W·v) from `BLEND_WEIGHTS`, under the selection's criterion; the checkpoint
+   * stores the chosen blend (A scaled by α). Default on; needs 'recall-guard' or 'cross-validated'.
    */
   blend?: boolean;
   /**
-   * Weight pairs so each §10 rule carries half the loss. Refine pairs outnumber keep-whole pairs
-   * ~8:1, which teaches "children beat parents" in general; balancing asks for both decisions.
+   * Weight pairs so each rule carries an equal share of the loss (default on). Refine pairs
+   * outnumber keep-whole pairs ~8:1, which teaches "children beat parents" in general;
+   * balancing asks for both decisions.
    */
   balanceRules?: boolean;
   /**
    * Also train on the prune-sibling pairs of `annotate/prunePairs.ts` (a partly gold parent over
-   * each of its gold-free children). Off by default: the default pairs are exactly §10's.
+   * each of its gold-free children). Default on; off, the pairs are exactly §10's.
    */
   prunePairs?: boolean;
   signal?: AbortSignal;
@@ -78,12 +90,23 @@ export interface TrainRunReport {
   preferences: { train: PreferenceCounts; validation: PreferenceCounts; heldOut: PreferenceCounts };
   /** Prune-sibling pairs used in training (0 unless `prunePairs`). */
   prunePairs: { train: number; validation: number };
-  /** How the epoch was chosen, and the validation figures that chose it. */
-  selection: { by: 'loss' | 'recall-guard'; baseline?: SideMetrics; chosen?: SideMetrics; blend: number };
+  /**
+   * How the epoch was chosen, and the figures that chose it: the validation questions' (or, for
+   * 'cross-validated', the folds' pooled) untrained and chosen metrics.
+   */
+  selection: { by: TrainSelection; baseline?: SideMetrics; chosen?: SideMetrics; blend: number; crossValidation?: CrossValidation };
   training: Omit<TrainResult, 'weights'>;
   report: BeforeAfter;
   checkpoint?: { id: string; file: string };
 }
+
+export type TrainSelection = 'loss' | 'recall-guard' | 'cross-validated';
+
+/**
+ * The default recipe of `canopy train` and the extension's Train command (each flag has an
+ * opt-out): prune-sibling pairs, balanced rules, cross-validated selection of epoch and blend.
+ */
+export const DEFAULT_RECIPE = { selection: 'cross-validated', prunePairs: true, balanceRules: true, blend: true, folds: CV_FOLDS } as const satisfies Partial<TrainRunOptions>;
 
 /** Blend weights tried with `blend` (1 = the trained adapter as is). */
 export const BLEND_WEIGHTS: readonly number[] = [0.25, 0.5, 0.75, 1];
@@ -120,6 +143,19 @@ export interface PreparedRun {
   inner: { kept: string[]; heldBack: string[] };
   prepared: Map<string, PreparedQuestion>;
   counts: Map<string, PreferenceCounts>;
+}
+
+/** The options with `DEFAULT_RECIPE` filled in where the caller said nothing. */
+export function withDefaults(o: TrainRunOptions): { selection: TrainSelection; prunePairs: boolean; balanceRules: boolean; blend: boolean; folds: number } {
+  const selection = o.selection ?? DEFAULT_RECIPE.selection;
+  return {
+    selection,
+    prunePairs: o.prunePairs ?? DEFAULT_RECIPE.prunePairs,
+    balanceRules: o.balanceRules ?? DEFAULT_RECIPE.balanceRules,
+    // Blending needs a selection that measures it; with 'loss' it stays off unless asked.
+    blend: o.blend ?? (selection !== 'loss' && DEFAULT_RECIPE.blend),
+    folds: o.folds ?? DEFAULT_RECIPE.folds,
+  };
 }
 
 export async function runTraining(o: TrainRunOptions): Promise<TrainRunReport> {
@@ -213,33 +249,49 @@ export async function prepareRun(o: TrainRunOptions): Promise<PreparedRun> {
   return { annotations: { total: annotations.length, corrupt, relocation }, split, inner, prepared, counts };
 }
 
+/** A question's prune-sibling pairs (`annotate/prunePairs.ts`). */
+function pruneSiblingPairs(q: PreparedQuestion): PrunePair[] {
+  return prunePairs(
+    q.candidates.map((c) => c.item),
+    q.gold,
+  );
+}
+
+/**
+ * The training pairs of questions `keys`: their §10 pairs (plus the prune-sibling pairs with
+ * `prunePairs`) as vectors; with `balanceRules` every rule present carries an equal share of the loss.
+ */
+export function trainingPairs(prepared: ReadonlyMap<string, PreparedQuestion>, keys: readonly string[], o: { prunePairs?: boolean; balanceRules?: boolean }): TrainPair[] {
+  const perQuestion = keys.map((k) => {
+    const q = prepared.get(k)!;
+    return { q, pairs: [...q.pairs, ...(o.prunePairs ? pruneSiblingPairs(q) : [])] };
+  });
+  const perRule = new Map<string, number>();
+  for (const { pairs } of perQuestion) for (const p of pairs) perRule.set(p.rule, (perRule.get(p.rule) ?? 0) + 1);
+  const total = [...perRule.values()].reduce((a, b) => a + b, 0);
+  return perQuestion.flatMap(({ q, pairs }) => {
+    const vec = new Map<string, Float32Array>();
+    for (const c of q.candidates) for (const [id, v] of c.vectors) vec.set(id, v);
+    return pairs.map((p) => ({
+      q: q.query,
+      preferred: vec.get(p.preferred)!,
+      other: vec.get(p.other)!,
+      ...(o.balanceRules ? { weight: total / (perRule.size * perRule.get(p.rule)!) } : {}),
+    }));
+  });
+}
+
 /** Trains on a prepared run: pairs → adapter → blend → held-back report → checkpoint. */
-export async function trainPrepared(p: PreparedRun, o: TrainRunOptions): Promise<TrainRunReport> {
-  const { split, inner, prepared, counts } = p;
+export async function trainPrepared(p: PreparedRun, options: TrainRunOptions): Promise<TrainRunReport> {
+  const o = { ...options, ...withDefaults(options) };
+  const { split, prepared, counts } = p;
+  const crossValidated = o.selection === 'cross-validated';
+  // Cross-validation selects on every training question; the others carve off a validation split.
+  const inner = crossValidated ? { kept: split.kept, heldBack: [] as string[] } : p.inner;
 
   const sum = (ks: string[]) => ks.reduce((acc, k) => addCounts(acc, counts.get(k)!), emptyCounts());
-  const pruneOf = (k: string) => {
-    const q = prepared.get(k)!;
-    return o.prunePairs ? prunePairs(q.candidates.map((c) => c.item), q.gold) : [];
-  };
-  const toPairs = (ks: string[]): TrainPair[] => {
-    const perQuestion = ks.map((k) => ({ k, pairs: [...prepared.get(k)!.pairs, ...pruneOf(k)] }));
-    // With balanceRules every rule present carries an equal share of the loss.
-    const perRule = new Map<string, number>();
-    for (const { pairs } of perQuestion) for (const p of pairs) perRule.set(p.rule, (perRule.get(p.rule) ?? 0) + 1);
-    const total = [...perRule.values()].reduce((a, b) => a + b, 0);
-    return perQuestion.flatMap(({ k, pairs }) => {
-      const q = prepared.get(k)!;
-      const vec = new Map<string, Float32Array>();
-      for (const c of q.candidates) for (const [id, v] of c.vectors) vec.set(id, v);
-      return pairs.map((p) => ({
-        q: q.query,
-        preferred: vec.get(p.preferred)!,
-        other: vec.get(p.other)!,
-        ...(o.balanceRules ? { weight: total / (perRule.size * perRule.get(p.rule)!) } : {}),
-      }));
-    });
-  };
+  const pruneOf = (k: string) => (o.prunePairs ? pruneSiblingPairs(prepared.get(k)!) : []);
+  const toPairs = (ks: readonly string[]): TrainPair[] => trainingPairs(prepared, ks, o);
   const trainPairs = toPairs(inner.kept);
   const validationPairs = toPairs(inner.heldBack);
   if (trainPairs.length === 0) throw new CanopyError(ErrorCodes.badInput, 'No preference pairs: no annotation could be located in a parsed file');
@@ -247,9 +299,28 @@ export async function trainPrepared(p: PreparedRun, o: TrainRunOptions): Promise
   const validationQuestions = inner.heldBack.map((k) => prepared.get(k)!);
   let select: TrainOptions['select'];
   let baseline: SideMetrics | undefined;
+  let cv: CrossValidation | undefined;
+  let steps: number | undefined;
   // `select` is called once before training (epoch 0) and once after each epoch, in order.
   const byEpoch: Array<{ metrics: SideMetrics; blend: number }> = [];
-  if (o.selection === 'recall-guard' && validationQuestions.length > 0) {
+  if (crossValidated) {
+    if (inner.kept.length < 2) throw new CanopyError(ErrorCodes.badInput, `Cross-validated selection needs at least 2 training questions (there are ${inner.kept.length}); annotate more questions or select by loss`);
+    cv = await crossValidate({
+      dim: o.dim,
+      prepared,
+      keys: inner.kept,
+      folds: o.folds ?? CV_FOLDS,
+      blends: o.blend ? BLEND_WEIGHTS : [1],
+      tokens: o.tokens,
+      pairs: toPairs,
+      blendWeights,
+      ...(o.train ? { train: o.train } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.progress ? { progress: o.progress } : {}),
+    });
+    baseline = cv.baseline;
+    steps = cv.chosen?.steps ?? 0;
+  } else if (o.selection === 'recall-guard' && validationQuestions.length > 0) {
     const base = evaluateSide(validationQuestions, o.tokens);
     baseline = base;
     // Eligible: no lower gold recall and no more evidence tokens than the untrained encoder.
@@ -265,24 +336,27 @@ export async function trainPrepared(p: PreparedRun, o: TrainRunOptions): Promise
       return { score: best!.metrics.decisionAccuracy, eligible: eligible(best!.metrics) };
     };
   }
+  // Cross-validated: refit on all training questions for the chosen number of optimizer steps.
   const result = await trainLowRankAsync(o.dim, trainPairs, validationPairs, {
     ...o.train,
     ...(select ? { select } : {}),
+    ...(steps !== undefined ? { steps } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.progress ? { progress: o.progress } : {}),
+    ...(o.progress && !crossValidated ? { progress: o.progress } : {}),
   });
-  const chosen = byEpoch[result.bestEpoch];
+  const chosen = cv ? cv.chosen : byEpoch[result.bestEpoch];
   const blend = chosen?.blend ?? 1;
   const heldOut = split.heldBack.map((k) => prepared.get(k)!);
   const { weights: trained, ...training } = result;
   const weights = blendWeights(trained, blend);
   const report = beforeAfter(heldOut, o.tokens, adapterFromWeights(weights));
+  const by: TrainSelection = crossValidated ? 'cross-validated' : select ? 'recall-guard' : 'loss';
   const out: TrainRunReport = {
     annotations: p.annotations,
     questions: { total: prepared.size, train: inner.kept.length, validation: inner.heldBack.length, heldOut: split.heldBack.length },
     preferences: { train: sum(inner.kept), validation: sum(inner.heldBack), heldOut: sum(split.heldBack) },
     prunePairs: { train: inner.kept.reduce((n, k) => n + pruneOf(k).length, 0), validation: inner.heldBack.reduce((n, k) => n + pruneOf(k).length, 0) },
-    selection: { by: select ? 'recall-guard' : 'loss', ...(baseline ? { baseline } : {}), ...(chosen ? { chosen: chosen.metrics } : {}), blend },
+    selection: { by, ...(baseline ? { baseline } : {}), ...(chosen ? { chosen: chosen.metrics } : {}), blend, ...(cv ? { crossValidation: cv } : {}) },
     training,
     report,
   };
@@ -300,7 +374,14 @@ export async function trainPrepared(p: PreparedRun, o: TrainRunOptions): Promise
         training,
         report,
         heldOutQuestions: split.heldBack,
-        recipe: { prunePairs: o.prunePairs ?? false, balanceRules: o.balanceRules ?? false, selection: out.selection.by, blend: out.selection.blend, validation: o.validation ?? 0.1, holdout: o.holdout ?? 0.2 },
+        recipe: {
+          prunePairs: o.prunePairs,
+          balanceRules: o.balanceRules,
+          selection: out.selection.by,
+          blend: out.selection.blend,
+          ...(cv ? { folds: cv.folds, epoch: cv.chosen?.epoch ?? 0, steps: training.steps } : { validation: o.validation ?? 0.1 }),
+          holdout: o.holdout ?? 0.2,
+        },
         ...(out.selection.baseline && out.selection.chosen ? { validation: { before: out.selection.baseline, after: out.selection.chosen } } : {}),
       },
     });

@@ -29,6 +29,12 @@ export interface TrainOptions {
    * counts epochs without a better one. The identity (epoch 0) competes too.
    */
   select?: (weights: LowRank) => { score: number; eligible: boolean };
+  /**
+   * Stop after this many batches (optimizer steps) in all, mid-epoch if need be, and return the
+   * weights then: no selection, no early stopping. Used to refit on all training questions for as
+   * many updates as cross-validation chose.
+   */
+  steps?: number;
   signal?: AbortSignal;
   progress?: ProgressSink;
 }
@@ -51,12 +57,14 @@ export interface TrainResult {
   finalValidationLoss: number;
   bestEpoch: number;
   epochs: EpochRecord[];
-  options: Required<Omit<TrainOptions, 'signal' | 'progress' | 'select'>>;
-  /** Whether a `select` function chose the epoch (else the validation loss did). */
-  selectedBy: 'validation-loss' | 'select';
+  options: Required<Omit<TrainOptions, 'signal' | 'progress' | 'select' | 'steps'>>;
+  /** Whether a `select` function chose the epoch (else the validation loss did, or `steps` fixed the end). */
+  selectedBy: 'validation-loss' | 'select' | 'steps';
+  /** Optimizer steps taken to the returned weights. */
+  steps: number;
 }
 
-export function resolveTrainOptions(o: TrainOptions): Required<Omit<TrainOptions, 'signal' | 'progress' | 'select'>> {
+export function resolveTrainOptions(o: TrainOptions): Required<Omit<TrainOptions, 'signal' | 'progress' | 'select' | 'steps'>> {
   return {
     rank: o.rank ?? 16,
     epochs: o.epochs ?? 30,
@@ -98,8 +106,11 @@ export async function trainLowRankAsync(dim: number, train: readonly TrainPair[]
   }
 }
 
-/** The training loop; yields after each batch. */
-function* trainSteps(dim: number, train: readonly TrainPair[], validation: readonly TrainPair[], options: TrainOptions): Generator<void, TrainResult, void> {
+/**
+ * The training loop; yields after each batch (and calls `select` after each epoch), so a caller can
+ * drive several runs in lockstep (cross-validation) or stop one when it likes.
+ */
+export function* trainSteps(dim: number, train: readonly TrainPair[], validation: readonly TrainPair[], options: TrainOptions): Generator<void, TrainResult, void> {
   const o = resolveTrainOptions(options);
   const m = initLowRank(dim, o.rank, o.seed);
   const rand = seededRandom(o.seed ^ 0x9e3779b9);
@@ -114,17 +125,20 @@ function* trainSteps(dim: number, train: readonly TrainPair[], validation: reado
   const initialTrainLoss = rankingLoss(m, train, o.scale);
   const initialValidationLoss = rankingLoss(m, watch, o.scale);
   const initialSelect = options.select?.(m);
-  let best = { loss: initialValidationLoss, score: initialSelect?.eligible ? initialSelect.score : Number.NEGATIVE_INFINITY, epoch: 0, A: m.A.slice(), B: m.B.slice() };
+  let best = { loss: initialValidationLoss, score: initialSelect?.eligible ? initialSelect.score : Number.NEGATIVE_INFINITY, epoch: 0, steps: 0, A: m.A.slice(), B: m.B.slice() };
   const epochs: EpochRecord[] = [];
   const order = train.map((_, i) => i);
-  for (let epoch = 1; epoch <= o.epochs; epoch++) {
+  const fixedSteps = options.steps;
+  for (let epoch = 1; epoch <= o.epochs && !(fixedSteps !== undefined && step >= fixedSteps); epoch++) {
     shuffle(order, rand);
     let trainLoss = 0;
+    let seen = 0;
     for (let start = 0; start < order.length; start += o.batchSize) {
       throwIfCancelled(options.signal);
       const batch = order.slice(start, start + o.batchSize).map((i) => train[i]!);
       const { loss, gA, gB } = lossAndGradient(m, batch, o.scale);
       trainLoss += loss * batch.length;
+      seen += batch.length;
       step++;
       const grads = [gA, gB];
       const c1 = 1 - beta1 ** step;
@@ -141,13 +155,21 @@ function* trainSteps(dim: number, train: readonly TrainPair[], validation: reado
         }
       });
       yield;
+      if (fixedSteps !== undefined && step >= fixedSteps) break;
     }
     const validationLoss = rankingLoss(m, watch, o.scale);
+    if (fixedSteps !== undefined) {
+      epochs.push({ epoch, trainLoss: trainLoss / Math.max(1, seen), validationLoss });
+      options.progress?.report({ done: epoch, total: Math.ceil(fixedSteps / Math.max(1, Math.ceil(order.length / o.batchSize))), message: `epoch ${epoch}: train loss ${(trainLoss / Math.max(1, seen)).toFixed(4)}` });
+      best = { loss: validationLoss, score: Number.NEGATIVE_INFINITY, epoch, steps: step, A: m.A.slice(), B: m.B.slice() };
+      if (step >= fixedSteps) break;
+      continue;
+    }
     const sel = options.select?.(m);
     epochs.push({ epoch, trainLoss: trainLoss / Math.max(1, order.length), validationLoss, ...(sel ? { selectScore: sel.score, eligible: sel.eligible } : {}) });
     options.progress?.report({ done: epoch, total: o.epochs, message: `epoch ${epoch}: train loss ${(trainLoss / Math.max(1, order.length)).toFixed(4)}, validation loss ${validationLoss.toFixed(4)}` });
     const better = sel ? sel.eligible && sel.score > best.score : validationLoss < best.loss;
-    if (better) best = { loss: validationLoss, score: sel?.score ?? Number.NEGATIVE_INFINITY, epoch, A: m.A.slice(), B: m.B.slice() };
+    if (better) best = { loss: validationLoss, score: sel?.score ?? Number.NEGATIVE_INFINITY, epoch, steps: step, A: m.A.slice(), B: m.B.slice() };
     else if (epoch - best.epoch >= o.patience) break;
   }
   m.A.set(best.A);
@@ -161,6 +183,7 @@ function* trainSteps(dim: number, train: readonly TrainPair[], validation: reado
     bestEpoch: best.epoch,
     epochs,
     options: o,
-    selectedBy: options.select ? 'select' : 'validation-loss',
+    selectedBy: fixedSteps !== undefined ? 'steps' : options.select ? 'select' : 'validation-loss',
+    steps: best.steps,
   };
 }

@@ -68,8 +68,14 @@ describe('canopy gold / train CLI', () => {
       [['gold', 'export', 'x.jsonl', '--out', 'o'], /unknown gold command/],
       [['train'], /--annotations <file> is required/],
       [['train', '--annotations', 'a.jsonl', '--holdout', '1.5'], /--holdout has an invalid value/],
-      [['train', '--annotations', 'a.jsonl', '--blend'], /--blend needs --select recall-guard/],
+      [['train', '--annotations', 'a.jsonl', '--select', 'loss', '--blend'], /--blend needs --select cross-validated or recall-guard/],
+      [['train', '--annotations', 'a.jsonl', '--select', 'best'], /--select must be cross-validated, recall-guard or loss/],
       [['train', '--annotations', 'a.jsonl', '--validation', '1'], /--validation has an invalid value/],
+      // The default selection is cross-validated: a validation share would be ignored, so it is refused.
+      [['train', '--annotations', 'a.jsonl', '--validation', '0.25'], /--validation is for --select recall-guard or loss/],
+      [['train', '--annotations', 'a.jsonl', '--folds', '1'], /--folds has an invalid value/],
+      [['train', '--annotations', 'a.jsonl', '--select', 'recall-guard', '--folds', '3'], /--folds is for --select cross-validated/],
+      [['train', '--annotations', 'a.jsonl', '--prune-pairs', '--no-prune-pairs'], /--prune-pairs and --no-prune-pairs contradict/],
     ];
     for (const [argv, message] of cases) {
       const io = capture();

@@ -16,6 +16,8 @@ import { loadCheckpoint } from '../../../src/core/train/checkpoint';
 import { BLEND_WEIGHTS, blendWeights, runTraining, splitKeys, type TrainRunOptions } from '../../../src/core/train/run';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
 
+const decodeA = (b64: string) => new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer);
+
 const DIM = 64;
 
 function countingEncoder(): Encoder & { texts: number } {
@@ -74,9 +76,12 @@ describe('runTraining', () => {
     return result;
   }
 
+  // The session-1 recipe: exactly the §10 pairs, epoch chosen by validation loss.
+  const plain: Partial<TrainRunOptions> = { selection: 'loss', prunePairs: false, balanceRules: false };
+
   it('trains from cached vectors, lowers the ranking loss and writes a checkpoint', async () => {
     const first = countingEncoder();
-    const r = await run(3, first);
+    const r = await run(3, first, plain);
     assert.ok(first.texts > 0, 'the first run fills the cache');
     assert.deepEqual(r.questions, { total: 4, train: 2, validation: 1, heldOut: 1 });
     assert.equal(r.annotations.total, 8);
@@ -93,20 +98,22 @@ describe('runTraining', () => {
     assert.equal(ckpt.rank, 4);
 
     const second = countingEncoder();
-    const again = await run(3, second);
+    const again = await run(3, second, plain);
     assert.equal(second.texts, 0, 'a second run reads every vector from the cache');
     assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'same seed, same checkpoint');
   });
 
   it('balances the two rules and selects by recall-guard when asked', async () => {
-    const r = await run(3, countingEncoder(), { balanceRules: true, selection: 'recall-guard' });
+    const r = await run(3, countingEncoder(), { balanceRules: true, selection: 'recall-guard', prunePairs: false, blend: false });
+    assert.equal(r.prunePairs.train, 0, 'opted out');
+    assert.equal(r.selection.blend, 1, 'opted out');
     assert.equal(r.training.selectedBy, 'select');
     assert.ok(r.training.epochs.every((e) => e.eligible !== undefined && e.selectScore !== undefined));
     assert.ok(r.training.initialTrainLoss > 0);
   });
 
   it('the recall-guarded recipe: prune-sibling pairs, three balanced rules, a blend chosen on validation only', async () => {
-    const r = await run(3, countingEncoder(), { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true });
+    const r = await run(3, countingEncoder(), { selection: 'recall-guard' });
     assert.ok(r.prunePairs.train > 0, 'distractor halves of gold paragraphs give prune-sibling pairs');
     assert.equal(r.preferences.train.pairs, r.preferences.train.perRule.refine + r.preferences.train.perRule['keep-whole'], '§10 counts stay §10 counts');
     assert.equal(r.selection.by, 'recall-guard');
@@ -119,8 +126,43 @@ describe('runTraining', () => {
     assert.deepEqual((ckpt.metrics as { recipe: unknown }).recipe, { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: r.selection.blend, validation: 0.1, holdout: 0.25 });
     assert.equal(ckpt.trainedOn.pairs, r.preferences.train.pairs + r.prunePairs.train);
     // The blended adapter is what the checkpoint holds: A scaled by the blend.
-    const again = await run(3, countingEncoder(), { prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true });
+    const again = await run(3, countingEncoder(), { selection: 'recall-guard' });
     assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'deterministic');
+  });
+
+  it('the default recipe: cross-validated over every training question, then a refit for the chosen steps', async () => {
+    const r = await run(3, countingEncoder());
+    assert.equal(r.selection.by, 'cross-validated');
+    assert.ok(r.prunePairs.train > 0, 'prune-sibling pairs are on by default');
+    assert.deepEqual(r.questions, { total: 4, train: 3, validation: 0, heldOut: 1 }, 'no validation split: every training question is in a fold');
+    const cv = r.selection.crossValidation!;
+    assert.equal(cv.folds, 3, 'at most one fold per training question');
+    assert.equal(cv.questions, 3);
+    assert.equal(cv.baseline.questions, 3, 'the pooled baseline covers every training question');
+    assert.ok(cv.epochsRun >= 1 && cv.perEpoch.length === cv.epochsRun);
+    const ckpt = await loadCheckpoint(r.checkpoint!.file);
+    const recipe = (ckpt.metrics as { recipe: Record<string, unknown> }).recipe;
+    assert.deepEqual(recipe, { prunePairs: true, balanceRules: true, selection: 'cross-validated', blend: r.selection.blend, folds: 3, epoch: cv.chosen?.epoch ?? 0, steps: r.training.steps, holdout: 0.25 });
+    if (cv.chosen) {
+      const c = cv.chosen;
+      // The guard, pooled over the folds: higher accuracy, fewer tokens, no lower recall.
+      assert.ok(c.eligible && c.metrics.decisionAccuracy > cv.baseline.decisionAccuracy && c.metrics.evidenceTokens < cv.baseline.evidenceTokens && c.metrics.goldRecall >= cv.baseline.goldRecall);
+      // The surest recall gain among the eligible epochs' best candidates.
+      for (const e of cv.perEpoch.filter((x) => x.eligible)) assert.ok(e.recallGainLowerBound <= c.recallGainLowerBound);
+      assert.equal(r.training.selectedBy, 'steps');
+      assert.equal(r.training.steps, c.steps, 'the refit took the chosen number of optimizer steps');
+      assert.ok(BLEND_WEIGHTS.includes(r.selection.blend));
+      assert.deepEqual(r.selection.chosen, c.metrics);
+    } else {
+      assert.equal(r.training.steps, 0, 'nothing eligible: the identity is kept');
+      assert.ok(Array.from(decodeA(ckpt.A)).every((x) => x === 0));
+    }
+    const again = await run(3, countingEncoder());
+    assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'deterministic');
+  });
+
+  it('cross-validation refuses fewer than 2 training questions', async () => {
+    await assert.rejects(run(3, countingEncoder(), { holdout: 0.75 }), /at least 2 training questions/);
   });
 
   it('blendWeights scales only A', () => {

@@ -163,6 +163,28 @@ describe('trainLowRank', () => {
     assert.deepEqual(seen, [1, 2]);
   });
 
+  it('stops after a fixed number of optimizer steps, mid-epoch if need be (the cross-validated refit)', () => {
+    const train = syntheticPairs(40, 21);
+    const o = { rank: 2, epochs: 10, seed: 6, batchSize: 16 }; // 3 batches an epoch
+    // Selection that always improves: the weights after the last epoch are returned.
+    const always = () => {
+      let n = 0;
+      return () => ({ score: ++n, eligible: true });
+    };
+    const twoEpochs = trainLowRank(DIM, train, [], { ...o, epochs: 2, patience: 10, select: always() });
+    const sixSteps = trainLowRank(DIM, train, [], { ...o, steps: 6 });
+    assert.equal(sixSteps.steps, 6);
+    assert.equal(sixSteps.selectedBy, 'steps');
+    assert.deepEqual(Array.from(sixSteps.weights.A), Array.from(twoEpochs.weights.A), '6 steps = 2 epochs of 3 batches');
+    const four = trainLowRank(DIM, train, [], { ...o, steps: 4 });
+    assert.equal(four.steps, 4);
+    assert.equal(four.epochs.length, 2, 'stopped one batch into the second epoch');
+    assert.notDeepEqual(Array.from(four.weights.A), Array.from(sixSteps.weights.A));
+    const none = trainLowRank(DIM, train, [], { ...o, steps: 0 });
+    assert.ok(Array.from(none.weights.A).every((x) => x === 0), 'no step: the identity');
+    assert.equal(none.finalTrainLoss, none.initialTrainLoss);
+  });
+
   it('the async variant gives the same weights and can be cancelled from outside mid-epoch', async () => {
     const o = { rank: 2, epochs: 3, seed: 4, batchSize: 8 };
     const sync = trainLowRank(DIM, train, validation, o);

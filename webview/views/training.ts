@@ -1,0 +1,185 @@
+/**
+ * The Training view: the node-adapter checkpoints' before/after report (design §10, §12) — for
+ * each checkpoint, newest first, the held-back figures of the untrained and the trained adapter
+ * (refinement-decision accuracy, pair accuracy, gold recall, evidence tokens, share of pruned
+ * items) with their change, how it was trained (seed, rank, recipe, epoch kept) and whether it
+ * is the active one; and, after a run, the split and the §10 preference counts. Everything is
+ * built with dom.ts (text only).
+ */
+import type { TrainingCheckpointSummary, TrainingFigures, TrainingPreferenceCounts, TrainingReport, TrainingRunSummary } from '../../src/protocol/messages';
+import { ce, el, emptyState, fmtInt } from '../dom';
+
+const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const points = (d: number) => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(100 * d).toFixed(1)} pts`;
+const percentChange = (before: number, after: number) => {
+  if (before === 0) return '—';
+  const d = (after - before) / before;
+  return `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(100 * d).toFixed(1)}%`;
+};
+
+interface MetricRow {
+  key: string;
+  label: string;
+  title: string;
+  value(f: TrainingFigures): string;
+  delta(b: TrainingFigures, a: TrainingFigures): string;
+  /** Which direction is better: the change cell says "better"/"worse". */
+  better(b: TrainingFigures, a: TrainingFigures): number;
+}
+
+const metricRows: MetricRow[] = [
+  {
+    key: 'decisionAccuracy',
+    label: 'Refinement-decision accuracy',
+    title: 'Share of the parent/child decisions the projection made on the path to gold that agree with the §10 preferences',
+    value: (f) => `${pct(f.decisionAccuracy)} (${fmtInt(f.decisions)})`,
+    delta: (b, a) => points(a.decisionAccuracy - b.decisionAccuracy),
+    better: (b, a) => a.decisionAccuracy - b.decisionAccuracy,
+  },
+  {
+    key: 'pairAccuracy',
+    label: 'Pair accuracy',
+    title: 'The same over every §10 pair, whether or not the projection visited its parent',
+    value: (f) => `${pct(f.pairAccuracy)} (${fmtInt(f.pairs)})`,
+    delta: (b, a) => points(a.pairAccuracy - b.pairAccuracy),
+    better: (b, a) => a.pairAccuracy - b.pairAccuracy,
+  },
+  {
+    key: 'goldRecall',
+    label: 'Gold recall',
+    title: 'Share of gold spans at least half covered by the kept regions',
+    value: (f) => `${pct(f.goldRecall)} (${fmtInt(f.goldSpans)} spans)`,
+    delta: (b, a) => points(a.goldRecall - b.goldRecall),
+    better: (b, a) => a.goldRecall - b.goldRecall,
+  },
+  {
+    key: 'evidenceTokens',
+    label: 'Evidence tokens',
+    title: 'Tokens of the kept regions (and their share of the whole candidate items)',
+    value: (f) => `${fmtInt(f.evidenceTokens)} (${pct(f.tokenShare)} of whole)`,
+    delta: (b, a) => percentChange(b.evidenceTokens, a.evidenceTokens),
+    better: (b, a) => b.evidenceTokens - a.evidenceTokens,
+  },
+  {
+    key: 'prunedItemShare',
+    label: 'Pruned items',
+    title: 'Share of candidate items where the projection dropped at least one subtree',
+    value: (f) => `${pct(f.prunedItemShare)} (${fmtInt(f.items)} items)`,
+    delta: (b, a) => points(a.prunedItemShare - b.prunedItemShare),
+    better: () => 0,
+  },
+];
+
+function figuresTable(caption: string, before: TrainingFigures, after: TrainingFigures, cls: string): HTMLElement {
+  const table = el('table', { class: `canopy-table canopy-training-figures ${cls}` });
+  table.append(
+    el('caption', {}, caption),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'canopy-num' }, 'Untrained'), el('th', { scope: 'col', class: 'canopy-num' }, 'Trained'), el('th', { scope: 'col', class: 'canopy-num' }, 'Change'))),
+  );
+  const body = el('tbody');
+  for (const r of metricRows) {
+    const b = r.better(before, after);
+    body.append(
+      el(
+        'tr',
+        { 'data-metric': r.key },
+        el('th', { scope: 'row', title: r.title }, r.label),
+        el('td', { class: 'canopy-num', 'data-side': 'before' }, r.value(before)),
+        el('td', { class: 'canopy-num', 'data-side': 'after' }, r.value(after)),
+        el('td', { class: `canopy-num canopy-change${b > 0 ? ' better' : b < 0 ? ' worse' : ''}`, 'data-side': 'change' }, r.delta(before, after)),
+      ),
+    );
+  }
+  table.append(body);
+  return table;
+}
+
+function checkpointSection(c: TrainingCheckpointSummary, justTrained: boolean): HTMLElement {
+  const heading = el('h2', {}, c.id);
+  const badges = el('div', { class: 'canopy-badges' });
+  if (c.active) badges.append(ce('vscode-badge', { class: 'canopy-active-badge' }, 'Active'));
+  if (justTrained) badges.append(ce('vscode-badge', { class: 'canopy-new-badge' }, 'Just trained'));
+  badges.append(el('span', { class: 'canopy-muted' }, c.createdAt.replace('T', ' ').slice(0, 19)));
+  const props: Array<[string, string, string]> = [
+    ['seed', 'Seed', c.seed !== undefined ? String(c.seed) : '—'],
+    ['rank', 'Rank', String(c.rank)],
+    ['epoch', 'Epoch kept', c.bestEpoch !== undefined ? `${c.bestEpoch}${c.bestEpoch === 0 ? ' (the untrained identity)' : ''}${c.epochs !== undefined ? ` of ${c.epochs}` : ''}` : '—'],
+    ['recipe', 'Recipe', c.recipe ?? '—'],
+    ['trained-on', 'Trained on', `${plural(c.trainedOn.questions, 'question')}, ${plural(c.trainedOn.annotations, 'annotation')}, ${plural(c.trainedOn.pairs, 'pair')} (${plural(c.trainedOn.validationPairs, 'validation pair')})`],
+    ['held-back', 'Held back', c.heldOutQuestions !== undefined ? plural(c.heldOutQuestions, 'question') : '—'],
+    ['encoder', 'Base encoder', c.baseEncoderId],
+  ];
+  const dl = el('dl', { class: 'canopy-props' });
+  for (const [key, k, v] of props) dl.append(el('dt', {}, k), el('dd', { 'data-prop': key }, v));
+  const parts: HTMLElement[] = [heading, badges, dl];
+  if (c.before && c.after) parts.push(figuresTable(`Held-back questions (${fmtInt(c.after.questions)}): untrained vs trained`, c.before, c.after, 'canopy-heldout'));
+  else parts.push(el('p', { class: 'canopy-muted canopy-no-report' }, 'This checkpoint holds no held-back report.'));
+  if (c.validation) parts.push(figuresTable(`Validation questions (${fmtInt(c.validation.after.questions)}) that chose the epoch`, c.validation.before, c.validation.after, 'canopy-validation'));
+  return el('section', { class: `canopy-checkpoint${c.active ? ' active' : ''}`, 'data-checkpoint-id': c.id, 'aria-label': `Checkpoint ${c.id}` }, ...parts);
+}
+
+function preferenceTable(run: TrainingRunSummary): HTMLElement {
+  const table = el('table', { class: 'canopy-table canopy-training-preferences' });
+  const cols: Array<[keyof TrainingPreferenceCounts, string]> = [
+    ['pairs', 'Pairs'],
+    ['refine', 'Refine'],
+    ['keepWhole', 'Keep whole'],
+    ['identical', 'Identical (left out)'],
+    ['itemsWithGold', 'Items with gold'],
+    ['itemsWithoutGold', 'Items without gold'],
+  ];
+  table.append(el('caption', {}, '§10 preference pairs'), el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Questions'), ...cols.map(([, label]) => el('th', { scope: 'col', class: 'canopy-num' }, label)))));
+  const body = el('tbody');
+  const rows: Array<[string, string, TrainingPreferenceCounts, number]> = [
+    ['train', 'Training', run.preferences.train, run.questions.train],
+    ['validation', 'Validation', run.preferences.validation, run.questions.validation],
+    ['heldOut', 'Held back', run.preferences.heldOut, run.questions.heldOut],
+  ];
+  for (const [key, label, c, n] of rows) {
+    body.append(el('tr', { 'data-split': key }, el('th', { scope: 'row' }, `${label} (${fmtInt(n)})`), ...cols.map(([k]) => el('td', { class: 'canopy-num', 'data-count': k }, fmtInt(c[k])))));
+  }
+  table.append(body);
+  return table;
+}
+
+function runSection(run: TrainingRunSummary): HTMLElement {
+  const a = run.annotations;
+  const q = run.questions;
+  const prune = run.prunePairs.train + run.prunePairs.validation > 0 ? ` Prune-sibling pairs added: ${fmtInt(run.prunePairs.train)} training, ${fmtInt(run.prunePairs.validation)} validation.` : '';
+  return el(
+    'section',
+    { class: 'canopy-training-run', 'aria-label': 'Last training run' },
+    el('h2', {}, 'Last run'),
+    el(
+      'p',
+      { class: 'canopy-training-split' },
+      `${plural(a.total, 'annotation')} (${fmtInt(a.lost)} lost, ${plural(a.corrupt, 'corrupt line')}) · ${plural(q.total, 'question')}: ${fmtInt(q.train)} training, ${fmtInt(q.validation)} validation, ${fmtInt(q.heldOut)} held back.${prune}`,
+    ),
+    preferenceTable(run),
+  );
+}
+
+/** The Training view for a report. `back` is a button returning to the answer, when there is one. */
+export function renderTraining(report: TrainingReport, back?: HTMLElement): HTMLElement[] {
+  const header = el('header', { class: 'canopy-header' }, el('h1', {}, 'Node adapter training'));
+  const active = report.checkpoints.find((c) => c.active);
+  const status = el('p', { class: 'canopy-training-active' }, active ? `Questions use the adapter ${active.id}.` : 'Questions use the untrained encoder.');
+  const parts: HTMLElement[] = [header];
+  if (back) parts.push(el('div', { class: 'canopy-toolbar' }, back));
+  parts.push(status);
+  if (report.activeNote) parts.push(el('p', { class: 'canopy-note', role: 'note' }, report.activeNote));
+  if (report.lastRun) parts.push(runSection(report.lastRun));
+  if (report.checkpoints.length === 0) {
+    parts.push(emptyState('No adapter trained yet.', 'Mark gold evidence for a few questions, then run “Canopy: Train Node Adapter on Gold Evidence”: its before/after report on held-back questions appears here.'));
+    return parts;
+  }
+  const list = el('div', { class: 'canopy-checkpoints', role: 'list' });
+  for (const c of report.checkpoints) {
+    const s = checkpointSection(c, c.id === report.lastRun?.checkpointId);
+    s.setAttribute('role', 'listitem');
+    list.append(s);
+  }
+  parts.push(list);
+  return parts;
+}
