@@ -1,5 +1,6 @@
 // Builds a platform-specific VSIX: the bundles, the built-in model with its NOTICE, and from
-// node_modules only what runs outside the bundles (onnxruntime-node for ONE platform, pdf.js).
+// node_modules only what runs outside the bundles (onnxruntime-node for ONE platform, pdf.js and
+// the canvas it renders page images on, for ONE platform).
 // Those runtime files are staged in dist/node_modules/ (vsce never packages the top-level
 // node_modules without its own dependency scan, and Node resolves dist/extension.js's requires
 // there first), and removed again afterwards.
@@ -41,7 +42,19 @@ const runtime = [
   'pdfjs-dist/legacy/build/pdf.mjs',
   'pdfjs-dist/legacy/build/pdf.worker.mjs',
   'pdfjs-dist/standard_fonts',
+  // The canvas pdf.js renders on in Node: page images and crops for a multimodal reader
+  // (canopy.reader.pageImages). Its native part is the target's own package, below.
+  '@napi-rs/canvas/package.json',
+  '@napi-rs/canvas/LICENSE',
+  '@napi-rs/canvas/index.js',
+  '@napi-rs/canvas/js-binding.js',
+  '@napi-rs/canvas/geometry.js',
+  '@napi-rs/canvas/load-image.js',
 ];
+const canvasNative = { 'linux-x64': 'linux-x64-gnu', 'linux-arm64': 'linux-arm64-gnu', 'darwin-arm64': 'darwin-arm64', 'win32-x64': 'win32-x64-msvc' }[target];
+const canvasPackage = `@napi-rs/canvas-${canvasNative}`;
+if (existsSync(join('node_modules', canvasPackage))) runtime.push(canvasPackage);
+else console.warn(`package: ${canvasPackage} is not installed here, so this VSIX cannot render page images (canopy.reader.pageImages says so when used)`);
 const staged = join('dist', 'node_modules');
 rmSync(staged, { recursive: true, force: true });
 for (const rel of runtime) {

@@ -22,6 +22,8 @@ export async function selectLmChatModel(selector: vscode.LanguageModelChatSelect
 export class LmChatModel implements ChatModel {
   readonly id: string;
   readonly remote = true;
+  /** The Language Model API of the VS Code versions Canopy supports takes text only. */
+  readonly acceptsImages = false;
 
   constructor(
     private readonly model: vscode.LanguageModelChat,

@@ -27,6 +27,8 @@ Options:
                          (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
                          each falls back to its no-LLM twin when a call fails
   --llm-routing          also route the question (aggregate vs lookup, modalities) with the LLM
+  --page-images          with --llm: send the page images and element crops of a long PDF's
+                         evidence subgraph to the reader (a multimodal model)
   --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
   --topics               re-rank with the topic compass (needs an index fitted with topics)
   --controller <on|off>  the MAGE controller for PDFs of at least 8 pages (default on)
@@ -68,6 +70,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       json: { type: 'boolean' },
       llm: { type: 'boolean' },
       'llm-routing': { type: 'boolean' },
+      'page-images': { type: 'boolean' },
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
     },
@@ -81,6 +84,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   const topK = positiveInt(values['top-k'], '--top-k');
   const rounds = positiveInt(values.rounds, '--rounds');
   if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
+  if (values['page-images'] && !values.llm) throw new UsageError('--page-images needs --llm (a multimodal model reads the images)');
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
   const request: AskRequest = {
     compressor: parseCompressor(values.compressor),
@@ -89,6 +93,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(topK ? { topK } : {}),
     ...(rounds ? { maxRounds: rounds } : {}),
     ...(values.adapter !== undefined ? { adapter: values.adapter && path.resolve(io.cwd, values.adapter) } : {}),
+    ...(values['page-images'] ? { pageImages: true } : {}),
   };
   const settings = {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
@@ -141,6 +146,12 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
       `${t.totals.evidenceTokens} of ${t.totals.uncompressedTokens} tokens kept (${saved}% fewer), ${t.totals.keptRegions} regions`,
   );
   if (t.settings.adapterId) io.out(`Node adapter: ${t.settings.adapterId}`);
+  const images = t.readerInput.images ?? [];
+  if (images.length) {
+    const crops = images.filter((i) => i.bbox).length;
+    io.out(`Page images: ${images.length - crops} page(s) and ${crops} crop(s) sent to the reader (${Math.round(images.reduce((a, i) => a + i.bytes, 0) / 1024)} KiB)`);
+  }
+  for (const note of t.readerInput.notes ?? []) io.out(`Note: ${note}`);
   for (const r of t.rounds) {
     io.out(`  round ${r.round}: ${r.query}`);
     const repeated = r.retrieved.filter((it) => it.repeated).length;

@@ -4,6 +4,7 @@
  * main and the extension's activate() each build one of these with their own paths, settings
  * and logger; nothing here knows which host it runs in.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ask, type AskOptions } from '../ask/pipeline';
@@ -18,6 +19,7 @@ import { RuleCritic } from '../critic/ruleCritic';
 import type { ChatModel } from '../llm/llm';
 import { routeQuestionWithLlm } from '../llm/llmRouter';
 import { LlmReader } from '../read/llmReader';
+import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import { EmbeddingCache } from '../encode/cache';
 import { createEncoder } from '../encode/createEncoder';
 import type { Encoder, EncoderConfig } from '../encode/encoder';
@@ -74,6 +76,8 @@ export interface AskRequest {
   controller?: boolean;
   /** A node-encoder adapter checkpoint instead of the `adapterCheckpoint` setting ('' = none). */
   adapter?: string;
+  /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
+  pageImages?: boolean;
   tracer?: Tracer;
   signal?: AbortSignal;
 }
@@ -310,6 +314,7 @@ export class CanopyWorkspace {
       ...(adapter ? { adapterId: adapter.id } : {}),
       retrieval,
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
+      ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
     };
     const llm = request.llm;
     const critic =
@@ -339,6 +344,14 @@ export class CanopyWorkspace {
         // The MAGE controller reads long PDFs from the index's parsed-document cache; its evaluator is the LLM when one is set.
         loadDocument: (file: string) => corpus.document(file),
         ...(llm ? { controllerLlm: llm } : {}),
+        // Page images and crops are rendered from the file on disk, only while it is the version indexed (else the boxes would lie).
+        renderImages: async (file: string, requests: ImageRequest[], sig?: AbortSignal) => {
+          const bytes = await fs.readFile(path.resolve(corpus.manifest.root, file));
+          if (createHash('sha256').update(bytes).digest('hex') !== corpus.manifest.files[file]?.hash) {
+            throw new CanopyError(ErrorCodes.badInput, `${file} changed since it was indexed; re-index it for page images`, { file });
+          }
+          return renderPageImages(file, bytes, requests, sig ? { signal: sig } : {});
+        },
       },
       request.signal,
     );

@@ -14,6 +14,7 @@ import type { Item, RegionNode } from '../model/region';
 import { systemClock, type Clock } from '../ports';
 import type { Answer, Reader, ReaderInput } from '../read/reader';
 import type { SubgraphElement } from '../read/evidenceXml';
+import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion } from '../read/reader';
 import type { RetrievedItem, Retriever } from '../retrieve/retriever';
 import {
@@ -56,6 +57,8 @@ export interface AskDeps {
   loadDocument?: (file: string) => Promise<ParsedDocument>;
   /** The LLM for the controller's evaluator; absent → the deterministic rule. */
   controllerLlm?: ChatModel;
+  /** Renders page images and element crops of a PDF (pageImages.ts over the file's bytes); needed for `AskOptions.pageImages`. */
+  renderImages?: (file: string, requests: ImageRequest[], signal?: AbortSignal) => Promise<ReaderImage[]>;
 }
 
 export interface AskOptions {
@@ -69,6 +72,8 @@ export interface AskOptions {
   retrieval: TraceSettings['retrieval'];
   /** The MAGE controller for long PDFs (design §7); needs `AskDeps.loadDocument`. */
   controller?: AskControllerOptions;
+  /** Send the controller subgraph's page images and element crops to a multimodal reader (needs `AskDeps.renderImages`). */
+  pageImages?: boolean;
 }
 
 interface EvidenceEntry {
@@ -247,7 +252,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       ...(elementOf.has(node.id) ? { element: elementOf.get(node.id)! } : {}),
     })),
   );
-  const readerInput = buildReaderInput(regions, deps.tokens, options.readerTokenCap);
+  const readerInput = await withPageImages(regions, options, deps, signal);
   const uncompressed = buildReaderInput(
     ordered.map((e) => ({ itemId: e.retrieved.item.id, itemTitle: e.retrieved.item.title, file: e.retrieved.item.file, node: e.retrieved.item.root, score: 0 })),
     deps.tokens,
@@ -278,6 +283,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       retrieval: options.retrieval,
       ...(deps.llm ? { llm: deps.llm } : {}),
       ...(controller ? { controller: controllerSettingsRecord(controller, deps.controllerLlm !== undefined) } : {}),
+      ...(options.pageImages ? { pageImages: true } : {}),
     },
     index: deps.index,
     rounds,
@@ -285,6 +291,33 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     ...traceOutcome(readerInput, uncompressed, answer, evidence.size),
     ms: clock.now() - started,
   };
+}
+
+/**
+ * The reader input, with the page images and crops its subgraph XML names when
+ * `options.pageImages` is on, a renderer is given and the reader takes images. When they cannot
+ * be had, the input is text only and `notes` says why; a failed rendering never fails the answer.
+ */
+async function withPageImages(regions: EvidenceRegion[], options: AskOptions, deps: AskDeps, signal?: AbortSignal): Promise<ReaderInput> {
+  const text = () => buildReaderInput(regions, deps.tokens, options.readerTokenCap);
+  if (!options.pageImages) return text();
+  if (!deps.reader.acceptsImages) return { ...text(), notes: [`page images are on, but the ${deps.reader.mode} reader takes no images: it got the text only`] };
+  if (!deps.renderImages) return { ...text(), notes: ['page images are on, but nothing here can render PDF pages: the reader got the text only'] };
+  const input = buildReaderInput(regions, deps.tokens, options.readerTokenCap, { images: true });
+  const requests = input.imageRequests ?? [];
+  if (requests.length === 0) return input;
+  try {
+    const byFile = new Map<string, ImageRequest[]>();
+    for (const r of requests) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+    const rendered = new Map<string, ReaderImage>();
+    for (const [file, list] of byFile) for (const image of await deps.renderImages(file, list, signal)) rendered.set(image.ref, image);
+    input.images = requests.map((r) => rendered.get(r.ref)!);
+    deps.tracer?.emit('read/images', { images: input.images.length, bytes: input.images.reduce((a, i) => a + i.data.length, 0) });
+    return input;
+  } catch (err) {
+    throwIfCancelled(signal);
+    return { ...text(), notes: [`page images could not be rendered, so the reader got the text only: ${err instanceof Error ? err.message : String(err)}`] };
+  }
 }
 
 /** The trace's reader input, answer and totals — the same for an asked and a replayed trace. */
@@ -300,6 +333,11 @@ export function traceOutcome(
       tokens: readerInput.tokens,
       truncated: readerInput.truncated,
       regions: readerInput.regions.map((r) => ({ itemId: r.itemId, nodeId: r.node.id })),
+      // The images themselves are not stored: the trace says which were sent and how large they were.
+      ...(readerInput.images?.length
+        ? { images: readerInput.images.map((i) => ({ ref: i.ref, file: i.file, page: i.page, ...(i.bbox ? { bbox: i.bbox } : {}), width: i.width, height: i.height, bytes: i.data.length })) }
+        : {}),
+      ...(readerInput.notes?.length ? { notes: readerInput.notes } : {}),
     },
     answer: {
       mode: answer.mode,

@@ -27,6 +27,8 @@ export interface CanopySettings {
   llmMaxRetries: number;
   /** Route questions (aggregate vs lookup, modalities) with the LLM when one is configured; the rule otherwise. */
   llmRouting: boolean;
+  /** Send page images and element crops of the MAGE controller's subgraph to the LLM reader (a multimodal model). */
+  readerPageImages: boolean;
   /** The MAGE controller (design §7) for PDFs of at least `controllerMinPages` pages; its budgets follow. */
   controllerEnabled: boolean;
   controllerMinPages: number;
@@ -60,6 +62,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   llmRequestTimeoutSeconds: 'canopy.llm.requestTimeoutSeconds',
   llmMaxRetries: 'canopy.llm.maxRetries',
   llmRouting: 'canopy.llm.routing',
+  readerPageImages: 'canopy.reader.pageImages',
   controllerEnabled: 'canopy.controller.enabled',
   controllerMinPages: 'canopy.controller.minPages',
   controllerInitialPages: 'canopy.controller.initialPages',
@@ -89,6 +92,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   llmRequestTimeoutSeconds: 60,
   llmMaxRetries: 3,
   llmRouting: false,
+  readerPageImages: false,
   controllerEnabled: true,
   controllerMinPages: 8,
   controllerInitialPages: 5,
@@ -123,6 +127,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     llmRequestTimeoutSeconds: clampNumber(partial.llmRequestTimeoutSeconds, d.llmRequestTimeoutSeconds, 1, 600),
     llmMaxRetries: Math.round(clampNumber(partial.llmMaxRetries, d.llmMaxRetries, 0, 10)),
     llmRouting: typeof partial.llmRouting === 'boolean' ? partial.llmRouting : d.llmRouting,
+    readerPageImages: typeof partial.readerPageImages === 'boolean' ? partial.readerPageImages : d.readerPageImages,
     controllerEnabled: typeof partial.controllerEnabled === 'boolean' ? partial.controllerEnabled : d.controllerEnabled,
     controllerMinPages: Math.round(clampNumber(partial.controllerMinPages, d.controllerMinPages, 2, 100_000)),
     controllerInitialPages: Math.round(clampNumber(partial.controllerInitialPages, d.controllerInitialPages, 1, 100)),

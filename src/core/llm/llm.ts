@@ -13,9 +13,18 @@ import { CancelledError, CanopyError, ErrorCodes } from '../errors';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
+/** An image sent with a message (a multimodal model): the model sees `label` right before it. */
+export interface ChatImage {
+  label: string;
+  mime: 'image/png' | 'image/jpeg';
+  data: Uint8Array;
+}
+
 export interface ChatMessage {
   role: ChatRole;
   content: string;
+  /** Images after the text (user messages; only for models whose `acceptsImages` is not false). */
+  images?: ChatImage[];
 }
 
 export interface ChatOptions {
@@ -51,6 +60,8 @@ export interface ChatModel {
   readonly id: string;
   /** True when prompts (and so document text) leave this machine. */
   readonly remote: boolean;
+  /** False when the model cannot take images; undefined: it takes them if the model behind it does (OpenAI-compatible). */
+  readonly acceptsImages?: boolean;
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
 }
 

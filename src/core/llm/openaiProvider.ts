@@ -236,7 +236,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     why: () => AbortWhy | undefined,
   ): Promise<Omit<ChatResult, 'attempts' | 'ms'>> {
     const client = this.client(touch);
-    const body: Record<string, unknown> = { model: this.o.model, messages };
+    const body: Record<string, unknown> = { model: this.o.model, messages: messages.map(wireMessage) };
     if (options.maxTokens !== undefined) body[this.o.tokenLimitField ?? 'max_tokens'] = options.maxTokens;
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.json && this.o.jsonResponseFormat) body.response_format = { type: 'json_object' };
@@ -510,3 +510,13 @@ function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
+/** A message as the OpenAI chat API takes it: plain text, or text and labelled images as content parts. */
+function wireMessage(m: ChatMessage): Record<string, unknown> {
+  if (!m.images?.length) return { role: m.role, content: m.content };
+  const parts: Array<Record<string, unknown>> = [{ type: 'text', text: m.content }];
+  for (const image of m.images) {
+    parts.push({ type: 'text', text: `${image.label}:` });
+    parts.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${Buffer.from(image.data).toString('base64')}` } });
+  }
+  return { role: m.role, content: parts };
+}

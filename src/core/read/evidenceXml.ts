@@ -22,13 +22,14 @@
  * that only repeats the start of the kept text is left out; a node's page is the <page> it sits
  * in; kept regions carry no boxes of their own (the node's bbox locates them on the page).
  *
- * Canopy has no multimodal reader yet. A multimodal reader would get the page image attached to
- * each <page> and a crop of each <node>'s bbox on that page image (both in PDF user space,
- * origin bottom-left); the renderer marks the places in comments and writes no image references.
+ * For a multimodal reader (`images`), each <page> gets `<image ref="imgK"/>` and each <node>
+ * with a bbox `<crop ref="imgK"/>`; the renderer returns the matching requests, which
+ * pageImages.ts renders and the reader sends, each after its label.
  *
  * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
  */
 import type { RegionNode } from '../model/region';
+import type { ImageRequest } from './pageImages';
 
 // Control characters other than tab, LF and CR are not allowed in XML 1.0.
 // eslint-disable-next-line no-control-regex
@@ -84,8 +85,19 @@ function bboxText(b: [number, number, number, number] | undefined): string | und
   return b ? b.map((x) => Math.round(x)).join(' ') : undefined;
 }
 
+/** Image references to write: refs are `img<first>`, `img<first + 1>`, …; the requests are appended to `requests`. */
+export interface SubgraphImages {
+  first: number;
+  requests: ImageRequest[];
+}
+
 /** The entries of one document as an <evidence_subgraph>, pages in order, elements in reading order. */
-export function renderSubgraphXml(file: string, entries: SubgraphEntry[]): string {
+export function renderSubgraphXml(file: string, entries: SubgraphEntry[], images?: SubgraphImages): string {
+  const image = (page: number, bbox?: [number, number, number, number]) => {
+    const ref = `img${images!.first + images!.requests.length}`;
+    images!.requests.push({ ref, file, page, ...(bbox ? { bbox } : {}) });
+    return ref;
+  };
   const pages = new Map<number, Map<string, SubgraphEntry[]>>();
   for (const e of entries) {
     const byNode = pages.get(e.element.page) ?? new Map<string, SubgraphEntry[]>();
@@ -100,7 +112,7 @@ export function renderSubgraphXml(file: string, entries: SubgraphEntry[]): strin
     const nodes = [...pages.get(page)!.values()].sort((a, b) => a[0]!.element.order - b[0]!.element.order);
     const first = nodes[0]![0]!.element;
     lines.push(`  <page${xmlAttrs({ number: page + 1, summary: first.pageSummary ? clip(first.pageSummary, summaryChars) : undefined, virtual: first.virtualPage ? true : undefined })}>`);
-    // A multimodal reader would get the image of this page here.
+    if (images && !first.virtualPage) lines.push(`    <image ref="${image(page)}"/>`);
     for (const kept of nodes) {
       const el = kept[0]!.element;
       const rows = kept.every((k) => k.node.kind === 'row');
@@ -108,7 +120,7 @@ export function renderSubgraphXml(file: string, entries: SubgraphEntry[]): strin
       const summary = el.summary.replace(/\s+/g, ' ');
       const redundant = (texts[0] ?? '').replace(/\s+/g, ' ').startsWith(summary.replace(/…$/, ''));
       lines.push(`    <node${xmlAttrs({ type: el.type, bbox: bboxText(el.bbox), summary: redundant ? undefined : clip(summary, summaryChars) })}>`);
-      // ... and here the crop of the node's bbox from that page image.
+      if (images && el.bbox && !first.virtualPage) lines.push(`      <crop ref="${image(page, el.bbox)}"/>`);
       const tag = rows ? 'row' : 'text';
       kept.forEach((k, i) => lines.push(`      <${tag} n="${k.n}">${escapeXml(texts[i]!)}</${tag}>`));
       lines.push('    </node>');

@@ -54,10 +54,13 @@ export const READER_SYSTEM_PROMPT = [
 
 export function buildReaderMessages(question: string, input: ReaderInput): ChatMessage[] {
   const note = input.truncated ? '\n(The evidence was cut at the reader token limit; some retrieved regions are not shown.)' : '';
-  return [
-    { role: 'system', content: READER_SYSTEM_PROMPT },
-    { role: 'user', content: `Evidence:\n--- begin evidence ---\n${input.text}\n--- end evidence ---${note}\n\nQuestion: ${question}` },
-  ];
+  const images = input.images ?? [];
+  const imageNote = images.length
+    ? `\n(The images named by <image ref="…"/> (a whole page) and <crop ref="…"/> (the element's box on its page) follow, each after its ref. Cite the numbered regions, not the images.)`
+    : '';
+  const user: ChatMessage = { role: 'user', content: `Evidence:\n--- begin evidence ---\n${input.text}\n--- end evidence ---${note}${imageNote}\n\nQuestion: ${question}` };
+  if (images.length) user.images = images.map((im) => ({ label: im.ref, mime: im.mime, data: im.data }));
+  return [{ role: 'system', content: READER_SYSTEM_PROMPT }, user];
 }
 
 /**
@@ -104,6 +107,10 @@ export function mapCitations(text: string, input: ReaderInput): { citations: Tra
 
 export class LlmReader implements Reader {
   readonly mode = 'llm' as const;
+  /** Page images go to the model unless it says it takes none. */
+  get acceptsImages(): boolean {
+    return this.model.acceptsImages !== false;
+  }
   private readonly logger: Logger;
 
   constructor(

@@ -7,6 +7,7 @@ import type { TokenCounter } from '../compress/tokens';
 import type { RegionNode } from '../model/region';
 import type { TraceCitation } from '../trace/schema';
 import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
+import type { ImageRequest, ReaderImage } from './pageImages';
 
 export interface EvidenceRegion {
   itemId: string;
@@ -23,9 +24,21 @@ export interface EvidenceRegion {
 
 export interface ReaderInput {
   text: string;
+  /** Tokens of the text (images are not counted: their cost depends on the model). */
   tokens: number;
   truncated: boolean;
   regions: EvidenceRegion[];
+  /** The page images and crops the text refers to (`<image ref>`, `<crop ref>`), when asked for. */
+  imageRequests?: ImageRequest[];
+  /** The rendered images, in request order, once the pipeline has rendered them. */
+  images?: ReaderImage[];
+  /** Why images asked for were not sent. */
+  notes?: string[];
+}
+
+export interface ReaderInputOptions {
+  /** Refer to page images and element crops in the subgraph XML (a multimodal reader). */
+  images?: boolean;
 }
 
 export interface Answer {
@@ -42,6 +55,8 @@ export interface Answer {
 
 export interface Reader {
   readonly mode: 'extractive' | 'llm';
+  /** True when the reader can look at page images and crops (`ReaderInput.images`). */
+  readonly acceptsImages?: boolean;
   answer(question: string, input: ReaderInput, signal?: AbortSignal): Promise<Answer>;
 }
 
@@ -59,7 +74,7 @@ type Unit = { kind: 'block'; region: EvidenceRegion } | { kind: 'subgraph'; file
  * region citation `n` names, whichever form it was shown in. Stops before the region that would
  * pass the cap.
  */
-export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter, cap: number): ReaderInput {
+export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter, cap: number, options: ReaderInputOptions = {}): ReaderInput {
   const units: Unit[] = [];
   const subgraphs = new Map<string, Extract<Unit, { kind: 'subgraph' }>>();
   for (const region of regions) {
@@ -78,6 +93,7 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
 
   const parts: string[] = [];
   const used: EvidenceRegion[] = [];
+  const imageRequests: ImageRequest[] = [];
   let total = 0;
   let truncated = false;
   const separator = () => (parts.length > 0 ? 1 : 0);
@@ -100,11 +116,13 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
     // rendering only grows with each region).
     const ordered = [...unit.regions].sort((a, b) => a.element!.page - b.element!.page || a.element!.order - b.element!.order);
     const render = (m: number) => {
+      const images = options.images ? { first: imageRequests.length + 1, requests: [] as ImageRequest[] } : undefined;
       const xml = renderSubgraphXml(
         unit.file,
         ordered.slice(0, m).map((r, i) => ({ element: r.element!, node: r.node, n: used.length + i + 1 })),
+        images,
       );
-      return { xml, n: tokens.count(xml) + separator() };
+      return { xml, n: tokens.count(xml) + separator(), requests: images?.requests ?? [] };
     };
     let fit = ordered.length;
     let best = render(fit);
@@ -112,7 +130,7 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
       truncated = true;
       let lo = 0;
       let hi = ordered.length - 1;
-      best = { xml: '', n: 0 };
+      best = { xml: '', n: 0, requests: [] };
       while (lo < hi) {
         const mid = Math.ceil((lo + hi) / 2);
         const r = render(mid);
@@ -126,10 +144,11 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
     if (fit > 0) {
       parts.push(best.xml);
       used.push(...ordered.slice(0, fit));
+      imageRequests.push(...best.requests);
       total += best.n;
     }
     if (truncated) break;
   }
   const text = parts.join('\n\n');
-  return { text, tokens: tokens.count(text), truncated, regions: used };
+  return { text, tokens: tokens.count(text), truncated, regions: used, ...(options.images ? { imageRequests } : {}) };
 }

@@ -38,6 +38,8 @@ export interface TraceSettings {
     evaluator: 'rule' | 'llm';
     budgets: { initialPages: number; maxActivationsPerIteration: number; maxIterations: number; maxOpenedNodes: number; maxSearches: number };
   };
+  /** Page images and crops of the controller's subgraph were asked for (a multimodal reader). */
+  pageImages?: boolean;
 }
 
 /** One node of an item's scored tree. Leaves carry their text; inner nodes a short preview. */
@@ -241,6 +243,17 @@ export interface TraceCitation {
   text: string;
 }
 
+export interface TraceReaderImage {
+  ref: string;
+  file: string;
+  /** 0-based page. */
+  page: number;
+  bbox?: [number, number, number, number];
+  width: number;
+  height: number;
+  bytes: number;
+}
+
 export interface AskTrace {
   schema: typeof TRACE_SCHEMA;
   version: typeof TRACE_SCHEMA_VERSION;
@@ -251,7 +264,16 @@ export interface AskTrace {
   index: { root: string; generation: number; items: number };
   rounds: TraceRound[];
   stop: { reason: StopReason; round: number; note: string };
-  readerInput: { text: string; tokens: number; truncated: boolean; regions: Array<{ itemId: string; nodeId: string }> };
+  readerInput: {
+    text: string;
+    tokens: number;
+    truncated: boolean;
+    regions: Array<{ itemId: string; nodeId: string }>;
+    /** Page images (no bbox) and element crops sent to a multimodal reader: which, and their size (the pixels are not stored). */
+    images?: TraceReaderImage[];
+    /** Why page images that were asked for were not sent. */
+    notes?: string[];
+  };
   answer: { mode: 'extractive' | 'llm'; text: string; citations: TraceCitation[]; model?: string; notes?: string[]; unresolvedMarkers?: number[] };
   totals: { evidenceTokens: number; uncompressedTokens: number; items: number; keptRegions: number };
   ms: number;
