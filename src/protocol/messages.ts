@@ -11,6 +11,7 @@
  */
 
 import type { AskTrace, CompressorSetting } from '../core/trace/schema';
+import type { SideMetrics } from '../core/train/report';
 
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
@@ -58,25 +59,7 @@ export interface ReplayRequestSettings {
  * One side (untrained or trained adapter) of a training report on questions it was not trained
  * on: the fields of `SideMetrics` in src/core/train/report.ts, shares in [0, 1].
  */
-export interface TrainingFigures {
-  /** Share of the projection's refinement decisions on the path to gold that agree with §10. */
-  decisionAccuracy: number;
-  decisions: number;
-  /** The same over every §10 pair, visited or not. */
-  pairAccuracy: number;
-  pairs: number;
-  /** Share of gold spans at least half covered by kept regions. */
-  goldRecall: number;
-  goldSpans: number;
-  evidenceTokens: number;
-  wholeTokens: number;
-  /** evidenceTokens / wholeTokens. */
-  tokenShare: number;
-  /** Share of candidate items where the projection dropped at least one subtree. */
-  prunedItemShare: number;
-  items: number;
-  questions: number;
-}
+export type TrainingFigures = SideMetrics;
 
 /** §10 preference counts (`PreferenceCounts` of src/core/annotate/preferences.ts). */
 export interface TrainingPreferenceCounts {
