@@ -132,15 +132,15 @@ describe('per-file memory limit (parse workers)', () => {
   it('a PDF keeps its own time limit inside the worker: E_TIME_LIMIT naming the page, or the pages read before it', async () => {
     await pdfPool.parse('warm.pdf', hostilePdf([2]), { graph: false });
     const t0 = Date.now();
-    await assert.rejects(pdfPool.parse('papers/hostile.pdf', hostilePdf([150_000]), { graph: false, timeLimitMs: 1_000 }), (err: unknown) => {
+    await assert.rejects(pdfPool.parse('papers/hostile.pdf', hostilePdf([400_000]), { graph: false, timeLimitMs: 1_000 }), (err: unknown) => {
       assert.ok(err instanceof CanopyError && err.code === 'E_TIME_LIMIT', String(err));
       assert.match(err.message, /^papers\/hostile\.pdf: reading page 1 of 1 ran past the per-file time limit of 1\.0 s/);
       return true;
     });
     assert.ok(Date.now() - t0 < 1_000 + SLACK_MS, `stopped after ${Date.now() - t0} ms`);
-    const doc = await pdfPool.parse('mixed.pdf', hostilePdf([4, 150_000]), { graph: false, timeLimitMs: 1_500 });
+    const doc = await pdfPool.parse('mixed.pdf', hostilePdf([4, 400_000]), { graph: false, timeLimitMs: 1_000 });
     assert.match(JSON.stringify(doc.items.map((i) => i.root)), /Page 1 line 4 holds ordinary readable text/);
-    assert.ok(doc.warnings.some((w) => w.code === 'timeLimit'));
+    assert.ok(doc.warnings.some((w) => w.code === 'timeLimit'), JSON.stringify(doc.warnings));
   });
 
   it('time spent in the encoder (in the calling thread) does not count against the hard limit', async () => {
