@@ -8,9 +8,14 @@
  *   crop   the element's bbox (PDF user space, origin bottom-left) plus a small margin, rendered
  *          at `cropScale` (default 2, i.e. 144 dpi) and scaled down to at most `cropMaxPixels`.
  * Each page is rendered once for all its requests. Pixels are bounded (no canvas larger than
- * 4,096 px a side), so a page with an absurd MediaBox cannot exhaust memory.
+ * 4,096 px a side), so a page with an absurd MediaBox cannot exhaust memory. Time is bounded per
+ * call (`timeLimitMs`, default 30 s): no page starts after the deadline, and a render still
+ * running at it is cancelled when pdf.js yields; the call then fails with E_TIME_LIMIT and the
+ * reader gets the text only. pdf.js renders a page in this thread as one chain of microtasks, so
+ * a single heavy page (a 150,000-operator page: 5.5 s here) runs to its end before the limit can
+ * act; only pages whose text parse fitted the index's per-file limits are ever rendered.
  */
-import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import { CancelledError, CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { loadPdfjs } from '../ingest/pdf/loadPdfjs';
 
 export interface ImageRequest {
@@ -41,7 +46,31 @@ export interface PageImageOptions {
   cropMarginPt?: number;
   /** pdf.js standard fonts (needed for the 14 standard fonts when not embedded). */
   standardFontDataUrl?: string;
+  /** Time for the whole call, rendering included (default 30 s). */
+  timeLimitMs?: number;
   signal?: AbortSignal;
+}
+
+/** Waits for a pdf.js render, cancelling it when the deadline passes or the signal fires. */
+async function renderWithin(task: { promise: Promise<void>; cancel(): void }, deadline: number, onLate: () => Error, signal?: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    const end = (err: Error) => {
+      task.cancel();
+      reject(err);
+    };
+    timer = setTimeout(() => end(onLate()), Math.max(0, deadline - Date.now()));
+    onAbort = () => end(new CancelledError());
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([task.promise, stop]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    task.promise.catch(() => undefined); // a cancelled render rejects; nobody waits for it then
+  }
 }
 
 const maxCanvasSide = 4096;
@@ -67,6 +96,8 @@ export async function renderPageImages(file: string, bytes: Uint8Array, requests
   const cropScale = options.cropScale ?? 2;
   const cropMax = options.cropMaxPixels ?? 1024;
   const margin = options.cropMarginPt ?? 6;
+  const timeLimitMs = options.timeLimitMs ?? 30_000;
+  const deadline = Date.now() + timeLimitMs;
   const { getDocument } = await loadPdfjs();
   const params: Record<string, unknown> = { data: new Uint8Array(bytes), disableFontFace: true, isEvalSupported: false, verbosity: 0 };
   if (options.standardFontDataUrl) params.standardFontDataUrl = options.standardFontDataUrl;
@@ -86,6 +117,13 @@ export async function renderPageImages(file: string, bytes: Uint8Array, requests
     for (const [pageIndex, reqs] of byPage) {
       throwIfCancelled(options.signal);
       if (pageIndex < 0 || pageIndex >= doc.numPages) throw new CanopyError(ErrorCodes.badInput, `${file}: no page ${pageIndex + 1} to render (the PDF has ${doc.numPages})`, { file });
+      const late = () =>
+        new CanopyError(
+          ErrorCodes.timeLimit,
+          `${file}: rendering page ${pageIndex + 1} for the reader ran past the time limit of ${(timeLimitMs / 1000).toFixed(timeLimitMs < 10_000 ? 1 : 0)} s`,
+          { file },
+        );
+      if (Date.now() >= deadline) throw late();
       const page = await doc.getPage(pageIndex + 1);
       const base = page.getViewport({ scale: 1 });
       // One render per page, at the scale the sharpest request needs, within the canvas bound.
@@ -105,7 +143,8 @@ export async function renderPageImages(file: string, bytes: Uint8Array, requests
         );
       }
       try {
-        await page.render({ canvasContext: rendered.context, viewport, canvas: rendered.canvas } as unknown as Parameters<typeof page.render>[0]).promise;
+        const task = page.render({ canvasContext: rendered.context, viewport, canvas: rendered.canvas } as unknown as Parameters<typeof page.render>[0]);
+        await renderWithin(task, deadline, late, options.signal);
         for (const r of reqs) {
           // The region to copy, in rendered pixels, and the size it gets.
           let sx = 0;

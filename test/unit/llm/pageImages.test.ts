@@ -11,6 +11,7 @@ import type { ChatMessage, ChatModel, ChatResult } from '../../../src/core/llm/l
 import { LlmReader } from '../../../src/core/read/llmReader';
 import { renderPageImages, type ImageRequest, type ReaderImage } from '../../../src/core/read/pageImages';
 import { validateHostToWebview } from '../../../src/protocol/validate';
+import { CanopyError } from '../../../src/core/errors';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
 import { ListRetriever } from '../../helpers/listRetriever';
 import { longReportEvidencePage, longReportPdf, longReportQuestion } from '../../helpers/longReportPdf';
@@ -61,6 +62,18 @@ describe('page images for a multimodal reader', () => {
   it('names a missing page, and a box outside the page', async () => {
     await assert.rejects(renderPageImages(FILE, longReportPdf(), [{ ref: 'img1', file: FILE, page: 99 }]), /annual-2023\.pdf: no page 100/);
     await assert.rejects(renderPageImages(FILE, longReportPdf(), [{ ref: 'img1', file: FILE, page: 0, bbox: [2000, 2000, 2100, 2100] }]), /outside page 1/);
+  });
+
+  it('starts no page after its time limit: E_TIME_LIMIT naming the file and the page, and renders again afterwards', async () => {
+    // One page takes a few milliseconds at least, so a 1 ms limit is spent before the second starts.
+    const requests: ImageRequest[] = [0, 1].map((page) => ({ ref: `img${page + 1}`, file: FILE, page }));
+    await assert.rejects(renderPageImages(FILE, longReportPdf(), requests, { timeLimitMs: 1 }), (err: unknown) => {
+      assert.ok(err instanceof CanopyError && err.code === 'E_TIME_LIMIT' && err.file === FILE, String(err));
+      assert.match(err.message, /^reports\/annual-2023\.pdf: rendering page [12] for the reader ran past the time limit of 0\.0 s/);
+      return true;
+    });
+    const [page] = await renderPageImages(FILE, longReportPdf(), [requests[0]!]);
+    assert.equal(page!.height, 1024);
   });
 
   describe('the OpenAI-compatible provider', () => {
