@@ -8,6 +8,7 @@
  * best-ranked fresh item (the carrier), which also carries the controller's trace.
  */
 import type { NodeAdapter } from '../compress/nodeScorer';
+import type { CanopySettings } from '../config/settings';
 import type { TokenCounter } from '../compress/tokens';
 import { buildEvidenceSubgraph, type ControllerRegion } from '../controller/subgraph';
 import { budgetsOf, resolveControllerOptions, type ControllerBudgets, type ControllerOptions } from '../controller/options';
@@ -141,15 +142,18 @@ function mergeScores(into: Map<string, number>, region: ControllerRegion): void 
 }
 
 /** The controller's options from Canopy's settings (`canopy.controller.*`). */
-export function askControllerFromSettings(s: {
-  controllerEnabled: boolean;
-  controllerMinPages: number;
-  controllerInitialPages: number;
-  controllerMaxActivationsPerIteration: number;
-  controllerMaxIterations: number;
-  controllerMaxOpenedNodes: number;
-  controllerMaxSearches: number;
-}): AskControllerOptions {
+export function askControllerFromSettings(
+  s: Pick<
+    CanopySettings,
+    | 'controllerEnabled'
+    | 'controllerMinPages'
+    | 'controllerInitialPages'
+    | 'controllerMaxActivationsPerIteration'
+    | 'controllerMaxIterations'
+    | 'controllerMaxOpenedNodes'
+    | 'controllerMaxSearches'
+  >,
+): AskControllerOptions {
   return {
     enabled: s.controllerEnabled,
     minPages: s.controllerMinPages,

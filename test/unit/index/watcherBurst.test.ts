@@ -11,11 +11,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ReindexScheduler } from '../../../src/core/app/reindexScheduler';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
-import { runIndexer, type IndexSummary } from '../../../src/core/index/indexer';
+import type { IndexSummary } from '../../../src/core/index/indexer';
 import { VectraStore } from '../../../src/core/index/vectraStore';
-import { discoverFiles } from '../../../src/core/ingest/discover';
-import { parseFile } from '../../../src/core/ingest/parseFile';
-import { hashEmbeddings } from '../../helpers/hashEmbeddings';
+import { indexFolder } from '../../helpers/indexFolder';
 
 const tmp = mkdtempSync(join(tmpdir(), 'canopy-burst-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -63,15 +61,7 @@ describe('watcher burst', () => {
     for (let i = 0; i < 200; i++) writeFileSync(join(root, 'notes', `n${i}.md`), body(i, 0));
     const summaries: IndexSummary[] = [];
     const indexOnce = async () => {
-      const s = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), {
-        dir,
-        store: new VectraStore(dir),
-        parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
-        embeddings: hashEmbeddings(),
-        parserVersion: 'test',
-        branchingFactor: 2,
-      });
-      summaries.push(s);
+      summaries.push(await indexFolder(root, dir));
     };
     await indexOnce();
     summaries.length = 0;

@@ -11,14 +11,11 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { AnnotationStore, makeAnnotation } from '../../../src/core/annotate/store';
 import { CanopyError } from '../../../src/core/errors';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
-import { runIndexer } from '../../../src/core/index/indexer';
 import { readCurrent } from '../../../src/core/index/layout';
 import { VectraStore } from '../../../src/core/index/vectraStore';
-import { discoverFiles } from '../../../src/core/ingest/discover';
-import { parseFile } from '../../../src/core/ingest/parseFile';
 import { errnoError, injectWriteFault, writeFileAtomic, type WriteStep } from '../../../src/core/store/atomicFile';
 import { listCheckpoints, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
-import { hashEmbeddings } from '../../helpers/hashEmbeddings';
+import { indexFolder } from '../../helpers/indexFolder';
 
 let tmp: string;
 beforeEach(() => {
@@ -74,15 +71,7 @@ describe('atomic writes under disk faults', () => {
 describe('indexing under disk faults', () => {
   let root: string;
   let dir: string;
-  const indexOnce = async () =>
-    runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), {
-      dir,
-      store: new VectraStore(dir),
-      parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
-      embeddings: hashEmbeddings(),
-      parserVersion: 'test',
-      branchingFactor: 2,
-    });
+  const indexOnce = () => indexFolder(root, dir);
   beforeEach(() => {
     root = join(tmp, 'ws');
     dir = join(tmp, 'index');
