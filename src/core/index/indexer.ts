@@ -73,10 +73,13 @@ export interface GenerationInput {
 /**
  * Work done on each new generation before it goes live, injected by the host (the topic
  * compass's bank: src/core/topics/indexTopics.ts). A failure leaves the generation without the
- * stage's output, never unwritten; `name` names its trace event (`index/<name>`) and warnings.
+ * stage's output, never unwritten; `name` names its trace event (`index/<name>`), its key in
+ * `canopy index --json` and its warnings.
  */
 export interface GenerationStage {
   readonly name: string;
+  /** What it makes, for the warning when it fails ("topic bank"). */
+  readonly output: string;
   run(input: GenerationInput): Promise<object | undefined>;
 }
 
@@ -248,7 +251,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
           })
           .catch((err: unknown) => {
             if (err instanceof CancelledError) throw err;
-            log.log('warn', `${stage.name}: nothing for generation ${generation}: ${describeError(err).message}`);
+            log.log('warn', `${stage.name}: no ${stage.output} for generation ${generation}: ${describeError(err).message}`);
             return undefined;
           })
       : undefined;

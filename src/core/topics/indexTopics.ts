@@ -51,7 +51,7 @@ const STAGE_NAME = 'topics';
 
 /** The topic compass's stage for the indexer: fits or updates the metadata bank of each generation. */
 export function topicStage(options: TopicIndexOptions = {}): GenerationStage {
-  return { name: STAGE_NAME, run: (input) => runTopicStage({ ...input, options }) };
+  return { name: STAGE_NAME, output: 'topic bank', run: (input) => runTopicStage({ ...input, options }) };
 }
 
 /** What the topic stage did in an index run, if it ran. */
