@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runIndexer } from '../src/core/index/indexer';
-import { VectraStore } from '../src/core/index/vectraStore';
+import { LocalStore } from '../src/core/index/localStore';
 import { discoverFiles, type Discovery } from '../src/core/ingest/discover';
 import { parseFile } from '../src/core/ingest/parseFile';
 import type { ParseOptions } from '../src/core/ingest/parsedDocument';
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     let seconds = 0;
     for (const d of discoveries) {
       const dir = mkdtempSync(join(tmpdir(), 'canopy-bench-pw-'));
-      const summary = await runIndexer(d, { dir, store: new VectraStore(dir), parse, embeddings: hashEmbeddings(), parserVersion: 'bench', branchingFactor: 2 });
+      const summary = await runIndexer(d, { store: new LocalStore(dir), parse, embeddings: hashEmbeddings(), parserVersion: 'bench', branchingFactor: 2 });
       seconds += summary.seconds;
       rmSync(dir, { recursive: true, force: true });
     }

@@ -23,8 +23,8 @@ import { EmbeddingCache } from '../src/core/encode/cache';
 import { UseLiteEncoder } from '../src/core/encode/useLiteEncoder';
 import { ieAtK, precisionAtK, recallAtK } from '../src/core/retrieve/metrics';
 import type { CorpusIndex } from '../src/core/index/corpusIndex';
-import { LexicalIndex } from '../src/core/index/lexicalIndex';
-import type { VectorHit, VectorSearch } from '../src/core/index/vectorStore';
+import { Bm25Index } from '../src/core/index/bm25';
+import type { SearchHit as VectorHit } from '../src/core/index/indexStore';
 import type { Item } from '../src/contracts/region';
 import { HybridRetriever } from '../src/core/retrieve/hybrid';
 import type { ScoreComponents } from '../src/contracts/trace';
@@ -65,7 +65,7 @@ function readQrels(path: string): Map<string, Set<string>> {
 }
 
 /** Brute-force cosine search over unit vectors: the VectorSearch port, in memory. */
-class MemoryVectors implements VectorSearch {
+class MemoryVectors {
   constructor(
     private readonly ids: string[],
     private readonly vectors: Float32Array[],
@@ -158,8 +158,8 @@ async function main(): Promise<void> {
   // The real HybridRetriever over an in-memory corpus. CorpusIndex is a class over an on-disk
   // generation; the retriever reads only `vectors`, `lexical` and `item`, so a structural
   // stand-in is cast to it here (a tool, not the product path).
-  const lexical = LexicalIndex.empty();
-  lexical.add(docs.map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '', modality: 'text' })));
+  const bm25 = Bm25Index.build(docs.map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '', modality: 'text' })));
+  const lexical = { size: bm25.size, query: async (text: string, k: number, modalities?: readonly string[]) => bm25.query(text, k, modalities) };
   const byId = new Map(docs.map((d) => [d._id, d]));
   const item = async (id: string): Promise<Item> => ({ id, file: id, title: byId.get(id)?.title ?? id, modality: 'text', root: undefined as unknown as Item['root'] });
   const index = { vectors: new MemoryVectors(docs.map((d) => d._id), docVecs), lexical, item } as unknown as CorpusIndex;

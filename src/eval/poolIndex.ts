@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { CorpusIndex } from '../core/index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../core/index/indexer';
-import { VectraStore } from '../core/index/vectraStore';
+import { LocalStore } from '../core/index/localStore';
 import type { Discovery, DiscoveredFile } from '../core/ingest/discover';
 import type { ParsedDocument } from '../core/ingest/parsedDocument';
 import { silentLogger, type Logger } from '../core/ports';
@@ -126,8 +126,7 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
   return runIndexer(
     discovery,
     {
-      dir: indexDir,
-      store: new VectraStore(indexDir),
+      store: new LocalStore(indexDir),
       parse: poolParser(options.branchingFactor),
       embeddings: { id: options.embeddings.id, embed, persist: () => options.embeddings.save() },
       parserVersion: POOL_PARSER_VERSION,
@@ -152,7 +151,7 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
   const dir = join(options.cacheDir, `pool-${key}`);
   const indexDir = join(dir, 'index');
   const marker = join(dir, 'complete.json');
-  const store = new VectraStore(indexDir);
+  const store = new LocalStore(indexDir);
   const { discovery, docOfFile } = await writePoolFiles(join(dir, 'files'), docs);
   let built: IndexSummary | undefined;
   if (!existsSync(marker)) {
@@ -163,7 +162,7 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
     }
     await writeFileAtomic(marker, JSON.stringify({ documents: docs.length, items: built.items, nodes: built.nodes, seconds: built.seconds, encoder: options.embeddings.id }));
   }
-  const corpus = await CorpusIndex.open(indexDir, store, { maxCachedDocs: 4096 });
+  const corpus = await CorpusIndex.open(store, { maxCachedDocs: 4096 });
   const docOfItem = new Map<string, string>();
   const itemOfDoc = new Map<string, string>();
   for (const [file, entry] of Object.entries(corpus.manifest.files)) {

@@ -9,7 +9,6 @@
  * The metadata bank is fitted once per pool index generation and cached beside it
  * (`topics-<N>.bin`, src/core/topics/indexTopics.ts).
  */
-import { VectraStore } from '../core/index/vectraStore';
 import type { Retriever } from '../core/retrieve/retriever';
 import type { TopicBank } from '../core/topics/bank';
 import { defaultCompassOptions, type CompassOptions } from '../core/topics/compass';
@@ -72,7 +71,7 @@ export interface TopicSetupOptions {
 export async function prepareTopicVariants(questions: EvalQuestion[], variants: readonly TopicVariant[], pool: PoolIndex, embeddings: EvalEmbeddings, options: TopicSetupOptions): Promise<TopicSetup> {
   const holdout = options.holdout ?? 0.5;
   const t0 = Date.now();
-  const bank: TopicBank | undefined = await bankFor(pool.corpus, new VectraStore(pool.corpus.dir), {
+  const bank: TopicBank | undefined = await bankFor(pool.corpus, pool.corpus.store, {
     fit: true,
     logger: { log: (_l, m) => options.onProgress?.(m) },
   });

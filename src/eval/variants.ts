@@ -42,7 +42,7 @@ export class WeightedHybridRetriever implements Retriever {
     const pool = Math.max(4 * k, options.candidates ?? 50);
     const filter = options.modalities ? { modalities: options.modalities } : undefined;
     const dense = await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter);
-    const lexical = this.index.lexical.query(query, pool, options.modalities);
+    const lexical = await this.index.lexical.query(query, pool, options.modalities);
     const table = new Map<string, ScoreComponents & { best: number }>();
     const add = (hits: Array<{ id: string; score: number }>, weight: number, which: 'dense' | 'bm25') => {
       hits.forEach((h, rank) => {

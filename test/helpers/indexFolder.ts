@@ -1,17 +1,18 @@
 /**
  * Indexes a folder with the real discovery, parser and indexer and cheap feature-hashing
- * embeddings (no graph): the set-up the crash, fault and watcher tests share.
+ * embeddings (no graph): the set-up the crash, fault and watcher tests share. The index goes to
+ * the local store in `dir`, or to `store` when given.
  */
+import type { IndexStore } from '../../src/core/index/indexStore';
 import { runIndexer, type IndexSummary } from '../../src/core/index/indexer';
-import { VectraStore } from '../../src/core/index/vectraStore';
+import { LocalStore } from '../../src/core/index/localStore';
 import { discoverFiles } from '../../src/core/ingest/discover';
 import { parseFile } from '../../src/core/ingest/parseFile';
 import { hashEmbeddings } from './hashEmbeddings';
 
-export async function indexFolder(root: string, dir: string, maxFileSizeMB = 1): Promise<IndexSummary> {
+export async function indexFolder(root: string, dir: string, maxFileSizeMB = 1, store?: IndexStore): Promise<IndexSummary> {
   return runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB }), {
-    dir,
-    store: new VectraStore(dir),
+    store: store ?? new LocalStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
     embeddings: hashEmbeddings(),
     parserVersion: 'test',

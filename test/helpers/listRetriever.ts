@@ -1,19 +1,19 @@
 /**
  * A retriever over an in-memory list of items, ranking with the real BM25 index
- * (LexicalIndex). For pipeline tests that need retrieval without an index on disk.
+ * (Bm25Index). For pipeline tests that need retrieval without an index on disk.
  */
-import { LexicalIndex } from '../../src/core/index/lexicalIndex';
+import { Bm25Index } from '../../src/core/index/bm25';
 import type { Item } from '../../src/contracts/region';
 import type { Retrieval, RetrieveOptions, Retriever } from '../../src/core/retrieve/retriever';
 
 export class ListRetriever implements Retriever {
-  private readonly lexical = LexicalIndex.empty();
+  private readonly lexical: Bm25Index;
   private readonly byId: Map<string, Item>;
   readonly queries: string[] = [];
 
   constructor(items: Item[]) {
     this.byId = new Map(items.map((i) => [i.id, i]));
-    this.lexical.add(items.map((i) => ({ id: i.id, title: i.title, text: i.root.text, modality: i.modality })));
+    this.lexical = Bm25Index.build(items.map((i) => ({ id: i.id, title: i.title, text: i.root.text, modality: i.modality })));
   }
 
   async retrieve(query: string, k: number, options: RetrieveOptions = {}): Promise<Retrieval> {

@@ -15,7 +15,7 @@ import { createEncoder } from '../../core/encode/createEncoder';
 import { readAnnotations } from '../../eval/annotations';
 import { CorpusIndex } from '../../core/index/corpusIndex';
 import { paths } from '../../core/index/layout';
-import { VectraStore } from '../../core/index/vectraStore';
+import { LocalStore } from '../../core/index/localStore';
 import { OpenAiCompatibleChatModel } from '../../core/llm/openaiProvider';
 import { HybridRetriever } from '../../core/retrieve/hybrid';
 import { bankFor, trainOnIndex } from '../../core/topics/compassIndex';
@@ -89,13 +89,13 @@ export async function runTopics(args: string[], io: CliIO): Promise<number> {
   const root = path.resolve(io.cwd, values.dir ?? '.');
   const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
   const logger = cliLogger(io, true);
-  const store = new VectraStore(indexDir);
-  const corpus = await CorpusIndex.open(indexDir, store);
+  const store = new LocalStore(indexDir);
+  const corpus = await CorpusIndex.open(store);
   const k = num(values.k, '--k', (n) => Number.isInteger(n) && n >= 1);
   if (sub === 'fit') {
     const started = Date.now();
     const bank = values.refit
-      ? await fitIndexTopics(corpus.dir, store, corpus.generation, corpus.manifest.files, corpus.manifest.encoderId, k ? { k } : {})
+      ? await fitIndexTopics(indexDir, store, corpus.generation, corpus.manifest.files, corpus.manifest.encoderId, k ? { k } : {})
       : await bankFor(corpus, store, { fit: true, ...(k ? { topics: { k } } : {}), logger });
     if (!bank) throw new UsageError('the index holds no items');
     io.out(`topics: K = ${bank.model.k} over ${bank.size} items, generation ${corpus.generation} (${((Date.now() - started) / 1000).toFixed(1)} s)`);

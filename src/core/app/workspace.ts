@@ -20,13 +20,13 @@ import type { ChatModel } from '../llm/llm';
 import { routeQuestionWithLlm } from '../compress/llmRouter';
 import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
-import { EmbeddingCache } from '../encode/cache';
 import { createEncoder } from '../encode/createEncoder';
+import type { VectorCache } from '../encode/vectorCache';
 import type { Encoder, EncoderConfig } from '../encode/encoder';
 import { CorpusIndex } from '../index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../index/indexer';
-import { paths } from '../index/layout';
-import { VectraStore } from '../index/vectraStore';
+import type { IndexStore } from '../index/indexStore';
+import { LocalStore } from '../index/localStore';
 import { discoverFiles } from '../ingest/discover';
 import { ParsePool } from '../ingest/parsePool';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
@@ -52,8 +52,10 @@ const CACHE_SAVE_INTERVAL_MS = 30_000;
 export interface WorkspaceConfig {
   /** The folder whose documents are indexed. */
   root: string;
-  /** Where the index lives (the extension: workspace storage; the CLI: <root>/.canopy/index). */
+  /** Where the index lives (the extension: workspace storage; the CLI: <root>/.canopy/index); with a database store, traces only. */
   indexDir: string;
+  /** The index store, owned (closed) by the workspace; default: the local store in `indexDir`. */
+  store?: IndexStore;
   settings: CanopySettings;
   encoder: EncoderConfig;
   builtinModelDir: string;
@@ -97,30 +99,35 @@ export interface SavedTraceSummary {
 
 export class CanopyWorkspace {
   private encoder: Encoder | undefined;
-  private cache: EmbeddingCache | undefined;
+  private cache: VectorCache | undefined;
   private lastCacheSave = 0;
   private corpus: CorpusIndex | undefined;
-  private readonly store: VectraStore;
+  private readonly store: IndexStore;
   private readonly log: Logger;
   private readonly tokens = bpeTokenCounter();
 
   constructor(readonly config: WorkspaceConfig) {
-    this.store = new VectraStore(config.indexDir);
+    this.store = config.store ?? new LocalStore(config.indexDir);
     this.log = config.logger ?? silentLogger;
   }
 
-  private embeddingsLoading: Promise<{ encoder: Encoder; cache: EmbeddingCache }> | undefined;
+  /** Which store the index is in and where (a database URL without its password). */
+  get storeDescription(): string {
+    return `${this.store.kind} ${this.store.location}`;
+  }
+
+  private embeddingsLoading: Promise<{ encoder: Encoder; cache: VectorCache }> | undefined;
 
   /**
    * The encoder and cache, created on first use (loading the model takes a moment). Concurrent
    * first calls share one load: 20 questions asked at once used to load the model and a 232 MB
    * cache 20 times over.
    */
-  private async embeddings(): Promise<{ encoder: Encoder; cache: EmbeddingCache }> {
+  private async embeddings(): Promise<{ encoder: Encoder; cache: VectorCache }> {
     if (this.encoder && this.cache) return { encoder: this.encoder, cache: this.cache };
     this.embeddingsLoading ??= (async () => {
       const encoder = await createEncoder(this.config.encoder, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.root });
-      const cache = await EmbeddingCache.open({ dir: paths(this.config.indexDir).embeddings, encoder, logger: this.log });
+      const cache = await this.store.vectorCache(encoder, this.log);
       this.encoder = encoder;
       this.cache = cache;
       return { encoder, cache };
@@ -172,7 +179,6 @@ export class CanopyWorkspace {
     const summary = await runIndexer(
       discovery,
       {
-        dir: this.config.indexDir,
         store: this.store,
         parse: (rel, bytes, signal) =>
           pool.parse(rel, bytes, {
@@ -199,7 +205,7 @@ export class CanopyWorkspace {
       try {
         const corpus = await this.openIndex();
         const embedQuery = rememberLastQuery(this.embedQuery);
-        const bank = await readTopicBank(corpus.dir, corpus.generation);
+        const bank = corpus.dir === undefined ? undefined : await readTopicBank(corpus.dir, corpus.generation);
         if (bank) await ensureScorer({ corpus, bank, hybrid: new HybridRetriever(corpus, embedQuery), embedQuery, logger: this.log }, options.signal ? { signal: options.signal } : {});
       } catch (err) {
         this.log.log('warn', `topics: no scorer trained (${(err as Error).message}); retrieval stays hybrid`);
@@ -228,7 +234,7 @@ export class CanopyWorkspace {
   async openIndex(): Promise<CorpusIndex> {
     if (this.corpus) return this.corpus;
     const epoch = this.corpusEpoch;
-    const loading = (this.corpusLoading ??= CorpusIndex.open(this.config.indexDir, this.store)
+    const loading = (this.corpusLoading ??= CorpusIndex.open(this.store)
       .then((corpus) => {
         if (epoch === this.corpusEpoch) this.corpus = corpus;
         return corpus;
@@ -382,10 +388,10 @@ export class CanopyWorkspace {
     return {
       encoderId: encoder.id,
       item: (id) => corpus.item(id),
-      cachedVectors: async (texts) => texts.map((t) => cache.get(t)),
+      cachedVectors: (texts) => cache.lookup(texts),
       queryVector: async (query) => {
         const hit = this.queryVectors.get(query);
-        return hit && hit.encoderId === encoder.id ? hit.vector : cache.get(query);
+        return hit && hit.encoderId === encoder.id ? hit.vector : (await cache.lookup([query]))[0];
       },
     };
   }
@@ -465,5 +471,8 @@ export class CanopyWorkspace {
     await this.encoder?.dispose();
     this.encoder = undefined;
     this.cache = undefined;
+    await this.corpus?.close();
+    this.corpus = undefined;
+    await this.store.close();
   }
 }

@@ -10,7 +10,7 @@
  * counterpart here, so image-only pages rank last.
  */
 import { reciprocalRankFusion, type Ranked } from '../retrieve/fusion';
-import { LexicalIndex } from '../index/lexicalIndex';
+import { Bm25Index } from '../index/bm25';
 import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
@@ -26,9 +26,7 @@ export function groundPages(view: DocumentView, relevance: RelevanceModel, rrfK:
     if (p.text.trim()) docs.push({ id: p.id, title: '', text: p.text, modality: 'text' });
   }
   dense.sort((a, b) => b.score - a.score || view.node(a.id)!.page - view.node(b.id)!.page);
-  const lexical = LexicalIndex.empty();
-  lexical.add(docs);
-  const bm25 = lexical.query(relevance.question, view.pages.length);
+  const bm25 = Bm25Index.build(docs).query(relevance.question, view.pages.length);
   const fused = reciprocalRankFusion([dense, bm25], rrfK);
   const out: GroundedPage[] = fused.map((f, rank) => {
     const node = view.node(f.id)!;
@@ -71,8 +69,7 @@ export async function searchElements(
     if (s !== undefined) dense.push({ id: e.id, score: s });
   }
   dense.sort((a, b) => b.score - a.score || view.readingOrder(a.id) - view.readingOrder(b.id));
-  const lexical = LexicalIndex.empty();
-  lexical.add(candidates.filter((e) => e.text.trim()).map((e) => ({ id: e.id, title: '', text: e.text, modality: 'text' })));
+  const lexical = Bm25Index.build(candidates.filter((e) => e.text.trim()).map((e) => ({ id: e.id, title: '', text: e.text, modality: 'text' })));
   const pool = Math.max(50, 4 * options.k);
   const fused = reciprocalRankFusion([dense.slice(0, pool), lexical.query(query, pool)], options.rrfK);
   return fused.slice(0, options.k).map((f) => ({ nodeId: f.id, page: view.node(f.id)!.page, score: f.fused }));

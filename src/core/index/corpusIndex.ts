@@ -1,43 +1,53 @@
 /**
- * An opened, read-only index generation: the manifest, the item vectors, the BM25 index and the
- * parsed documents (loaded on demand, kept in a small LRU). The retriever and the pipeline read
- * the corpus only through this.
+ * An opened, read-only index generation of any store (indexStore.ts): the manifest, dense and
+ * lexical top-k, and the parsed documents (loaded on demand, kept in a small LRU). The retriever
+ * and the pipeline read the corpus only through this.
  */
-import { promises as fs } from 'node:fs';
+import type { Item } from '../../contracts/region';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
-import type { Item } from '../../contracts/region';
-import { paths, readCurrent, readManifest, type IndexManifest } from './layout';
-import { LexicalIndex } from './lexicalIndex';
-import type { VectorSearch, VectorStore } from './vectorStore';
+import type { GenerationReader, IndexStore, SearchHit } from './indexStore';
+import type { IndexManifest } from './layout';
 
 export class CorpusIndex {
   private readonly itemFile = new Map<string, string>();
   private readonly docs = new Map<string, ParsedDocument>();
+  /** Dense top-k by cosine similarity (the store's). */
+  readonly vectors: { readonly size: number; query(vector: Float32Array, k: number, filter?: { modalities?: readonly string[] }): Promise<SearchHit[]> };
+  /** Lexical top-k (the store's: BM25 or the database's full-text ranking). */
+  readonly lexical: { readonly size: number; query(text: string, k: number, modalities?: readonly string[]): Promise<SearchHit[]> };
 
   private constructor(
-    readonly dir: string,
+    readonly store: IndexStore,
     readonly manifest: IndexManifest,
-    readonly vectors: VectorSearch,
-    readonly lexical: LexicalIndex,
+    private readonly reader: GenerationReader,
     private readonly maxCachedDocs: number,
   ) {
     for (const [file, entry] of Object.entries(manifest.files)) for (const id of entry.items) this.itemFile.set(id, file);
+    this.vectors = { size: reader.size, query: (vector, k, filter) => reader.dense(vector, k, filter) };
+    this.lexical = { size: reader.size, query: (text, k, modalities) => reader.lexical(text, k, modalities ? { modalities } : undefined) };
   }
 
-  /** Opens the live generation; CanopyError(E_NOT_FOUND) when the folder holds no index yet. */
-  static async open(dir: string, store: VectorStore, options: { maxCachedDocs?: number } = {}): Promise<CorpusIndex> {
-    const generation = await readCurrent(dir);
-    if (generation === undefined) throw new CanopyError(ErrorCodes.notFound, `no Canopy index at ${dir}: index the folder first`);
-    const manifest = await readManifest(dir, generation);
-    const vectors = await store.open(generation);
-    let lexical: LexicalIndex;
-    try {
-      lexical = LexicalIndex.fromJSON(await fs.readFile(paths(dir).lexical(generation), 'utf8'));
-    } catch (err) {
-      throw new CanopyError(ErrorCodes.indexCorrupt, `index at ${dir} is corrupt: BM25 index unreadable (${(err as Error).message})`, { cause: err });
+  /** Opens the live generation; CanopyError(E_NOT_FOUND) when the store holds no index yet. */
+  static async open(store: IndexStore, options: { maxCachedDocs?: number } = {}): Promise<CorpusIndex> {
+    for (let attempt = 0; ; attempt++) {
+      const generation = await store.liveGeneration();
+      if (generation === undefined) throw new CanopyError(ErrorCodes.notFound, `no Canopy index at ${store.location}: index the folder first`);
+      try {
+        const manifest = await store.readManifest(generation);
+        const reader = await store.open(generation);
+        return new CorpusIndex(store, manifest, reader, options.maxCachedDocs ?? 256);
+      } catch (err) {
+        // Two commits between reading the live generation and opening it removed it: open the new one.
+        if (attempt < 2 && err instanceof CanopyError && err.code === ErrorCodes.indexCorrupt && (await store.liveGeneration()) !== generation) continue;
+        throw err;
+      }
     }
-    return new CorpusIndex(dir, manifest, vectors, lexical, options.maxCachedDocs ?? 256);
+  }
+
+  /** The local store's folder (topic banks and scorers live there); undefined for a database store. */
+  get dir(): string | undefined {
+    return this.store.localDir;
   }
 
   get generation(): number {
@@ -63,9 +73,9 @@ export class CorpusIndex {
     }
     let doc: ParsedDocument;
     try {
-      doc = JSON.parse(await fs.readFile(paths(this.dir).doc(entry.doc), 'utf8')) as ParsedDocument;
+      doc = await this.reader.document(entry.doc);
     } catch (err) {
-      throw new CanopyError(ErrorCodes.indexCorrupt, `index at ${this.dir} is corrupt: parsed ${relPath} unreadable (${(err as Error).message})`, {
+      throw new CanopyError(ErrorCodes.indexCorrupt, `index at ${this.store.location} is corrupt: parsed ${relPath} unreadable (${(err as Error).message})`, {
         file: relPath,
         cause: err,
       });
@@ -82,5 +92,11 @@ export class CorpusIndex {
     const item = doc.items.find((it) => it.id === id);
     if (!item) throw new CanopyError(ErrorCodes.indexCorrupt, `item ${id} is missing from the parsed ${file}`, { file });
     return item;
+  }
+
+  /** Releases the generation's reader (file handles, connections it holds); the store stays open. */
+  async close(): Promise<void> {
+    this.docs.clear();
+    await this.reader.close();
   }
 }

@@ -6,28 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
 import { CancelledError, CanopyError, describeError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { Discovery } from '../ingest/discover';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { RegionNode } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
-import { isWriteErrno, removeStaleTemps, writeError, writeFileAtomic } from '../store/atomicFile';
+import { isWriteErrno, writeError } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
-import {
-  acquireLock,
-  INDEX_FORMAT,
-  paths,
-  readCurrent,
-  readManifest,
-  writeCurrent,
-  type FileEntry,
-  type IndexError,
-  type IndexManifest,
-} from './layout';
-import { LexicalIndex, type LexicalDoc } from './lexicalIndex';
-import type { VectorEntry, VectorStore } from './vectorStore';
+import type { IndexStore, ItemRecord } from './indexStore';
+import { INDEX_FORMAT, type FileEntry, type IndexError, type IndexManifest } from './layout';
 
 export type ParseFn = (relPath: string, bytes: Uint8Array, signal?: AbortSignal) => Promise<ParsedDocument>;
 
@@ -40,8 +28,8 @@ export interface EmbeddingSource {
 }
 
 export interface IndexerDeps {
-  dir: string;
-  store: VectorStore;
+  /** Where the index is written (LocalStore, PostgresStore). */
+  store: IndexStore;
   parse: ParseFn;
   embeddings: EmbeddingSource;
   /** Changes here (branching factor, parser) make every file re-parse. */
@@ -56,12 +44,13 @@ export interface IndexerDeps {
 
 /** A new generation as a stage run before it goes live sees it. */
 export interface GenerationInput {
+  /** The local store's folder, where the stage writes its output. */
   dir: string;
   generation: number;
   /** The generation this one was built from, if any. */
   previousGeneration?: number;
   encoderId: string;
-  store: VectorStore;
+  store: IndexStore;
   /** Items added or replaced in this generation (vector and text) and items removed. */
   upsert: ReadonlyArray<{ id: string; vector: Float32Array; text: string }>;
   remove: readonly string[];
@@ -74,7 +63,8 @@ export interface GenerationInput {
  * Work done on each new generation before it goes live, injected by the host (the topic
  * compass's bank: src/core/topics/indexTopics.ts). A failure leaves the generation without the
  * stage's output, never unwritten; `name` names its trace event (`index/<name>`), its key in
- * `canopy index --json` and its warnings.
+ * `canopy index --json` and its warnings. Stages write beside a local store's files; with a
+ * database store they are skipped with a warning.
  */
 export interface GenerationStage {
   readonly name: string;
@@ -110,23 +100,21 @@ function countNodes(n: RegionNode): number {
 export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal?: AbortSignal): Promise<IndexSummary> {
   const started = Date.now();
   const log = deps.logger ?? silentLogger;
-  const p = paths(deps.dir);
+  const store = deps.store;
   let release: () => Promise<void>;
   try {
-    await fs.mkdir(p.docs, { recursive: true });
-    release = await acquireLock(deps.dir);
+    release = await store.lockWriter();
   } catch (err) {
-    throw isWriteErrno(err) ? writeError(err, `the index in ${deps.dir}`, 'the previous index, if any, is unchanged') : err;
+    throw isWriteErrno(err) ? writeError(err, `the index in ${store.location}`, 'the previous index, if any, is unchanged') : err;
   }
   try {
-    await removeStaleTemps(deps.dir);
-    await removeStaleTemps(p.docs);
+    await store.recover();
 
     let previous: IndexManifest | undefined;
     let rebuilt: string | undefined;
     try {
-      const live = await readCurrent(deps.dir);
-      if (live !== undefined) previous = await readManifest(deps.dir, live);
+      const live = await store.liveGeneration();
+      if (live !== undefined) previous = await store.readManifest(live);
     } catch (err) {
       if (!(err instanceof CanopyError)) throw err;
       rebuilt = `${err.message}; rebuilding the index from the documents`;
@@ -141,14 +129,12 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       previous.parserVersion === deps.parserVersion;
     if (previous && !compatible) log.log('info', 'encoder, branching factor or parser changed: re-indexing every file');
     const base = compatible ? previous : undefined;
-    // Above every generation on disk, so a rebuild never writes over a stale generation's files.
-    const onDisk = [...(await deps.store.listGenerations()), ...(await manifestGenerations(deps.dir))];
-    const generation = Math.max(previous?.generation ?? 0, ...onDisk) + 1;
+    // Above every generation the store holds, so a rebuild never writes over a stale generation's data.
+    const generation = Math.max(previous?.generation ?? 0, ...(await store.generations())) + 1;
 
     const files: Record<string, FileEntry> = {};
     const errors: IndexError[] = [];
-    const upsert: VectorEntry[] = [];
-    const lexicalAdd: LexicalDoc[] = [];
+    const upsert: ItemRecord[] = [];
     const removedItems = new Set<string>();
     let parsed = 0;
     let reused = 0;
@@ -186,11 +172,10 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
           throwIfCancelled(signal);
           for (const [id, v] of await nodeVectors(item.root, deps.embeddings.embed, signal)) vectors.set(id, v);
         }
-        await writeFileAtomic(p.doc(key), JSON.stringify(doc));
+        await store.putDocument(key, doc);
         if (old) old.items.forEach((id) => removedItems.add(id));
         for (const item of doc.items) {
-          upsert.push({ id: item.id, vector: vectors.get(item.root.id)!, metadata: { file: f.relPath, modality: item.modality } });
-          lexicalAdd.push({ id: item.id, title: item.title, text: item.root.text, modality: item.modality });
+          upsert.push({ id: item.id, file: f.relPath, modality: item.modality, title: item.title, text: item.root.text, vector: vectors.get(item.root.id)! });
         }
         files[f.relPath] = {
           hash,
@@ -229,22 +214,19 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     for (const entry of Object.values(files)) if (entry.staleError) entry.items.forEach((id) => removedItems.delete(id));
 
     throwIfCancelled(signal);
-    await deps.store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] });
-    const lexical = base ? LexicalIndex.fromJSON(await fs.readFile(p.lexical(base.generation), 'utf8')) : LexicalIndex.empty();
-    lexical.remove([...removedItems, ...upsert.map((e) => e.id)]);
-    lexical.add(lexicalAdd);
-    await writeFileAtomic(p.lexical(generation), lexical.toJSON());
+    await store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] });
     // A failed stage leaves this generation without its output (retrieval stays hybrid), never the index unwritten.
-    const stage = deps.stage;
+    const stage = deps.stage && store.localDir === undefined ? undefined : deps.stage;
+    if (deps.stage && !stage) log.log('warn', `${deps.stage.name}: no ${deps.stage.output} with the ${store.kind} store (it needs the local store)`);
     const stageSummary = stage
       ? await stage
           .run({
-            dir: deps.dir,
+            dir: store.localDir!,
             generation,
             ...(base ? { previousGeneration: base.generation } : {}),
             encoderId: deps.embeddings.id,
-            store: deps.store,
-            upsert: upsert.map((e, i) => ({ id: e.id, vector: e.vector, text: `${lexicalAdd[i]!.title}\n${lexicalAdd[i]!.text}` })),
+            store,
+            upsert: upsert.map((e) => ({ id: e.id, vector: e.vector, text: `${e.title}\n${e.text}` })),
             remove: [...removedItems],
             files,
             logger: log,
@@ -270,10 +252,9 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       errors,
       skipped: discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason })),
     };
-    await writeFileAtomic(p.manifest(generation), JSON.stringify(manifest));
     throwIfCancelled(signal);
-    await writeCurrent(deps.dir, generation); // the commit point
-    await collectGarbage(deps, generation, manifest);
+    await store.commit(manifest); // the commit point
+    await store.collectGarbage(manifest, base?.generation);
 
     const entries = Object.values(files);
     return {
@@ -294,7 +275,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
   } catch (err) {
     // A disk that fills up (or turns read-only) mid-run stops the run before its commit point:
     // the previous generation stays live and every file indexed before stays searchable.
-    if (isWriteErrno(err)) throw writeError(err, `the index in ${deps.dir}`, 'indexing stopped and the previous index is unchanged');
+    if (isWriteErrno(err)) throw writeError(err, `the index in ${store.location}`, 'indexing stopped and the previous index is unchanged');
     if (err instanceof CanopyError && err.code === ErrorCodes.writeFailed) {
       throw new CanopyError(ErrorCodes.writeFailed, `Indexing stopped: ${err.message} The previous index is unchanged.`, { ...(err.file ? { file: err.file } : {}), cause: err });
     }
@@ -302,23 +283,4 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
   } finally {
     await release().catch(() => undefined);
   }
-}
-
-async function manifestGenerations(dir: string): Promise<number[]> {
-  return (await fs.readdir(dir)).flatMap((n) => {
-    const m = /^(?:(?:gen|lexical)-(\d+)\.json|topics-(\d+)\.bin)$/.exec(n);
-    return m ? [Number(m[1] ?? m[2])] : [];
-  });
-}
-
-/** Removes every generation but the live one and parsed documents no file refers to. */
-async function collectGarbage(deps: IndexerDeps, live: number, manifest: IndexManifest): Promise<void> {
-  const p = paths(deps.dir);
-  for (const g of await deps.store.listGenerations()) if (g !== live) await deps.store.dropGeneration(g);
-  for (const name of await fs.readdir(deps.dir)) {
-    const m = /^(?:(gen|lexical)-(\d+)\.json|topics-(\d+)\.bin)$/.exec(name);
-    if (m && Number(m[2] ?? m[3]) !== live) await fs.rm(path.join(deps.dir, name), { force: true });
-  }
-  const referenced = new Set(Object.values(manifest.files).map((e) => `${e.doc}.json`));
-  for (const name of await fs.readdir(p.docs)) if (!referenced.has(name)) await fs.rm(path.join(p.docs, name), { force: true });
 }

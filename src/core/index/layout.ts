@@ -1,26 +1,28 @@
 /**
- * The on-disk layout of one Canopy index and its crash-safe commit protocol.
+ * The on-disk layout of one local Canopy index (localStore.ts) and its crash-safe commit protocol.
+ * The manifest shapes are shared with the Postgres store, which keeps them in tables.
  *
  *   CURRENT            {"format", "generation"}: the one live generation (replaced atomically)
  *   gen-<N>.json       manifest of generation N: files, hashes, item ids, errors, settings
- *   vectors-<N>/       item vectors (VectorStore, vectra by default)
- *   lexical-<N>.json   BM25 index
+ *   items-<N>.vec      item vectors, binary (itemVectors.ts)
+ *   lexical-<N>.bm25   BM25 index, binary (bm25.ts)
  *   topics-<N>.bin     topic-compass metadata bank (only when topics are on; src/core/topics)
  *   topic-scorer.json  the trained topic-compass scorer (any generation)
  *   docs/<key>.json    parsed documents, content-addressed (immutable, shared by generations)
- *   embeddings/        the embedding cache
+ *   embeddings/        node vectors: the embedding cache (encode/cache.ts), binary, read on demand
  *   LOCK               held by the one writer
  *
  * A writer builds generation N+1 completely beside N, fsyncs it, then replaces CURRENT. Killed at
  * any point, the index reopens at N or at N+1, never in between; files of other generations are
- * garbage and are removed on the next write.
+ * garbage and are removed on the next write. Format 1 (vectra's JSON item vectors, a MiniSearch
+ * JSON) is read as "another format" and rebuilt from the documents, its node vectors reused.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CanopyError, ErrorCodes } from '../errors';
 import { writeFileAtomic } from '../store/atomicFile';
 
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 export interface FileEntry {
   hash: string;
@@ -58,7 +60,8 @@ export interface IndexManifest {
 export const paths = (dir: string) => ({
   current: path.join(dir, 'CURRENT'),
   manifest: (g: number) => path.join(dir, `gen-${g}.json`),
-  lexical: (g: number) => path.join(dir, `lexical-${g}.json`),
+  items: (g: number) => path.join(dir, `items-${g}.vec`),
+  lexical: (g: number) => path.join(dir, `lexical-${g}.bm25`),
   /** The topic compass's metadata bank of generation N (src/core/topics; only with topics on). */
   topics: (g: number) => path.join(dir, `topics-${g}.bin`),
   /** The trained topic-compass scorer (not per generation: its features are corpus-independent). */
@@ -113,21 +116,28 @@ export async function readManifest(dir: string, generation: number): Promise<Ind
   return m;
 }
 
+/** Index folders whose writer lock this process holds (a second writer in the same process is refused too). */
+const heldHere = new Set<string>();
+
 /** Takes the writer lock; a lock left by a dead process is taken over. */
 export async function acquireLock(dir: string): Promise<() => Promise<void>> {
   const lock = paths(dir).lock;
+  const key = path.resolve(lock);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
+      if (heldHere.has(key)) throw Object.assign(new Error('held in this process'), { code: 'EEXIST' });
       const handle = await fs.open(lock, 'wx');
       await handle.writeFile(String(process.pid));
       await handle.close();
+      heldHere.add(key);
       return async () => {
+        heldHere.delete(key);
         await fs.rm(lock, { force: true });
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      if (heldHere.has(key) || (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))) {
         throw new CanopyError(ErrorCodes.badInput, `index at ${dir} is being written by process ${pid}; try again when it has finished`);
       }
       await fs.rm(lock, { force: true });

@@ -25,7 +25,7 @@ export class HybridRetriever implements Retriever {
     const pool = Math.max(4 * k, options.candidates ?? 50);
     const filter = options.modalities ? { modalities: options.modalities } : undefined;
     const dense = this.options.dense ? await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter) : [];
-    const lexical = this.options.bm25 ? this.index.lexical.query(query, pool, options.modalities) : [];
+    const lexical = this.options.bm25 ? await this.index.lexical.query(query, pool, options.modalities) : [];
     const fused = reciprocalRankFusion(
       [dense, lexical].filter((_, i) => (i === 0 ? this.options.dense : this.options.bm25)),
       this.options.rrfK,

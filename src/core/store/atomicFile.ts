@@ -77,7 +77,8 @@ function fault(step: WriteStep, target: string): void {
   if (err) throw err;
 }
 
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+/** Writes `data` (a string, bytes, or several byte chunks written in order) to `target` atomically. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
   const dir = path.dirname(target);
   const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let created = false;
@@ -87,7 +88,12 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
     created = true;
     try {
       fault('write', target);
-      await handle.writeFile(data);
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      else {
+        for (const chunk of data) {
+          for (let done = 0; done < chunk.byteLength; ) done += (await handle.write(chunk, done, chunk.byteLength - done)).bytesWritten;
+        }
+      }
       await handle.sync();
     } finally {
       await handle.close();

@@ -5,7 +5,8 @@
  * it with the index; fit the bank of an index that was built without topics.
  */
 import type { CorpusIndex } from '../index/corpusIndex';
-import type { VectorStore } from '../index/vectorStore';
+import type { IndexStore } from '../index/indexStore';
+import { CanopyError, ErrorCodes } from '../errors';
 import type { ChatModel } from '../llm/llm';
 import { silentLogger, type Logger } from '../ports';
 import type { Retriever } from '../retrieve/retriever';
@@ -18,13 +19,19 @@ import { labelQueries, structuralQueries, teacherQueries, trainOnLabelled, type 
 
 type EmbedQuery = (text: string, signal?: AbortSignal) => Promise<Float32Array>;
 
+/** The folder topic banks and scorers live in: the local store's (a database store has none yet). */
+export function topicDir(corpus: CorpusIndex): string {
+  if (corpus.dir === undefined) throw new CanopyError(ErrorCodes.badInput, `the topic compass needs the local store; ${corpus.store.location} is a ${corpus.store.kind} store`);
+  return corpus.dir;
+}
+
 /** The bank of the index's live generation; fitted (and written) when `fit` is set and it is missing. */
-export async function bankFor(corpus: CorpusIndex, store: VectorStore, options: { fit?: boolean; topics?: TopicIndexOptions; logger?: Logger } = {}): Promise<TopicBank | undefined> {
-  const existing = await readTopicBank(corpus.dir, corpus.generation);
+export async function bankFor(corpus: CorpusIndex, store: Pick<IndexStore, 'entries'>, options: { fit?: boolean; topics?: TopicIndexOptions; logger?: Logger } = {}): Promise<TopicBank | undefined> {
+  const existing = await readTopicBank(topicDir(corpus), corpus.generation);
   if (existing && existing.model.encoderId === corpus.manifest.encoderId) return existing;
   if (!options.fit) return undefined;
   (options.logger ?? silentLogger).log('info', `topics: fitting the topic model over ${corpus.itemCount} items of generation ${corpus.generation}`);
-  return fitIndexTopics(corpus.dir, store, corpus.generation, corpus.manifest.files, corpus.manifest.encoderId, options.topics);
+  return fitIndexTopics(topicDir(corpus), store, corpus.generation, corpus.manifest.files, corpus.manifest.encoderId, options.topics);
 }
 
 export function compassOptionsOf(checkpoint: TopicScorerCheckpoint): Partial<CompassOptions> & { candidates: number } {
@@ -41,6 +48,7 @@ export async function openCompass(
   hybrid: Retriever,
   embedQuery: EmbedQuery,
 ): Promise<{ retriever: TopicCompassRetriever; checkpoint: TopicScorerCheckpoint } | { reason: string }> {
+  if (corpus.dir === undefined) return { reason: `the topic compass needs the local store (this index is a ${corpus.store.kind} store)` };
   const bank = await readTopicBank(corpus.dir, corpus.generation);
   if (!bank) return { reason: `no topic bank for generation ${corpus.generation} (index with canopy.topics.enabled)` };
   if (bank.model.encoderId !== corpus.manifest.encoderId) return { reason: `the topic bank was fitted under another encoder (${bank.model.encoderId})` };
@@ -71,7 +79,7 @@ export async function trainOnIndex(input: TrainOnIndexInput, options: CompassTra
   const notes: string[] = [];
   let queries: readonly TrainingQuery[];
   if (input.source === 'synthetic' || input.source === 'teacher') {
-    const texts = await itemTexts(input.corpus.dir, input.corpus.manifest.files);
+    const texts = await itemTexts(topicDir(input.corpus), input.corpus.manifest.files);
     const count = input.count ?? Math.min(500, texts.size);
     if (input.source === 'teacher') {
       if (!input.llm) throw new Error('the LLM teacher needs a configured LLM');
@@ -97,10 +105,10 @@ export async function trainOnIndex(input: TrainOnIndexInput, options: CompassTra
 
 /** Trains from synthetic queries and writes the checkpoint, unless the index already has one for this encoder. */
 export async function ensureScorer(input: Omit<TrainOnIndexInput, 'source'>, options: CompassTrainingOptions = {}): Promise<TopicScorerCheckpoint | undefined> {
-  const existing = await readTopicScorer(input.corpus.dir).catch(() => undefined);
+  const existing = await readTopicScorer(topicDir(input.corpus)).catch(() => undefined);
   if (existing && existing.encoderId === input.corpus.manifest.encoderId) return existing;
   const { checkpoint } = await trainOnIndex({ ...input, source: 'synthetic' }, options);
-  await writeTopicScorer(input.corpus.dir, checkpoint);
+  await writeTopicScorer(topicDir(input.corpus), checkpoint);
   (input.logger ?? silentLogger).log('info', `topics: trained a scorer on ${checkpoint.training.trainQueries} synthetic queries (run canopy topics train with qrels or annotations for a better one)`);
   return checkpoint;
 }

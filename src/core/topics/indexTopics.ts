@@ -15,7 +15,7 @@ import { CanopyError, ErrorCodes } from '../errors';
 import type { GenerationInput, GenerationStage, IndexSummary } from '../index/indexer';
 import type { FileEntry } from '../index/layout';
 import { paths } from '../index/layout';
-import type { VectorStore } from '../index/vectorStore';
+import type { IndexStore } from '../index/indexStore';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import { silentLogger } from '../ports';
 import { writeFileAtomic } from '../store/atomicFile';
@@ -70,8 +70,7 @@ export async function readTopicBank(dir: string, generation: number): Promise<To
 }
 
 /** Every item of a generation as a TopicChunk: vectors from the store, texts from the parsed documents. */
-export async function indexChunks(dir: string, store: VectorStore, generation: number, files: Readonly<Record<string, FileEntry>>): Promise<TopicChunk[]> {
-  if (!store.entries) throw new CanopyError(ErrorCodes.internal, 'this vector store cannot list its vectors, so topics cannot be fitted');
+export async function indexChunks(dir: string, store: Pick<IndexStore, 'entries'>, generation: number, files: Readonly<Record<string, FileEntry>>): Promise<TopicChunk[]> {
   const texts = new Map([...(await itemTexts(dir, files))].map(([id, t]) => [id, `${t.title}\n${t.text}`]));
   const entries = await store.entries(generation);
   entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic fit whatever the store's order
@@ -96,7 +95,7 @@ export async function itemTexts(dir: string, files: Readonly<Record<string, File
 /** Fits a bank for generation N over every item of it and writes `topics-<N>.bin`. */
 export async function fitIndexTopics(
   dir: string,
-  store: VectorStore,
+  store: Pick<IndexStore, 'entries'>,
   generation: number,
   files: Readonly<Record<string, FileEntry>>,
   encoderId: string,

@@ -15,7 +15,7 @@ import { ask } from '../../core/engine/ask';
 import { bpeTokenCounter } from '../../core/compress/tokens';
 import { RuleCritic } from '../../core/critic/ruleCritic';
 import { CorpusIndex } from '../../core/index/corpusIndex';
-import { VectraStore } from '../../core/index/vectraStore';
+import { LocalStore } from '../../core/index/localStore';
 import type { Logger } from '../../core/ports';
 import { ExtractiveReader } from '../../core/read/extractiveReader';
 import { HybridRetriever } from '../../core/retrieve/hybrid';
@@ -122,7 +122,7 @@ async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
   }
   const warmMedian = median(warm.map((w) => w.seconds));
 
-  const opened = await timed(() => CorpusIndex.open(indexDir, new VectraStore(indexDir), { maxCachedDocs: 256 }));
+  const opened = await timed(() => CorpusIndex.open(new LocalStore(indexDir), { maxCachedDocs: 256 }));
   const corpus = opened.value;
   const retriever = new HybridRetriever(corpus, o.embeddings.embedQuery);
   const tokens = bpeTokenCounter();

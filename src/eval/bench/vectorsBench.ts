@@ -12,7 +12,7 @@ import { bpeTokenCounter } from '../../core/compress/tokens';
 import { RuleCritic } from '../../core/critic/ruleCritic';
 import type { EncoderConfig } from '../../core/encode/encoder';
 import { CorpusIndex } from '../../core/index/corpusIndex';
-import { VectraStore } from '../../core/index/vectraStore';
+import { LocalStore } from '../../core/index/localStore';
 import { ExtractiveReader } from '../../core/read/extractiveReader';
 import { HybridRetriever } from '../../core/retrieve/hybrid';
 import type { PoolDoc } from '../datasets/types';
@@ -64,7 +64,7 @@ export async function runVectorsBench(o: VectorsBenchOptions): Promise<VectorsBe
       const e0 = embeddings.encoded;
       const built = await timed(() => indexPoolFiles(discovery, join(dir, 'index'), { branchingFactor: o.branchingFactor, embeddings, nodeVectors: mode }));
       const indexEncoded = embeddings.encoded - e0;
-      const corpus = await CorpusIndex.open(join(dir, 'index'), new VectraStore(join(dir, 'index')), { maxCachedDocs: 4096 });
+      const corpus = await CorpusIndex.open(new LocalStore(join(dir, 'index')), { maxCachedDocs: 4096 });
       const retriever = new HybridRetriever(corpus, embeddings.embedQuery);
       const tokens = bpeTokenCounter();
       const pass = async (): Promise<{ ms: number[]; encoded: number }> => {

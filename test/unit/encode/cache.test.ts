@@ -140,8 +140,8 @@ describe('embedding cache', () => {
     assert.deepEqual(readFileSync(main), mainBytes, 'the main file is not rewritten');
     const segments = await cache.segmentFiles();
     assert.equal(segments.length, 1);
-    // Header (24 + id, padded) + one 32-byte key + one 6-d vector + checksum.
-    const idBytes = Math.ceil((24 + Buffer.byteLength(enc.id)) / 4) * 4;
+    // Header (56 + id, padded) + one 32-byte key + one 6-d vector + checksum.
+    const idBytes = Math.ceil((56 + Buffer.byteLength(enc.id)) / 4) * 4;
     assert.equal(readFileSync(segments[0]!).length, idBytes + 32 + 6 * 4 + 32, 'the segment holds the one new vector');
     assert.ok(!readdirSync(dir).some((f) => f.includes('.tmp-')), 'no temp files left');
 
@@ -197,6 +197,51 @@ describe('embedding cache', () => {
     const clean = capture();
     assert.equal((await EmbeddingCache.open({ dir, encoder: enc, logger: clean })).size, 21);
     assert.equal(clean.lines.length, 0);
+  });
+
+  it('reads a format-1 file (whole-file checksum) and rewrites it in format 2 at the next save', async () => {
+    const enc = new CountingEncoder();
+    const texts = ['first text', 'second text'];
+    const vectors = await enc.encode(texts);
+    // Format 1: header 24 + id (padded) | keys | vectors | SHA-256 of everything before.
+    const id = Buffer.from(enc.id, 'utf8');
+    const padded = Math.ceil((24 + id.length) / 4) * 4;
+    const body = Buffer.alloc(padded + 2 * 32 + 2 * enc.dim * 4);
+    body.write('CNPYEMBC', 0, 'ascii');
+    body.writeUInt32LE(1, 8);
+    body.writeUInt32LE(enc.dim, 12);
+    body.writeUInt32LE(2, 16);
+    body.writeUInt32LE(id.length, 20);
+    id.copy(body, 24);
+    texts.forEach((t, i) => body.write(contentKey(t), padded + i * 32, 'hex'));
+    vectors.forEach((v, i) => Buffer.from(v.buffer).copy(body, padded + 64 + i * enc.dim * 4));
+    writeFileSync(join(dir, cacheFileName(enc.id)), Buffer.concat([body, createHash('sha256').update(body).digest()]));
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    assert.equal(cache.size, 2);
+    assert.deepEqual([...cache.get('second text')!], [...vectors[1]!]);
+    await cache.save(); // nothing new, but format 1 is rewritten
+    const bytes = readFileSync(join(dir, cacheFileName(enc.id)));
+    assert.equal(bytes.readUInt32LE(8), 2);
+    const reopened = await EmbeddingCache.open({ dir, encoder: new CountingEncoder() });
+    assert.deepEqual([...reopened.get('first text')!], [...vectors[0]!]);
+  });
+
+  it('holds keys, not vectors: a vector is read from its file when asked for, and a file removed under it becomes a miss', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    await cache.getOrEncode(['kept on disk'], enc);
+    await cache.save();
+    const reader = await EmbeddingCache.open({ dir, encoder: enc });
+    // Another process compacts the cache away (here: the file is simply removed).
+    rmSync(join(dir, cacheFileName(enc.id)));
+    assert.equal(reader.get('kept on disk'), undefined, 'read on demand, so a removed file shows');
+    const calls = enc.calls.length;
+    const [v] = await reader.getOrEncode(['kept on disk'], enc);
+    assert.equal(enc.calls.length, calls + 1, 'encoded again');
+    assert.equal(v!.length, enc.dim);
+    await reader.save();
+    const again = await EmbeddingCache.open({ dir, encoder: new CountingEncoder() });
+    assert.ok(again.get('kept on disk'));
   });
 
   it('does not write when nothing changed', async () => {

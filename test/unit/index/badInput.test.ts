@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { runIndexer } from '../../../src/core/index/indexer';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { hashEmbeddings } from '../../helpers/hashEmbeddings';
@@ -19,8 +19,7 @@ let dir: string;
 
 const index = async () =>
   runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 0.5 }), {
-    dir,
-    store: new VectraStore(dir),
+    store: new LocalStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false, maxBytes: 0.5 * 1024 * 1024 }),
     embeddings: hashEmbeddings(),
     parserVersion: 'test',
@@ -74,7 +73,7 @@ describe('bad input corpus', () => {
     assert.equal(errors['ragged.csv'], undefined);
     assert.equal(errors['empty.md'], undefined);
 
-    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
     assert.ok(corpus.hasFile('report.pdf'));
     assert.ok(corpus.hasFile('ragged.csv'));
     assert.match(corpus.manifest.files['ragged.csv']!.warnings.join(' '), /ragged|column|field/i);

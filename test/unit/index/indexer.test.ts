@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { runIndexer, type IndexerDeps } from '../../../src/core/index/indexer';
 import { paths, readCurrent } from '../../../src/core/index/layout';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
@@ -26,8 +26,7 @@ function write(rel: string, content: string | Buffer) {
 
 function deps(embeddings = hashEmbeddings()): IndexerDeps & { embeddings: ReturnType<typeof hashEmbeddings> } {
   return {
-    dir,
-    store: new VectraStore(dir),
+    store: new LocalStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
     embeddings,
     parserVersion: 'test',
@@ -42,7 +41,7 @@ async function index(embeddings = hashEmbeddings()) {
 }
 
 async function search(query: string) {
-  const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+  const corpus = await CorpusIndex.open(new LocalStore(dir));
   const r = await new HybridRetriever(corpus, async (t) => hashEmbed(t)).retrieve(query, 3);
   return r.items.map((i) => i.item.file);
 }
@@ -96,7 +95,7 @@ describe('indexer', () => {
     const { summary } = await index();
     assert.equal(summary.removed, 2);
     assert.equal(summary.files, 2);
-    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
     assert.deepEqual(Object.keys(corpus.manifest.files).sort(), ['ash-dieback.md', 'oak.md']);
     assert.equal(corpus.vectors.size, corpus.itemCount);
     assert.equal(corpus.lexical.size, corpus.itemCount);
@@ -111,7 +110,7 @@ describe('indexer', () => {
     const byFile = Object.fromEntries(summary.errors.map((e) => [e.file, e.reason]));
     assert.match(byFile['ash.md'] ?? '', /ash\.md/);
     assert.match(byFile['broken.json'] ?? '', /broken\.json/);
-    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
     assert.match(corpus.manifest.files['ash.md']!.staleError ?? '', /ash\.md/);
     assert.equal((await search('ash dieback fungal'))[0], 'ash.md', 'the last good version is still searchable');
   });
@@ -159,7 +158,7 @@ describe('indexer', () => {
       if (code !== 0) killed++;
       const live = await readCurrent(dir);
       assert.ok(live !== undefined && live >= before!, `generation after kill: ${live}`);
-      const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+      const corpus = await CorpusIndex.open(new LocalStore(dir));
       assert.equal(corpus.vectors.size, corpus.itemCount, 'vectors match the manifest');
       assert.equal(corpus.lexical.size, corpus.itemCount, 'BM25 matches the manifest');
       for (const file of Object.keys(corpus.manifest.files)) await corpus.document(file);
@@ -169,7 +168,9 @@ describe('indexer', () => {
     // The next run after all the kills completes and cleans up.
     const { summary } = await index();
     assert.equal(summary.errors.length, 0);
-    const generations = readdirSync(dir).filter((n) => /^(gen-\d+\.json|lexical-\d+\.json|vectors-\d+)$/.test(n)).sort();
-    assert.deepEqual(generations, [`gen-${summary.generation}.json`, `lexical-${summary.generation}.json`, `vectors-${summary.generation}`]);
+    // The live generation and the one it was built from (kept for readers that opened it) remain.
+    const generations = readdirSync(dir).filter((n) => /^(gen-\d+\.json|lexical-\d+\.bm25|items-\d+\.vec)$/.test(n)).sort();
+    const previous = Math.max(...generations.map((n) => Number(/\d+/.exec(n)![0])).filter((g) => g !== summary.generation));
+    assert.deepEqual(generations, [`gen-${previous}.json`, `gen-${summary.generation}.json`, `items-${previous}.vec`, `items-${summary.generation}.vec`, `lexical-${previous}.bm25`, `lexical-${summary.generation}.bm25`]);
   });
 });

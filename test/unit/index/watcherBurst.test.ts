@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { ReindexScheduler } from '../../../src/core/app/reindexScheduler';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import type { IndexSummary } from '../../../src/core/index/indexer';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { indexFolder } from '../../helpers/indexFolder';
 
 const tmp = mkdtempSync(join(tmpdir(), 'canopy-burst-'));
@@ -109,7 +109,7 @@ describe('watcher burst', () => {
 
     // Consistency: the live index holds exactly the files on disk, each at its current content.
     const onDisk = readdirSync(join(root, 'notes')).map((n) => `notes/${n}`).sort();
-    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
     assert.deepEqual(Object.keys(corpus.manifest.files).sort(), onDisk);
     for (const f of onDisk) {
       const hash = createHash('sha256').update(readFileSync(join(root, f))).digest('hex');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reciprocalRankFusion } from '../../../src/core/retrieve/fusion';
 import { routeQuestion } from '../../../src/core/compress/router';
-import { LexicalIndex } from '../../../src/core/index/lexicalIndex';
+import { Bm25Index } from '../../../src/core/index/bm25';
 
 describe('reciprocalRankFusion', () => {
   it('rewards items both rankers like and records each ranker\'s rank and score', () => {
@@ -34,18 +34,16 @@ describe('routeQuestion', () => {
   });
 });
 
-describe('LexicalIndex', () => {
-  it('ranks by BM25 with stemming, filters by modality, and survives a JSON round trip with removals', () => {
-    const ix = LexicalIndex.empty();
-    ix.add([
+describe('Bm25Index', () => {
+  it('ranks by BM25 with stemming, filters by modality, and survives a binary round trip with removals', () => {
+    const ix = Bm25Index.build([
       { id: '1', title: 'Oaks', text: 'Oak trees grow slowly in dry soil.', modality: 'text' },
       { id: '2', title: 'Sensors', text: 'The soil sensor logged moisture hourly.', modality: 'table' },
       { id: '3', title: 'Beech', text: 'Beech leaves dropped early.', modality: 'text' },
     ]);
     assert.deepEqual(ix.query('growing oak', 3).map((h) => h.id), ['1']);
     assert.deepEqual(ix.query('soil', 3, ['table']).map((h) => h.id), ['2']);
-    const copy = LexicalIndex.fromJSON(ix.toJSON());
-    copy.remove(['1']);
+    const copy = Bm25Index.fromBuffer(ix.toBuffer()).update(['1'], []);
     assert.equal(copy.size, 2);
     assert.deepEqual(copy.query('soil', 3).map((h) => h.id), ['2']);
   });

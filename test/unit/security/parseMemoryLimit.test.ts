@@ -15,7 +15,7 @@ import { CanopyWorkspace } from '../../../src/core/app/workspace';
 import { resolveSettings } from '../../../src/core/config/settings';
 import { CancelledError, CanopyError } from '../../../src/core/errors';
 import { runIndexer } from '../../../src/core/index/indexer';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import type { ParsedDocument, ParseOptions } from '../../../src/core/ingest/parsedDocument';
@@ -231,8 +231,7 @@ describe('per-file memory limit (parse workers)', () => {
       writeFileSync(join(root, 'oak.md'), '# Oaks\n\nThe pedunculate oak grows slowly. It lives for centuries.\n');
       const run = async () =>
         runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 10 }), {
-          dir,
-          store: new VectraStore(dir),
+          store: new LocalStore(dir),
           parse: (rel, bytes, signal) => pool.parse(rel, bytes, { graph: false, ...(signal ? { signal } : {}) }),
           embeddings: hashEmbeddings(),
           parserVersion: 'test',

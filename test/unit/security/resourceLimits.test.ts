@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CanopyError } from '../../../src/core/errors';
 import { runIndexer } from '../../../src/core/index/indexer';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { hashEmbeddings } from '../../helpers/hashEmbeddings';
@@ -104,8 +104,7 @@ describe('per-file resource limits', () => {
       writeFileSync(join(root, 'ash.md'), '# Ash\n\nAsh dieback is a fungal disease. It kills ash trees.\n');
       const t0 = Date.now();
       const summary = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 10 }), {
-        dir,
-        store: new VectraStore(dir),
+        store: new LocalStore(dir),
         parse: (rel, bytes, signal) => parseFile(rel, bytes, { graph: false, timeLimitMs: 1_000, ...(signal ? { signal } : {}) }),
         embeddings: hashEmbeddings(),
         parserVersion: 'test',

@@ -12,7 +12,7 @@ import { AnnotationStore, makeAnnotation } from '../../../src/core/annotate/stor
 import { CanopyError } from '../../../src/core/errors';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { readCurrent } from '../../../src/core/index/layout';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { errnoError, injectWriteFault, writeFileAtomic, type WriteStep } from '../../../src/core/store/atomicFile';
 import { listCheckpoints, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
 import { indexFolder } from '../../helpers/indexFolder';
@@ -99,7 +99,7 @@ describe('indexing under disk faults', () => {
       });
       injectWriteFault(undefined);
       assert.equal(await readCurrent(dir), first.generation, 'the old generation is still live');
-      const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+      const corpus = await CorpusIndex.open(new LocalStore(dir));
       assert.deepEqual(Object.keys(corpus.manifest.files).sort(), ['ash.md', 'oak.md']);
       assert.equal(corpus.vectors.size, corpus.itemCount);
       assert.equal(corpus.lexical.size, corpus.itemCount);

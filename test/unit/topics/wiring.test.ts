@@ -14,7 +14,7 @@ import { defaultSettings } from '../../../src/core/config/settings';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { runIndexer, type IndexerDeps } from '../../../src/core/index/indexer';
 import { paths, readCurrent } from '../../../src/core/index/layout';
-import { VectraStore } from '../../../src/core/index/vectraStore';
+import { LocalStore } from '../../../src/core/index/localStore';
 import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
@@ -44,8 +44,7 @@ describe('topic compass in the indexer', () => {
     writeFileSync(join(root, rel), content);
   };
   const deps = (embeddings = hashEmbeddings(), topics: TopicIndexOptions | null = { k: 3 }): IndexerDeps => ({
-    dir,
-    store: new VectraStore(dir),
+    store: new LocalStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
     embeddings,
     parserVersion: 'test',
@@ -72,7 +71,7 @@ describe('topic compass in the indexer', () => {
     assert.deepEqual(topicFiles(), [`topics-${s.generation}.bin`]);
     // "Restart": nothing in memory, everything from disk.
     const generation = await readCurrent(dir);
-    const corpus = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
     const bank = await readTopicBank(dir, generation!);
     assert.ok(bank);
     assert.equal(bank.model.encoderId, 'hash-256');
@@ -97,7 +96,7 @@ describe('topic compass in the indexer', () => {
     assert.equal(topicSummaryOf(second)?.action, 'update');
     assert.deepEqual(topicFiles(), [`topics-${second.generation}.bin`], 'the bank of the old generation is garbage');
     const bank2 = (await readTopicBank(dir, second.generation))!;
-    const corpus2 = await CorpusIndex.open(dir, new VectraStore(dir));
+    const corpus2 = await CorpusIndex.open(new LocalStore(dir));
     const added = corpus2.manifest.files['trees/5.md']!.items;
     assert.ok(added.every((id) => bank2.indexOf(id) !== undefined));
     assert.equal(bank2.size, first.items + added.length);
@@ -129,21 +128,25 @@ describe('topic compass in the indexer', () => {
   });
 
   it('a topic stage that fails leaves the generation without a bank, never the index unwritten', async () => {
-    const vectra = new VectraStore(dir);
     // A store that cannot list its vectors: a fit is impossible.
-    const store = { writeGeneration: vectra.writeGeneration.bind(vectra), open: vectra.open.bind(vectra), dropGeneration: vectra.dropGeneration.bind(vectra), listGenerations: vectra.listGenerations.bind(vectra) };
+    class NoEntries extends LocalStore {
+      override async entries(): Promise<never> {
+        throw new Error('this store cannot list its vectors');
+      }
+    }
+    const store = new NoEntries(dir);
     const warnings: string[] = [];
     const s = await index({ ...deps(), store, logger: { log: (level, m) => void (level === 'warn' && warnings.push(m)) } });
     assert.equal(topicSummaryOf(s), undefined);
     assert.deepEqual(topicFiles(), []);
-    assert.match(warnings.join('\n'), /topics: no topic bank for generation \d+: this vector store cannot list its vectors/);
+    assert.match(warnings.join('\n'), /topics: no topic bank for generation \d+: this store cannot list its vectors/);
     assert.equal(await readCurrent(dir), s.generation, 'the generation was committed');
   });
 
   it('trains a scorer from qrels-style labels on the index, stores it, and the compass re-ranks with it', async () => {
     await index();
-    const store = new VectraStore(dir);
-    const corpus = await CorpusIndex.open(dir, store);
+    const store = new LocalStore(dir);
+    const corpus = await CorpusIndex.open(store);
     const bank = (await readTopicBank(dir, corpus.generation))!;
     const embedQuery = async (t: string) => hashEmbed(t);
     const hybrid = new HybridRetriever(corpus, embedQuery);
