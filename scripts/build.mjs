@@ -20,8 +20,9 @@ if (model.status !== 0) process.exit(model.status ?? 1);
 const production = process.argv.includes('--production');
 
 // Native addons and packages that load files relative to themselves stay outside the bundle
-// and ship in node_modules (see .vscodeignore).
-const nodeExternals = ['vscode', 'onnxruntime-node', 'pdfjs-dist', 'pdfjs-dist/*'];
+// and ship in node_modules (see .vscodeignore). PGlite (WebAssembly files beside its code) is
+// loaded only by the CLI's `canopy store serve`; pg-native is pg's optional native binding, unused.
+const nodeExternals = ['vscode', 'onnxruntime-node', 'pdfjs-dist', 'pdfjs-dist/*', '@electric-sql/*', 'pg-native'];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 

@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CanopyWorkspace } from '../core/app/workspace';
 import { resolveSettings, type CanopySettings } from '../core/config/settings';
+import { parseStoreSpec } from '../core/index/storeSpec';
 import type { Logger } from '../core/ports';
-import type { CliIO } from './io';
+import { type CliIO, UsageError } from './io';
 
 /** The folder holding Canopy's package.json, from the bundle (dist/) or the sources (src/cli/). */
 export function packageRoot(): string {
@@ -37,6 +38,18 @@ export function cliLogger(io: CliIO, verbose: boolean): Logger {
       if (level === 'error' || level === 'warn' || verbose) io.err(`${level}: ${message}`);
     },
   };
+}
+
+/** The store setting from `--store` or CANOPY_STORE (checked here, so a bad one is a usage error). */
+export function storeSetting(flag: string | undefined, io: CliIO): { store?: string } {
+  const spec = flag ?? io.env.CANOPY_STORE;
+  if (spec === undefined || spec.trim() === '') return {};
+  try {
+    parseStoreSpec(spec);
+  } catch (err) {
+    throw new UsageError(`--store: ${(err as Error).message}`);
+  }
+  return { store: spec };
 }
 
 export function openWorkspace(root: string, indexDir: string | undefined, settings: Partial<CanopySettings>, io: CliIO, verbose = false): CanopyWorkspace {

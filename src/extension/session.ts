@@ -16,7 +16,7 @@ import type { ReplaySettings } from '../core/engine/replay';
 import type { SavedTraceSummary } from '../core/app/workspace';
 import { readFilesExclude, readSettings } from './config';
 import { chooseLlm } from './llmConfig';
-import { userAdapterCheckpoint, userEncoderFolder } from '../core/config/trust';
+import { userAdapterCheckpoint, userEncoderFolder, userStore } from '../core/config/trust';
 import { annotationsPath } from '../core/annotate/store';
 import type { TrainRunOptions, TrainRunReport } from '../core/train/run';
 
@@ -54,15 +54,18 @@ export class CanopySession implements vscode.Disposable {
       const settings = readSettings(folder.uri);
       const { value: userModel, note } = userEncoderFolder(settings.encoderModelFolder, vscode.workspace.isTrusted);
       if (note) this.log.warn(note);
+      const store = userStore(settings.store, vscode.workspace.isTrusted);
+      if (store.note) this.log.warn(store.note);
       this.workspace = new CanopyWorkspace({
         root: folder.uri.fsPath,
         indexDir: this.indexDir(),
-        settings,
+        settings: { ...settings, store: store.value },
         encoder: userModel ? { kind: 'onnx-folder', path: userModel } : { kind: 'builtin' },
         builtinModelDir: vscode.Uri.joinPath(this.context.extensionUri, 'models', 'use-lite').fsPath,
         extraExclude: readFilesExclude(folder.uri),
         logger: { log: (level, message) => this.log[level === 'trace' || level === 'debug' ? 'debug' : level](message) },
       });
+      this.log.info(`index store: ${this.workspace.storeDescription}`);
     }
     return this.workspace;
   }

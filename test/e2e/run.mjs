@@ -19,6 +19,12 @@
 //      question land in .canopy/annotations.jsonl (file, anchor, text, fingerprint) and in the Gold view;
 //   8. "Canopy: Show Training Report" shows the Training view in the inspector (no checkpoint yet:
 //      its empty state), and "Back to the answer" returns to the answer.
+// With CANOPY_E2E_STORE=pglite (`npm run test:e2e:postgres`) the index lives in a Postgres store
+// instead: `canopy store serve --pglite` serves a PGlite database (Postgres with pgvector) on a
+// loopback port, the CLI indexes the workspace into it and answers from it (`canopy ask --store`),
+// and the extension, its `canopy.store` set to that postgres:// URL in the user settings, shows
+// the CLI's index before indexing anything, re-indexes with every file unchanged, and answers
+// from it (checks 2, 3 and 4 carry the extra proof).
 // Prints one line per check and a closing "N passed, N failed" line; exits non-zero on any
 // failure; always stops code-server and Chromium; prints code-server's log tail on failure.
 // Screenshots go to test-results/e2e/ (git-ignored).
@@ -74,6 +80,8 @@ const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 const say = (line) => console.log(`[e2e ${elapsed()}] ${line}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const storeMode = process.env.CANOPY_E2E_STORE === 'pglite';
+let pgliteServer; // ChildProcess of `canopy store serve` (store mode)
 let codeServer; // ChildProcess (its own process group)
 let browser; // playwright Browser
 let tempDir;
@@ -90,6 +98,11 @@ function cleanup() {
 
 async function stopEverything() {
   if (browser) await Promise.race([browser.close().catch(() => undefined), sleep(10_000)]);
+  if (pgliteServer && pgliteServer.exitCode === null) {
+    const exited = new Promise((r) => pgliteServer.once('exit', r));
+    pgliteServer.kill('SIGTERM');
+    if ((await Promise.race([exited.then(() => 'exited'), sleep(10_000)])) !== 'exited') pgliteServer.kill('SIGKILL');
+  }
   if (codeServer && codeServer.exitCode === null && codeServer.signalCode === null) {
     const exited = new Promise((r) => codeServer.once('exit', r));
     try {
@@ -344,6 +357,37 @@ async function main() {
     if (install.status !== 0) throw new Error(`code-server --install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
     say(`installed the VSIX: ${install.stdout.trim().split('\n').pop()}`);
   }
+  let storeUrl;
+  if (storeMode) {
+    // A Postgres store for the whole run: PGlite served by the CLI, indexed and queried by the CLI.
+    const canopyBin = join(root, 'bin', 'canopy.js');
+    pgliteServer = spawn(process.execPath, [canopyBin, 'store', 'serve', '--pglite', join(tempDir, 'pglite')], { cwd: tempDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let serveErr = '';
+    pgliteServer.stderr.on('data', (d) => (serveErr += d));
+    storeUrl = await new Promise((resolveUrl, fail) => {
+      let out = '';
+      pgliteServer.stdout.on('data', (d) => {
+        out += d;
+        const m = /^(postgres:\/\/\S+)$/m.exec(out);
+        if (m) resolveUrl(m[1]);
+      });
+      pgliteServer.once('exit', (code) => fail(new Error(`canopy store serve exited with ${code}: ${serveErr}`)));
+    });
+    say(`PGlite store served at ${storeUrl}`);
+    const cli = (args) => {
+      const r = spawnSync(process.execPath, [canopyBin, ...args], { cwd: tempDir, encoding: 'utf8', timeout: 600_000 });
+      if (r.status !== 0) throw new Error(`canopy ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+      return r.stdout;
+    };
+    const indexed = JSON.parse(cli(['index', workspace, '--store', storeUrl, '--json']));
+    if (indexed.files !== fixtureFiles || indexed.errors.length > 0) throw new Error(`canopy index --store: ${JSON.stringify(indexed)}`);
+    const trace = JSON.parse(cli(['ask', QUESTION, '--dir', workspace, '--store', storeUrl, '--json']));
+    if (!/2024-03-12/.test(trace.answer.text)) throw new Error(`canopy ask --store did not answer from the store: ${trace.answer.text}`);
+    say(`the CLI indexed ${indexed.files} files into the store (generation ${indexed.generation}) and answered from it: ${trace.answer.text.slice(0, 80)}`);
+    // The extension reads the same store: canopy.store in the user settings (the workspace gets no new file).
+    mkdirSync(join(userData, 'User'), { recursive: true });
+    writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'canopy.store': storeUrl, 'canopy.autoIndex': false }, null, 1));
+  }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   writeFileSync(join(tempDir, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
@@ -409,8 +453,14 @@ async function main() {
       Date.now() + STEP_TIMEOUT_MS,
     );
     expectEqual(seen.errors, [], 'alerts in the inspector');
-    if (!/not been indexed/.test(seen.message ?? '')) throw new Error(`unexpected placeholder message: ${seen.message}`);
-    if (seen.total !== null) throw new Error('the corpus summary is shown before indexing');
+    if (storeMode) {
+      // The index the CLI built in the Postgres store is there before the extension indexes anything.
+      const shown = await waitForInspector(page, async (frame) => ({ ok: (await readInspector(frame)).total !== null, ...(await readInspector(frame)) }), 'the inspector never showed the CLI-built index from the store', Date.now() + STEP_TIMEOUT_MS);
+      expectEqual(shown.total, `${fixtureFiles} files`, 'corpus total read from the Postgres store');
+    } else {
+      if (!/not been indexed/.test(seen.message ?? '')) throw new Error(`unexpected placeholder message: ${seen.message}`);
+      if (seen.total !== null) throw new Error('the corpus summary is shown before indexing');
+    }
     const tabs = await page.$$eval('.tabs-container .tab', (t) => t.map((e) => e.getAttribute('aria-label') ?? e.textContent));
     if (!tabs.some((t) => t && t.includes('Canopy Evidence Inspector'))) throw new Error(`no inspector tab among ${JSON.stringify(tabs)}`);
     await screenshot(page, '03-inspector');
@@ -433,6 +483,8 @@ async function main() {
     expectEqual(seen.total, `${fixtureFiles} files`, 'corpus total');
     expectEqual(seen.rows, [['Format', 'Files'], ['csv', '1'], ['markdown', '2'], ['text', '1']], 'formats table');
     expectEqual(seen.errors, [], 'alerts in the inspector');
+    // In the Postgres store the CLI's generation is reused: nothing parsed again.
+    if (storeMode) await waitForCanopyLog(userData, [`index store: postgres`, `indexed ${fixtureFiles} files (0 parsed, ${fixtureFiles} unchanged`], Date.now() + 30_000);
     await screenshot(page, '04-indexed');
   });
 

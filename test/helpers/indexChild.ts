@@ -1,16 +1,23 @@
 /**
- * Child process for the kill -9 test: indexes argv[2] into argv[3] with the real parser and
- * indexer (feature-hashing embeddings for speed), printing "generation N" when done.
+ * Child process for the kill -9 tests: indexes argv[2] into argv[3] (a local index folder) — or
+ * into the store argv[4] names (a postgres:// URL) — with the real parser and indexer
+ * (feature-hashing embeddings for speed), printing "generation N" when done.
  */
+import { openIndexStore } from '../../src/core/index/storeSpec';
 import { indexFolder } from './indexFolder';
 
-async function main(root: string, dir: string): Promise<void> {
-  const summary = await indexFolder(root, dir, 10);
-  process.stdout.write(`generation ${summary.generation}\n`);
+async function main(root: string, dir: string, store?: string): Promise<void> {
+  const s = store ? openIndexStore(store, dir) : undefined;
+  try {
+    const summary = await indexFolder(root, dir, 10, s);
+    process.stdout.write(`generation ${summary.generation}\n`);
+  } finally {
+    await s?.close();
+  }
 }
 
-const [root, dir] = process.argv.slice(2) as [string, string];
-main(root, dir).catch((err: unknown) => {
+const [root, dir, store] = process.argv.slice(2) as [string, string, string | undefined];
+main(root, dir, store).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

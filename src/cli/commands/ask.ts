@@ -10,7 +10,7 @@ import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { openWorkspace } from '../runtime';
+import { openWorkspace, storeSetting } from '../runtime';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
 
@@ -18,7 +18,9 @@ Answer a question from the index of a folder (run "canopy index <dir>" first).
 
 Options:
   --dir <dir>            the indexed folder (default: the current folder)
-  --index <dir>          the index (default <dir>/.canopy/index)
+  --index <dir>          the index (default <dir>/.canopy/index); with a database store, where traces go
+  --store <store>        where the index lives: local (default) or postgres://… (see canopy index --help;
+                         also CANOPY_STORE)
   -k, --top-k <n>        items retrieved per round (default 10)
   --rounds <n>           most critic rounds (default 3)
   --critic <rule|none>   the no-LLM critic, or one round without a critic (default: rule,
@@ -61,6 +63,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     options: {
       dir: { type: 'string' },
       index: { type: 'string' },
+      store: { type: 'string' },
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
       critic: { type: 'string' },
@@ -99,6 +102,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...storeSetting(values.store, io),
   };
   const workspace = openWorkspace(values.dir ?? '.', values.index, settings, io);
   const abort = new AbortController();

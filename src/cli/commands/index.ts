@@ -8,7 +8,7 @@ import { resolveSettings } from '../../core/config/settings';
 import { discoverFiles } from '../../core/ingest/discover';
 import type { IndexSummary } from '../../core/index/indexer';
 import { type CliIO, UsageError } from '../io';
-import { openWorkspace } from '../runtime';
+import { openWorkspace, storeSetting } from '../runtime';
 
 export const indexHelp = `Usage: canopy index <dir> [options]
 
@@ -16,6 +16,8 @@ Index the documents of <dir> (incrementally: unchanged files are reused).
 
 Options:
   --index <dir>        where the index lives (default <dir>/.canopy/index)
+  --store <store>      local (default) | local?vectors=i8 | postgres://user@host:5432/db[?schema=…&lexical=tsvector|bm25]
+                       (Postgres with pgvector; also CANOPY_STORE; password in PGPASSWORD or ~/.pgpass)
   --include <glob>     files to index (repeatable; default **/*)
   --exclude <glob>     files never to index (repeatable; added to the defaults)
   --max-file-mb <n>    skip files larger than n MB (default 50)
@@ -32,6 +34,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     allowPositionals: true,
     options: {
       index: { type: 'string' },
+      store: { type: 'string' },
       include: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       'max-file-mb': { type: 'string' },
@@ -58,6 +61,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     maxParseMemoryMB: parseMb ?? defaults.maxParseMemoryMB,
     branchingFactor: branching ?? defaults.branchingFactor,
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...storeSetting(values.store, io),
   };
 
   if (values.list) {

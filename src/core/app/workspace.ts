@@ -26,7 +26,7 @@ import type { Encoder, EncoderConfig } from '../encode/encoder';
 import { CorpusIndex } from '../index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../index/indexer';
 import type { IndexStore } from '../index/indexStore';
-import { LocalStore } from '../index/localStore';
+import { openIndexStore } from '../index/storeSpec';
 import { discoverFiles } from '../ingest/discover';
 import { ParsePool } from '../ingest/parsePool';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
@@ -54,7 +54,7 @@ export interface WorkspaceConfig {
   root: string;
   /** Where the index lives (the extension: workspace storage; the CLI: <root>/.canopy/index); with a database store, traces only. */
   indexDir: string;
-  /** The index store, owned (closed) by the workspace; default: the local store in `indexDir`. */
+  /** The index store, owned (closed) by the workspace; default: the one `settings.store` names (`canopy.store` / `--store`; a local store lives in `indexDir`). */
   store?: IndexStore;
   settings: CanopySettings;
   encoder: EncoderConfig;
@@ -107,7 +107,7 @@ export class CanopyWorkspace {
   private readonly tokens = bpeTokenCounter();
 
   constructor(readonly config: WorkspaceConfig) {
-    this.store = config.store ?? new LocalStore(config.indexDir);
+    this.store = config.store ?? openIndexStore(config.settings.store, config.indexDir);
     this.log = config.logger ?? silentLogger;
   }
 

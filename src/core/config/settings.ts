@@ -43,6 +43,8 @@ export interface CanopySettings {
   topicsCount: number;
   /** The active node-encoder adapter checkpoint (`canopy train`); relative to the workspace folder; empty = none. */
   adapterCheckpoint: string;
+  /** Where the index lives: `local` or a `postgres://` URL (src/core/index/storeSpec.ts). */
+  store: string;
 }
 
 export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
@@ -73,6 +75,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   topicsEnabled: 'canopy.topics.enabled',
   topicsCount: 'canopy.topics.count',
   adapterCheckpoint: 'canopy.adapter.checkpoint',
+  store: 'canopy.store',
 });
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
@@ -103,6 +106,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   topicsEnabled: false,
   topicsCount: 0,
   adapterCheckpoint: '',
+  store: 'local',
 });
 
 const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
@@ -138,6 +142,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
     topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
     adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
+    store: typeof partial.store === 'string' && partial.store.trim() !== '' ? partial.store.trim() : d.store,
   };
 }
 

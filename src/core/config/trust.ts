@@ -5,7 +5,9 @@
  *   - sends no document text to an LLM that is not on this machine (a remote OpenAI-compatible
  *     endpoint, or a VS Code language model, which may be a cloud model);
  *   - loads no user-supplied model: neither an ONNX encoder folder nor an adapter checkpoint
- *     (a folder's settings could point them at files an attacker put in the repository).
+ *     (a folder's settings could point them at files an attacker put in the repository);
+ *   - keeps the index in the local store: a folder's `canopy.store` could name a database
+ *     server that indexing would send every document's text to.
  * The extension passes `vscode.workspace.isTrusted`; package.json declares the same settings as
  * `restrictedConfigurations`, so VS Code also ignores their workspace-level values.
  */
@@ -20,6 +22,12 @@ export interface TrustGate<T> {
 export function userEncoderFolder(configured: string, trusted: boolean): TrustGate<string> {
   if (!configured || trusted) return { value: configured };
   return { value: '', note: 'the workspace is not trusted: the user-supplied encoder (canopy.encoder.modelFolder) is not loaded, the built-in one is used' };
+}
+
+/** The index store to use (`canopy.store`): the configured one, or `local` in an untrusted workspace. */
+export function userStore(configured: string, trusted: boolean): TrustGate<string> {
+  if (trusted || configured === 'local' || configured.startsWith('local?')) return { value: configured };
+  return { value: 'local', note: 'the workspace is not trusted: the index store (canopy.store) is not used, the local store is' };
 }
 
 /** The adapter checkpoint to load, or '' for none. */

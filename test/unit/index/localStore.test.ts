@@ -9,6 +9,7 @@ import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { encodeItemVectors, ItemVectors } from '../../../src/core/index/itemVectors';
 import { paths, writeCurrent } from '../../../src/core/index/layout';
 import { LocalStore } from '../../../src/core/index/localStore';
+import { parseStoreSpec } from '../../../src/core/index/storeSpec';
 import { indexFolder } from '../../helpers/indexFolder';
 import { describeStoreContract } from './storeContract';
 
@@ -135,5 +136,24 @@ describe('item vectors', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('store spec', () => {
+  it('reads local, local with int8 vectors and postgres URLs, and names a bad one without its password', () => {
+    assert.deepEqual(parseStoreSpec(undefined), { kind: 'local', vectorEncoding: 'f32' });
+    assert.deepEqual(parseStoreSpec('local?vectors=i8'), { kind: 'local', vectorEncoding: 'i8' });
+    const pg = parseStoreSpec('postgres://ann:secret@db.example:5433/corpus?schema=lab&lexical=bm25&ef_search=200&sslmode=require');
+    assert.equal(pg.kind, 'postgres');
+    if (pg.kind === 'postgres') {
+      assert.equal(pg.options.connectionString, 'postgres://ann:secret@db.example:5433/corpus?sslmode=require');
+      assert.equal(pg.options.schema, 'lab');
+      assert.equal(pg.options.lexical, 'bm25');
+      assert.equal(pg.options.hnsw?.efSearch, 200);
+      assert.ok(!pg.options.label!.includes('secret'));
+    }
+    assert.throws(() => parseStoreSpec('postgres://ann:secret@h/db?lexical=fuzzy'), (e: Error) => /lexical must be/.test(e.message) && !e.message.includes('secret'));
+    assert.throws(() => parseStoreSpec('mysql://x'), /use "local" or a postgres:\/\/ URL/);
+    assert.throws(() => parseStoreSpec('local?vectors=f16'), /f32 or i8/);
   });
 });

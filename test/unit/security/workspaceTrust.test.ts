@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CanopyWorkspace } from '../../../src/core/app/workspace';
 import { resolveSettings, settingKeys } from '../../../src/core/config/settings';
-import { llmMayReceiveDocuments, userAdapterCheckpoint, userEncoderFolder } from '../../../src/core/config/trust';
+import { llmMayReceiveDocuments, userAdapterCheckpoint, userEncoderFolder, userStore } from '../../../src/core/config/trust';
 import { OpenAiCompatibleChatModel } from '../../../src/core/llm/openaiProvider';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 
@@ -24,7 +24,7 @@ describe('Workspace Trust', () => {
     const manifest = JSON.parse(read('package.json')) as { capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } } };
     const u = manifest.capabilities.untrustedWorkspaces;
     assert.equal(u.supported, 'limited');
-    for (const key of [settingKeys.encoderModelFolder, settingKeys.adapterCheckpoint, settingKeys.llmProvider, settingKeys.llmBaseUrl]) {
+    for (const key of [settingKeys.encoderModelFolder, settingKeys.adapterCheckpoint, settingKeys.llmProvider, settingKeys.llmBaseUrl, settingKeys.store]) {
       assert.ok(u.restrictedConfigurations.includes(key), `${key} is a restricted configuration`);
     }
   });
@@ -36,6 +36,11 @@ describe('Workspace Trust', () => {
     assert.deepEqual(userEncoderFolder('', false), { value: '' });
     assert.equal(userAdapterCheckpoint('.canopy/adapters/a.json', true).value, '.canopy/adapters/a.json');
     assert.equal(userAdapterCheckpoint('.canopy/adapters/a.json', false).value, '');
+    // A folder's canopy.store could name a server that indexing sends every document to.
+    assert.equal(userStore('postgres://lab@db.example/corpus', true).value, 'postgres://lab@db.example/corpus');
+    assert.equal(userStore('postgres://lab@db.example/corpus', false).value, 'local');
+    assert.match(userStore('postgres://lab@db.example/corpus', false).note ?? '', /not trusted.*canopy\.store/);
+    assert.deepEqual(userStore('local?vectors=i8', false), { value: 'local?vectors=i8' });
     assert.equal(llmMayReceiveDocuments('openai-compatible', true, false).value, false);
     assert.equal(llmMayReceiveDocuments('openai-compatible', false, false).value, true, 'a loopback server keeps the text on this machine');
     assert.equal(llmMayReceiveDocuments('vscode-lm', true, false).value, false);
@@ -106,6 +111,8 @@ describe('Workspace Trust', () => {
     assert.match(session, /userEncoderFolder\(settings\.encoderModelFolder, vscode\.workspace\.isTrusted\)/);
     assert.match(session, /userAdapterCheckpoint\(settings\.adapterCheckpoint, vscode\.workspace\.isTrusted\)/);
     assert.match(session, /adapter: adapter\.value/);
+    assert.match(session, /userStore\(settings\.store, vscode\.workspace\.isTrusted\)/);
+    assert.match(session, /settings: \{ \.\.\.settings, store: store\.value \}/);
     const llm = read('src/extension/llmConfig.ts');
     assert.match(llm, /llmMayReceiveDocuments\('vscode-lm', true, vscode\.workspace\.isTrusted\)/);
     assert.match(llm, /llmMayReceiveDocuments\('openai-compatible', model\.remote, vscode\.workspace\.isTrusted\)/);
