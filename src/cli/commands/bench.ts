@@ -9,6 +9,7 @@ import { benchEncodeHelp, runBenchEncode } from './benchEncode';
 import { benchIndexHelp, runBenchIndex } from './benchIndex';
 import { benchVectorsHelp, runBenchVectors } from './benchVectors';
 import { benchTopicsHelp, runBenchTopics } from './benchTopics';
+import { benchStoreHelp, runBenchStore } from './benchStore';
 
 export const benchHelp = `Usage: canopy bench <what> [options]
 
@@ -17,6 +18,8 @@ export const benchHelp = `Usage: canopy bench <what> [options]
   index     indexing a real folder (Markdown or PDFs) and re-indexing after one edit
   vectors   eager against lazy node vectors
   topics    query latency with and without the topic compass (canopy bench topics --help)
+  store     an index store at corpus scale: write, HNSW build, dense / lexical / hybrid latency,
+            recall@10 against exact search (canopy bench store --help)
 
 "npm run bench" runs them all and writes BENCHMARKS.md.`;
 
@@ -25,6 +28,7 @@ const subcommands: Record<string, { help: string; run: (args: string[], io: CliI
   index: { help: benchIndexHelp, run: runBenchIndex },
   vectors: { help: benchVectorsHelp, run: runBenchVectors },
   topics: { help: benchTopicsHelp, run: runBenchTopics },
+  store: { help: benchStoreHelp, run: runBenchStore },
 };
 
 export async function runBench(args: string[], io: CliIO): Promise<number> {

@@ -11,7 +11,10 @@ import { prepareBenchCache, runCorpusBench } from '../../../src/eval/bench/corpu
 import { benchReindex, writeMarkdownWorkspace } from '../../../src/eval/bench/indexBench';
 import { machine } from '../../../src/eval/bench/measure';
 import { readBenchDocs } from '../../../src/eval/bench/poolDocs';
+import { runStoreBench } from '../../../src/eval/bench/storeBench';
 import { runVectorsBench } from '../../../src/eval/bench/vectorsBench';
+import { loadDataset } from '../../../src/eval/bench/poolDocs';
+import { pgliteTemplate } from '../../helpers/pglite';
 import { openEvalEmbeddings } from '../../../src/eval/embeddings';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
@@ -50,6 +53,29 @@ describe('benchmarks on a tiny corpus', () => {
     const md = renderBenchMarkdown(results);
     assert.match(md, /\| canopy \| 10 \|/);
     assert.match(md, /Canopy ÷ vectra in the same run/);
+  });
+
+  it('store: each store writes, answers and is scored against exact search; replicas get fresh ids', async () => {
+    const questions = loadDataset(fx('hotpotqa/dev.jsonl')).questions.slice(0, 2);
+    const emb = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'shared') });
+    try {
+      for (const store of ['local', 'local-i8', 'pglite-socket'] as const) {
+        const r = await runStoreBench({ store, lexical: 'tsvector', hnsw: {}, docs, documents: 25, jitter: 0.05, questions, workDir: join(dir, 'store'), embeddings: emb, branchingFactor: 2, pgliteTemplate: await pgliteTemplate() });
+        assert.equal(r.documents, 25);
+        assert.equal(r.originals, 10);
+        assert.equal(r.query.hybrid.n, 2);
+        assert.ok(r.storeBytes > 0 && r.writeSeconds > 0);
+        assert.equal(r.gold, undefined, 'no gold recall on a replicated corpus');
+        if (store === 'pglite-socket') {
+          assert.ok(r.vectorIndexSeconds !== undefined && r.hnsw?.m === 16);
+          assert.ok(r.recallVsExact.dense >= 0.9, `HNSW recall@10 on 25 items: ${r.recallVsExact.dense}`);
+        } else assert.equal(r.recallVsExact.dense, 1, `${store}: an exact scan`);
+      }
+      const plain = await runStoreBench({ store: 'local', lexical: 'tsvector', hnsw: {}, docs, documents: docs.length, jitter: 0, questions, workDir: join(dir, 'store'), embeddings: emb, branchingFactor: 2 });
+      assert.ok(plain.gold && plain.gold.questions > 0 && plain.gold.hybrid > 0, 'gold documents are found on the unreplicated corpus');
+    } finally {
+      await emb.dispose();
+    }
   });
 
   it('vectors: lazy encodes only roots at index time and the rest on demand', async () => {
