@@ -239,8 +239,11 @@ export interface TraceRound {
   ms: number;
 }
 
-/** `replay-diverged`: a replay whose critic asked for a query the recorded trace never ran. */
-export type StopReason = 'critic-sufficient' | 'round-limit' | 'no-new-items' | 'token-cap' | 'cancelled' | 'replay-diverged';
+/**
+ * `replay-diverged`: a replay whose critic asked for a query the recorded trace never ran;
+ * `no-follow-up`: the critic found the evidence insufficient but had no query left to ask.
+ */
+export type StopReason = 'critic-sufficient' | 'round-limit' | 'no-new-items' | 'token-cap' | 'cancelled' | 'replay-diverged' | 'no-follow-up';
 
 /** Present on traces made by replaying another trace with other settings (src/core/replay). */
 export interface TraceReplay {

@@ -256,6 +256,7 @@ export async function scoreTrace(trace: AskTrace, q: EvalQuestion, answers: stri
   const outcome = evaluateKept({ items, kept, verdicts, gold, answers, answersAllRequired: q.answersAllRequired ?? false, tokens });
   const first = trace.rounds[0];
   const ranked = first ? first.candidates.map((c) => pool.docOfItem.get(c.itemId) ?? c.itemId) : [];
-  outcome.retrieval = { ranked, retrievedByRound, evidenceByRound, rounds: trace.rounds.length, stop: trace.stop.reason };
+  const judged = trace.rounds.filter((r) => r.critic).map((r) => r.critic!.sufficient);
+  outcome.retrieval = { ranked, retrievedByRound, evidenceByRound, rounds: trace.rounds.length, stop: trace.stop.reason, ...(judged.length > 0 ? { sufficientByRound: judged } : {}) };
   return { outcome, unresolved };
 }

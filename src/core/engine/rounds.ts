@@ -15,6 +15,7 @@
  * Everything the loop decides goes into the rounds it returns; `ask.ts` and `replay.ts` add the
  * settings and assemble the AskTrace.
  */
+import { leavesOf } from '../compress/baselines';
 import { compress } from '../compress/compressor';
 import type { TokenCounter } from '../compress/tokens';
 import type { NodeVerdict } from '../compress/projection';
@@ -274,6 +275,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       rank: e.rank,
       round: e.round,
       keptTexts: e.kept.map((n) => n.text),
+      keptLeaves: e.kept.flatMap((n) => leavesOf(n).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text))),
     }));
     const judged = await deps.critic.judge({ question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries }, signal);
     if ('noVerdict' in judged) {
@@ -283,8 +285,13 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     traceRound.critic = { ...judged };
     deps.tracer?.emit('critic/verdict', { round, ...judged });
     traceRound.ms = clock.now() - roundStart;
-    if (judged.sufficient || !judged.followUpQuery) {
+    if (judged.sufficient) {
       stop = { reason: 'critic-sufficient', round, note: 'the critic judged the evidence sufficient; this is a stopping rule, not a guarantee' };
+      break;
+    }
+    if (!judged.followUpQuery) {
+      const what = judged.missing.length > 0 ? `: ${judged.missing.slice(0, 8).join(', ')}` : '';
+      stop = { reason: 'no-follow-up', round, note: `the critic found the evidence insufficient${what}, but had no query it had not already asked` };
       break;
     }
     if (round === config.maxRounds) {
