@@ -49,6 +49,8 @@ export interface TraceSettings {
   encoderId: string;
   adapterId?: string;
   retrieval: { dense: boolean; bm25: boolean; topics: boolean; fusion: 'rrf'; rrfK: number };
+  /** Node score weights when they are not the dense cosine alone (src/core/compress/hybridScore.ts). */
+  nodeScore?: { dense: number; lexical: number; model?: 'bm25' | 'coverage' };
   /** The LLM used by the critic, reader or router, when one is configured. */
   llm?: { id: string; remote: boolean };
   /** The MAGE controller, when the pipeline may run it: PDFs of at least `minPages` pages, its evaluator and budgets. */
@@ -71,8 +73,11 @@ export interface TraceNode {
   preview?: string;
   header?: string;
   tokens: number;
+  /** The score the rule compared: the dense cosine, or with hybrid node scores their weighted sum. */
   score?: number;
   parentScore?: number;
+  /** Hybrid node scores: the components `score` was fused from (absent: `score` is the dense cosine). */
+  components?: { dense: number; lexical: number };
   /** `kept-by-controller`: a region of an element the MAGE controller opened (the item's file went through it). */
   decision: NodeDecision | 'kept-by-baseline' | 'dropped-by-baseline' | 'kept-by-controller';
   rule: ProjectionRule | 'flat-top-m' | 'threshold' | 'none' | 'item-gate' | 'controller';
@@ -250,7 +255,7 @@ export interface TraceReplay {
   /** Id of the trace replayed. */
   of: string;
   /** The settings that differ from the original's. */
-  changed: Partial<Pick<TraceSettings, 'topK' | 'maxRounds' | 'branchingFactor' | 'compressor' | 'critic'>>;
+  changed: Partial<Pick<TraceSettings, 'topK' | 'maxRounds' | 'branchingFactor' | 'compressor' | 'critic' | 'nodeScore'>>;
   /** What the replay reused, recomputed or could not do. */
   notes: string[];
 }

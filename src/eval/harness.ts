@@ -27,6 +27,7 @@ import { openPoolIndex } from './poolIndex';
 import { runPool } from './poolRun';
 import { prepareTopicVariants, topicDifferences, topicVariants, type TopicVariant } from './topicsAblation';
 import type { Retriever } from '../core/retrieve/retriever';
+import type { NodeScoreWeights } from '../core/compress/hybridScore';
 import { loadAdapter, type LoadedAdapter } from '../core/train/checkpoint';
 import { aggregate, compressionMetrics, gradedNdcgMetric, retrievalMetrics, type Aggregated, type MetricSpec } from './report';
 import { shortAnswerReader } from './shortAnswer';
@@ -58,6 +59,8 @@ export interface EvalOptions {
   builtinModelDir: string;
   /** A node-encoder adapter checkpoint (`canopy train`): node scores go through it; it must match the encoder. */
   adapter?: string;
+  /** Node score weights (dense cosine, lexical evidence) for every configuration; dense alone when absent. */
+  nodeScore?: NodeScoreWeights;
   limit?: number;
   seed: number;
   resamples: number;
@@ -101,6 +104,7 @@ export interface EvalReport {
     retrieval: RetrievalChoice;
     encoder: string;
     adapter?: string;
+    nodeScore?: NodeScoreWeights;
     tokenizer: string;
     seed: number;
     resamples: number;
@@ -196,6 +200,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         onQuestion,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(adapter ? { adapter: adapter.adapter } : {}),
+        ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
       });
       outcomes = r.outcomes;
       const s = [...r.diagnostics.leafScores].sort((a, b) => a - b);
@@ -280,6 +285,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       retrieval: options.retrieval,
       encoder: embeddings.id,
       ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),
+      ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
       tokenizer: tokens.name,
       seed: options.seed,
       resamples: options.resamples,

@@ -20,6 +20,8 @@ import { type TextRun, writePdf } from '../unit/ingest/pdfWriter';
 import { repoRoot } from './harness';
 
 export const demoQuestion = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+/** A question the demo corpus answers only in part, so the rule critic asks follow-up queries. */
+export const gapQuestion = 'Which plot lost ash trees to dieback, and who paid for the replanting?';
 export const pdfQuestion = 'When did the river gauge peak, and how high was the flood?';
 
 /** A workspace over a folder with its index in a temp folder; `close()` removes both temp folders. */
@@ -79,8 +81,10 @@ export function floodReportPdf(): Uint8Array {
 export interface RealTraces {
   /** The demo question with the default settings (one answer round, then no new items). */
   demo: AskTrace;
-  /** The same question with k = 3: several rounds, items added by follow-up queries. */
+  /** A question the corpus answers in part, k = 3: several rounds, items added by follow-up queries. */
   rounds: AskTrace;
+  /** The demo question with hybrid node scores (dense + lexical components on every node). */
+  hybrid: AskTrace;
   /** `demo` replayed with B = 3 and the flat compressor. */
   replay: AskTrace;
   /** A question answered from the flood-report PDF, with the controller's run attached. */
@@ -97,7 +101,8 @@ export async function buildRealTraces(): Promise<RealTraces> {
   const folder = demoFolder({ 'reports/flood-report.pdf': pdfBytes });
   const { ws, close } = await openWorkspace(folder);
   const demo = await ws.ask(demoQuestion);
-  const rounds = await ws.ask(demoQuestion, { topK: 3 });
+  const rounds = await ws.ask(gapQuestion, { topK: 3, maxRounds: 2 });
+  const hybrid = await ws.ask(demoQuestion, { nodeScore: { dense: 1, lexical: 0.5 } });
   const replay = await ws.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } });
   const pdf = await ws.ask(pdfQuestion, { topK: 4 });
   const pdfItem = pdf.rounds[0]!.retrieved.find((i) => i.file.endsWith('.pdf') && i.tree);
@@ -119,6 +124,7 @@ export async function buildRealTraces(): Promise<RealTraces> {
   return {
     demo,
     rounds,
+    hybrid,
     replay,
     pdf,
     ws,

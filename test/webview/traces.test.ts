@@ -156,6 +156,22 @@ describe('inspector with real traces', () => {
     }
   });
 
+  test('a node scored with hybrid scores shows its components in its details: dense · lexical · fused', async () => {
+    const t = real.hybrid;
+    const { page } = await inspect(t);
+    try {
+      const items = t.rounds.flatMap((r) => r.retrieved.filter((i) => !i.repeated && i.tree));
+      const node = items.flatMap((i) => walk(i.tree!)).find((n) => n.components && n.components.lexical > 0 && isKept(items, n.id))!;
+      assert.ok(node, 'a kept node with lexical evidence');
+      await row(page, node.id).waitFor({ state: 'visible' });
+      await clickRow(page, node.id);
+      const detail = (await page.textContent('.canopy-detail')) ?? '';
+      assert.ok(detail.includes(`dense ${node.components!.dense.toFixed(2)} · lexical ${node.components!.lexical.toFixed(2)} · fused ${node.score!.toFixed(2)}`), detail);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('filters, search, modality and expand-to-kept; the tree is keyboard-navigable', async () => {
     const t = real.demo;
     const { page } = await inspect(t);
@@ -521,3 +537,8 @@ describe('inspector with real traces', () => {
     }
   });
 });
+
+/** Whether a node is one of the kept regions of its item (kept nodes are visible after expand-to-kept). */
+function isKept(items: Array<{ keptNodeIds: string[] }>, id: string): boolean {
+  return items.some((i) => i.keptNodeIds.includes(id));
+}

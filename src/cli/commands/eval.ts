@@ -4,6 +4,7 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
+import type { NodeScoreWeights } from '../../core/compress/hybridScore';
 import { topicVariants, type TopicVariant } from '../../eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -58,6 +59,8 @@ Options:
   --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
   --encoder <e>          builtin (default) or a Hugging Face ONNX folder
   --adapter <file>       node-encoder adapter checkpoint (canopy train): node scores go through it
+  --node-score dense=<w>,lexical=<w>
+                         node score weights for every configuration (default: the dense cosine alone)
   --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
                          CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
   --limit <n>            the first n questions only
@@ -128,6 +131,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       'skip-variants': { type: 'boolean' },
       encoder: { type: 'string' },
       adapter: { type: 'string' },
+      'node-score': { type: 'string' },
       reader: { type: 'string' },
       limit: { type: 'string' },
       seed: { type: 'string' },
@@ -187,6 +191,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
     ...(values.adapter ? { adapter: path.resolve(io.cwd, values.adapter) } : {}),
+    ...(values['node-score'] ? { nodeScore: parseNodeScore(values['node-score']) } : {}),
     ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
     seed: int(values.seed, '--seed', 1, 0),
     resamples: int(values.resamples, '--resamples', 1000, 10, 100_000),
@@ -222,4 +227,20 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** `dense=1,lexical=0.5` → node score weights; a user mistake is E_BAD_INPUT naming the flag. */
+export function parseNodeScore(value: string): NodeScoreWeights {
+  const weights: NodeScoreWeights = { dense: 1, lexical: 0 };
+  for (const part of value.split(',')) {
+    const model = /^\s*model\s*=\s*(bm25|coverage)\s*$/.exec(part);
+    if (model) {
+      weights.model = model[1] as 'bm25' | 'coverage';
+      continue;
+    }
+    const m = /^\s*(dense|lexical)\s*=\s*(-?\d*\.?\d+)\s*$/.exec(part);
+    if (!m || !Number.isFinite(Number(m[2])) || Number(m[2]) < 0) throw new UsageError(`--node-score must look like dense=1,lexical=0.5 (weights ≥ 0), not "${value}"`);
+    weights[m[1] as 'dense' | 'lexical'] = Number(m[2]);
+  }
+  return weights;
 }

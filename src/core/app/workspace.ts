@@ -12,6 +12,7 @@ import { askControllerFromSettings } from '../engine/controllerStage';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { CompressorSetting, AskTrace } from '../../contracts/trace';
 import type { CanopySettings } from '../config/settings';
+import type { NodeScoreWeights } from '../compress/hybridScore';
 import { bpeTokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
@@ -79,6 +80,8 @@ export interface AskRequest {
   adapter?: string;
   /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
   pageImages?: boolean;
+  /** Node score weights (dense cosine, lexical evidence); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
   tracer?: Tracer;
   signal?: AbortSignal;
 }
@@ -316,6 +319,7 @@ export class CanopyWorkspace {
       retrieval,
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
+      ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
     };
     const llm = request.llm;
     const critic =

@@ -5,6 +5,7 @@
  * encoder is never called. Replaying with the recorded settings reproduces the recorded trace
  * (tested over every recorded configuration).
  */
+import { isDenseOnly, type NodeScoreWeights } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
 import { RuleCritic } from '../critic/ruleCritic';
@@ -25,6 +26,8 @@ export interface ReplaySettings {
   compressor?: CompressorSetting;
   /** 'recorded' reuses each round's recorded verdict (the only choice for an LLM critic's trace). */
   critic?: 'rule' | 'none' | 'recorded';
+  /** Other node score weights: the recorded dense components are re-weighed with the lexical evidence. */
+  nodeScore?: NodeScoreWeights;
 }
 
 export interface ReplayDeps {
@@ -36,6 +39,11 @@ export interface ReplayDeps {
   critic?: Critic;
   clock?: Clock;
   newId?: () => string;
+}
+
+function withoutNodeScore(settings: TraceSettings): TraceSettings {
+  const { nodeScore: _nodeScore, ...rest } = settings;
+  return rest;
 }
 
 function fail(message: string): never {
@@ -82,6 +90,8 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
   const maxRounds = settings.maxRounds ?? recorded.maxRounds;
   const b = settings.branchingFactor ?? recorded.branchingFactor;
   const compressor = settings.compressor ?? recorded.compressor;
+  if (settings.nodeScore && (!(settings.nodeScore.dense >= 0) || !(settings.nodeScore.lexical >= 0))) fail('replay: node score weights must be numbers ≥ 0');
+  const nodeScore = settings.nodeScore ?? recorded.nodeScore;
   const criticMode = settings.critic ?? (recorded.critic === 'none' ? 'none' : recorded.critic === 'rule' ? 'rule' : 'recorded');
   const reader = deps.reader ?? new ExtractiveReader();
   const notes: string[] = [];
@@ -109,7 +119,7 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
     },
     {
       source: recordedCandidates(trace),
-      scorer: recordedScorer(trace, b, deps.source),
+      scorer: recordedScorer(trace, b, deps.source, nodeScore),
       ...(critic ? { critic } : {}),
       tokens: deps.tokens,
       clock,
@@ -127,6 +137,7 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
   if (JSON.stringify(compressor) !== JSON.stringify(recorded.compressor)) changed.compressor = compressor;
   const criticSetting: TraceSettings['critic'] = criticMode === 'recorded' ? recorded.critic : criticMode;
   if (criticSetting !== recorded.critic) changed.critic = criticSetting;
+  if (JSON.stringify(nodeScore ?? null) !== JSON.stringify(recorded.nodeScore ?? null)) changed.nodeScore = nodeScore && !isDenseOnly(nodeScore) ? { ...nodeScore } : { dense: 1, lexical: 0 };
 
   return {
     schema: TRACE_SCHEMA,
@@ -134,7 +145,7 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
     id: deps.newId?.() ?? `${started.toString(36)}-replay-${Math.random().toString(36).slice(2, 8)}`,
     createdAt: new Date(started).toISOString(),
     question: trace.question,
-    settings: { ...recorded, topK, maxRounds, branchingFactor: b, compressor, critic: criticSetting, reader: reader.mode },
+    settings: { ...withoutNodeScore(recorded), topK, maxRounds, branchingFactor: b, compressor, critic: criticSetting, reader: reader.mode, ...(nodeScore && !isDenseOnly(nodeScore) ? { nodeScore: { ...nodeScore } } : {}) },
     index: trace.index,
     rounds: result.rounds,
     stop: result.stop,

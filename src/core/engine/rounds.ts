@@ -17,6 +17,7 @@
  */
 import { leavesOf } from '../compress/baselines';
 import { compress } from '../compress/compressor';
+import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { NodeVerdict } from '../compress/projection';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView } from '../critic/critic';
@@ -83,6 +84,8 @@ export interface CandidateSource {
 export interface ScoredItem {
   item: Item;
   scores: Map<string, number>;
+  /** Hybrid node scores: each node's components (the trace shows them; a replay re-weighs them). */
+  components?: Map<string, NodeScoreComponents>;
 }
 
 export interface NodeScorer {
@@ -238,7 +241,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
         allVerdicts.set(c.itemId, verdicts.get(c.itemId) ?? []);
         const refined = refinement?.items.get(c.itemId);
         if (refined?.controller) entry.controller = refined.controller;
-        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined !== undefined);
+        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined !== undefined, s.components);
         evidence.set(c.itemId, { scored: s, rank: c.rank, round, kept: keptNodes });
       }
       retrieved.push(entry);

@@ -116,14 +116,19 @@ describe('replay from cached scores', () => {
     trapped = false; // asking encodes the new queries
     const recorded: AskTrace[] = [];
     for (const compressor of compressors) for (const critic of critics) for (const topK of [3, 10]) recorded.push(await ws.ask(question, { compressor, critic, topK }));
+    // Hybrid node scores, both lexical models.
+    for (const nodeScore of [{ dense: 1, lexical: 0.5 }, { dense: 1, lexical: 1, model: 'coverage' as const }]) {
+      for (const critic of ['rule', 'none'] as const) recorded.push(await ws.ask(gapQuestion, { critic, topK: 3, maxRounds: 2, nodeScore }));
+    }
     trapEncoder();
     trapped = true;
-    const seen = new Set(recorded.map((t) => `${JSON.stringify(t.settings.compressor)} ${t.settings.critic} ${t.settings.topK}`));
-    assert.equal(seen.size, compressors.length * critics.length * 2, 'every configuration was recorded');
+    const seen = new Set(recorded.map((t) => `${JSON.stringify(t.settings.compressor)} ${t.settings.critic} ${t.settings.topK} ${JSON.stringify(t.settings.nodeScore ?? null)}`));
+    assert.equal(seen.size, compressors.length * critics.length * 2 + 4, 'every configuration was recorded');
+    assert.ok(recorded.some((t) => t.settings.nodeScore && t.rounds[0]!.retrieved[0]!.tree!.components), 'hybrid traces carry the components');
     assert.ok(recorded.some((t) => t.rounds.length > 1 && t.settings.critic === 'rule'), 'some rule-critic traces have follow-up rounds');
     assert.ok(recorded.some((t) => t.settings.critic === 'llm' && t.stop.reason === 'critic-sufficient' && t.rounds.length === 2));
     for (const original of recorded) {
-      const label = `${JSON.stringify(original.settings.compressor)} critic=${original.settings.critic} k=${original.settings.topK}`;
+      const label = `${JSON.stringify(original.settings.compressor)} critic=${original.settings.critic} k=${original.settings.topK} node=${JSON.stringify(original.settings.nodeScore ?? null)}`;
       const again = await ws.replay(original, {});
       assert.deepEqual(roundView(again), roundView(original), label);
       assert.deepEqual(again.readerInput, original.readerInput, label);
@@ -133,6 +138,30 @@ describe('replay from cached scores', () => {
       const notes = original.settings.critic === 'llm' ? ['the LLM critic’s recorded verdicts are reused; they judged the recorded evidence'] : [];
       assert.deepEqual(again.replay, { of: original.id, changed: {}, notes }, label);
     }
+    assert.equal(encodes, 0);
+  });
+
+  it('re-weighs hybrid node scores from the recorded components without the encoder', async () => {
+    trapped = false;
+    const hybrid = await ws.ask(question, { nodeScore: { dense: 1, lexical: 0.5 }, critic: 'none' });
+    trapEncoder();
+    trapped = true;
+    const nodes = trees(hybrid).flatMap((t) => walk(t));
+    assert.ok(nodes.every((n) => n.score === undefined || (n.components && Math.abs(n.score - (n.components.dense + 0.5 * n.components.lexical)) < 1e-9)), 'score = dense + 0.5 × lexical');
+    assert.ok(nodes.some((n) => (n.components?.lexical ?? 0) > 0), 'some node has lexical evidence');
+    const tokens = bpeTokenCounter();
+    const dense = await replayTrace(hybrid, { nodeScore: { dense: 1, lexical: 0 } }, { tokens });
+    assert.deepEqual(dense.replay!.changed, { nodeScore: { dense: 1, lexical: 0 } });
+    assert.equal(dense.settings.nodeScore, undefined);
+    // Dense alone: every score is the recorded dense component, and matches asking with the dense cosine.
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    for (const n of trees(dense).flatMap((t) => walk(t))) if (n.score !== undefined) assert.ok(Math.abs(n.score - byId.get(n.id)!.components!.dense) < 1e-9, n.id);
+    trapped = false;
+    const plain = await ws.ask(question, { critic: 'none' });
+    trapped = true;
+    assert.deepEqual(dense.rounds[0]!.retrieved.map((r) => r.keptNodeIds), plain.rounds[0]!.retrieved.map((r) => r.keptNodeIds));
+    const heavier = await replayTrace(hybrid, { nodeScore: { dense: 1, lexical: 2 } }, { tokens });
+    for (const n of trees(heavier).flatMap((t) => walk(t))) if (n.score !== undefined) assert.ok(Math.abs(n.score - (n.components!.dense + 2 * n.components!.lexical)) < 1e-9, n.id);
     assert.equal(encodes, 0);
   });
 
