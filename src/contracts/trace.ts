@@ -48,7 +48,12 @@ export interface TraceSettings {
   tokenizer: string;
   encoderId: string;
   adapterId?: string;
-  retrieval: { dense: boolean; bm25: boolean; topics: boolean; fusion: 'rrf'; rrfK: number };
+  /**
+   * How items were retrieved: `rrf` (reciprocal-rank fusion, constant `rrfK`, BM25 weighted
+   * `bm25Weight` when not 1) or `linear` (min-max normalised BM25 + `denseWeight` × cosine over
+   * both rankers' top `depth`).
+   */
+  retrieval: { dense: boolean; bm25: boolean; topics: boolean; fusion: 'rrf' | 'linear'; rrfK?: number; bm25Weight?: number; denseWeight?: number; depth?: number };
   /** Node score weights when they are not the dense cosine alone (src/core/compress/hybridScore.ts). */
   nodeScore?: { dense: number; lexical: number; model?: 'bm25' | 'coverage' };
   /** The LLM used by the critic, reader or router, when one is configured. */

@@ -43,8 +43,9 @@ Options:
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded] | peer
                          (default canopy)
   --critic <c>           none | rule | llm (pool mode; default rule)
-  --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid); hybrid:bm25=<w>
-                         weights BM25 by w in the fusion (a measured variant)
+  --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)
+                         | dense | bm25 (pool mode); hybrid:bm25=<w> (RRF, BM25 weighted w) or
+                         hybrid:linear=<w> (normalised BM25 + w × cosine) are measured variants
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
   --topics <v>           pool mode: topic compass off | control | noselect | noabstract | full
                          (docs/topics.md; control = the scorer without topic features); scorers
@@ -54,7 +55,8 @@ Options:
   --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
   --thresholds <list>    sweep: threshold values (default 0.3,0.4)
   --branchings <list>    sweep (given mode): B values (default 2,3,4)
-  --gate <g>             sweep: item-gate margin (default 0.1)
+  --gate <g>[,<g>…]      sweep: item-gate margin(s) (default 0.1)
+  --skip-peer            sweep: leave out the vectra peer
   --margins <list>       sweep (given mode): CANOPY descend margins measured (default 0.05)
   --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
   --encoder <e>          builtin (default) or a Hugging Face ONNX folder
@@ -129,6 +131,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       gate: { type: 'string' },
       margins: { type: 'string' },
       'skip-variants': { type: 'boolean' },
+      'skip-peer': { type: 'boolean' },
       encoder: { type: 'string' },
       adapter: { type: 'string' },
       'node-score': { type: 'string' },
@@ -153,7 +156,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const critic = (values.critic ?? (mode === 'pool' ? 'rule' : 'none')) as CriticChoice;
   if (!['none', 'rule', 'llm'].includes(critic)) throw new UsageError('--critic must be none, rule or llm');
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
-  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, dense, bm25 or hybrid:bm25=<weight>');
+  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, hybrid:rrf, dense, bm25, hybrid:bm25=<weight> or hybrid:linear=<weight>');
   const reader = values.reader ?? 'extractive';
   const topics = values.topics as TopicVariant | undefined;
   if (topics !== undefined && !(topicVariants as readonly string[]).includes(topics)) throw new UsageError(`--topics must be one of ${topicVariants.join(', ')}`);
@@ -172,12 +175,13 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     ...(list(values['flat-m'], '--flat-m', Number) ? { flatM: list(values['flat-m'], '--flat-m', Number)! } : {}),
     ...(list(values.thresholds, '--thresholds', Number) ? { thresholds: list(values.thresholds, '--thresholds', Number)! } : {}),
     ...(list(values.branchings, '--branchings', Number) ? { branchings: list(values.branchings, '--branchings', Number)! } : {}),
-    ...(values.gate !== undefined ? { gate: Number(values.gate) } : {}),
+    ...(values.gate !== undefined ? { gate: Number(values.gate.split(',')[0]), moreGates: values.gate.split(',').slice(1).map(Number) } : {}),
+    ...(values['skip-peer'] ? { peer: false } : {}),
     ...(list(values.margins, '--margins', Number) ? { margins: list(values.margins, '--margins', Number)! } : {}),
     ...(values['skip-variants'] ? { variants: false } : {}),
   };
   if (sweepOptions.branchings?.some((b) => b < 2 || b > 4 || !Number.isInteger(b))) throw new UsageError('--branchings must be integers from 2 to 4');
-  if (sweepOptions.gate !== undefined && !(sweepOptions.gate >= 0)) throw new UsageError('--gate must be a non-negative number');
+  if (sweepOptions.gate !== undefined && (!(sweepOptions.gate >= 0) || (sweepOptions.moreGates ?? []).some((g) => !(g >= 0)))) throw new UsageError('--gate must be non-negative numbers');
   const cacheDir = path.resolve(io.cwd, values.cache ?? io.env.CANOPY_EVAL_CACHE ?? path.join(homedir(), '.cache', 'canopy-eval'));
   const options: EvalOptions = {
     file: path.resolve(io.cwd, positionals[0]!),

@@ -300,7 +300,7 @@ export class CanopyWorkspace {
     const adapter = await this.activeAdapter(request.adapter, encoder.id);
     // One query embedding shared by the hybrid retriever, the compass and the pipeline.
     const embedQuery = rememberLastQuery(this.embedQuery);
-    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, rrfK: 60 });
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
       const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
