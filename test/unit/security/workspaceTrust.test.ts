@@ -96,10 +96,13 @@ describe('Workspace Trust', () => {
   });
 
   it("the extension's code paths go through the gates with vscode.workspace.isTrusted", () => {
-    const session = read('src/extension/session.ts');
-    assert.match(session, /userEncoderFolder\(settings\.encoderModelFolder, vscode\.workspace\.isTrusted\)/);
-    assert.match(session, /userAdapterCheckpoint\(settings\.adapterCheckpoint, vscode\.workspace\.isTrusted\)/);
-    assert.match(session, /adapter: adapter\.value/);
+    // The encoder and the adapter checkpoint are chosen per request in activate() (extension.ts), the
+    // encoder through config.ts's gate; every question passes the gated checkpoint (questions.ts).
+    const activate = read('src/extension/extension.ts');
+    assert.match(activate, /encoderFromSettings\(settings\(\), vscode\.workspace\.isTrusted\)/);
+    assert.match(activate, /userAdapterCheckpoint\(s\.adapterCheckpoint, vscode\.workspace\.isTrusted\)/);
+    assert.match(read('src/extension/config.ts'), /userEncoderFolder\(settings\.encoderModelFolder, trusted\)/);
+    assert.match(read('src/extension/questions.ts'), /adapter: adapter\.value/);
     const llm = read('src/extension/llmConfig.ts');
     assert.match(llm, /llmMayReceiveDocuments\('vscode-lm', true, vscode\.workspace\.isTrusted\)/);
     assert.match(llm, /llmMayReceiveDocuments\('openai-compatible', model\.remote, vscode\.workspace\.isTrusted\)/);
