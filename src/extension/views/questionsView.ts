@@ -4,7 +4,7 @@
  * deletes it or compares it with the shown answer. Replays are marked as such.
  */
 import * as vscode from 'vscode';
-import type { SavedTraceSummary } from '../../core/app/workspace';
+import type { SavedTraceSummary } from '../../core/app/traceStore';
 
 export class QuestionsProvider implements vscode.TreeDataProvider<SavedTraceSummary>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SavedTraceSummary | undefined | void>();
