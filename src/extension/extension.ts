@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { describeError } from '../core/errors';
 import type { PlaceholderView } from '../protocol/messages';
 import { affectsIndex } from './config';
-import type { SavedTraceSummary } from '../core/app/workspace';
+import type { TraceSummary } from '../contracts/savedTrace';
 import type { AskTrace } from '../contracts/trace';
 import { EvidenceDecorations } from './decorations';
 import { type InspectorHost, InspectorPanel, inspectorViewType } from './inspectorPanel';
@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   /** A saved trace named by a Questions item (or its file name). */
   const savedTrace = async (arg: unknown): Promise<AskTrace | undefined> => {
-    const name = typeof arg === 'string' ? arg : (arg as SavedTraceSummary | undefined)?.name;
+    const name = typeof arg === 'string' ? arg : (arg as TraceSummary | undefined)?.name;
     if (!name) return undefined;
     return session.readTrace(name);
   };
@@ -169,7 +169,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     vscode.commands.registerCommand('canopy.deleteTrace', async (arg?: unknown) => {
-      const s = arg as SavedTraceSummary | undefined;
+      const s = arg as TraceSummary | undefined;
       if (!s?.name) return;
       const yes = 'Delete';
       const answer = await vscode.window.showWarningMessage(`Delete the saved answer to “${s.question}”?`, { modal: true }, yes);

@@ -6,9 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ReplaySettings } from '../core/engine/replay';
+import type { ReplaySettings } from '../contracts/askSettings';
+import type { TraceSummary } from '../contracts/savedTrace';
 import type { AskTrace } from '../contracts/trace';
-import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary, type TrainingReport } from '../protocol/messages';
+import { PROTOCOL_VERSION, type PlaceholderView, type TrainingReport } from '../protocol/messages';
 import { HostEndpoint } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';
 import { inspectorRequestHandlers, type GoldMark } from './views/inspectorRequests';

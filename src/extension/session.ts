@@ -12,8 +12,8 @@ import { CanopyWorkspace } from '../core/app/workspace';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
 import type { AskTrace } from '../contracts/trace';
-import type { ReplaySettings } from '../core/engine/replay';
-import type { SavedTraceSummary } from '../core/app/workspace';
+import type { ReplaySettings } from '../contracts/askSettings';
+import type { TraceSummary } from '../contracts/savedTrace';
 import { readFilesExclude, readSettings } from './config';
 import { chooseLlm } from './llmConfig';
 import { userAdapterCheckpoint, userEncoderFolder } from '../core/config/trust';
@@ -220,7 +220,7 @@ export class CanopySession implements vscode.Disposable {
     return this.current().trainAdapter({ ...options, annotationsFile: annotationsPath(folder.uri.fsPath), outDir: this.adapterDir() });
   }
 
-  async listTraces(): Promise<SavedTraceSummary[]> {
+  async listTraces(): Promise<TraceSummary[]> {
     if (!this.folder) return [];
     return this.current().listTraces();
   }

@@ -10,7 +10,10 @@ import * as path from 'node:path';
 import { ask, type AskOptions } from '../engine/ask';
 import { askControllerFromSettings } from '../engine/controllerStage';
 import { CanopyError, ErrorCodes } from '../errors';
-import type { CompressorSetting, AskTrace } from '../../contracts/trace';
+import { ReplaySettings } from '../../contracts/askSettings';
+import { isTraceFileName, summarizeTrace, type TraceSummary } from '../../contracts/savedTrace';
+import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
+import { check } from '../../contracts/validation';
 import type { CanopySettings } from '../config/settings';
 import { bpeTokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
@@ -39,7 +42,7 @@ import { readTopicBank, topicStage, topicSummaryOf } from '../topics/indexTopics
 import { rememberLastQuery } from '../topics/retriever';
 import { writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
-import { replayTrace, type ReplaySettings } from '../engine/replay';
+import { replayTrace } from '../engine/replay';
 import type { ReplaySource } from '../engine/recorded';
 import { loadAdapter, type LoadedAdapter } from '../train/checkpoint';
 import { runTraining, type TrainRunOptions, type TrainRunReport } from '../train/run';
@@ -81,18 +84,6 @@ export interface AskRequest {
   pageImages?: boolean;
   tracer?: Tracer;
   signal?: AbortSignal;
-}
-
-/** One saved trace, as the history list shows it. */
-export interface SavedTraceSummary {
-  /** File name inside the traces folder. */
-  name: string;
-  id: string;
-  question: string;
-  createdAt: string;
-  mode: 'extractive' | 'llm';
-  evidenceTokens: number;
-  replayOf?: string;
 }
 
 export class CanopyWorkspace {
@@ -390,9 +381,17 @@ export class CanopyWorkspace {
     };
   }
 
-  /** Replays a trace with other settings from its cached scores (src/core/replay). */
+  /**
+   * Replays a trace with other settings from its cached scores (src/core/engine/replay.ts). Both
+   * inputs are checked against their schemas first: a trace from anywhere but this process, and
+   * settings from a user.
+   */
   async replay(trace: AskTrace, settings: ReplaySettings, signal?: AbortSignal): Promise<AskTrace> {
-    return replayTrace(trace, settings, { tokens: this.tokens, source: await this.replaySource() }, signal);
+    const checkedSettings = check(ReplaySettings, settings, 'settings');
+    if (!checkedSettings.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedSettings.problem}`);
+    const checkedTrace = checkTrace(trace);
+    if (!checkedTrace.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedTrace.problem}`);
+    return replayTrace(checkedTrace.value, checkedSettings.value, { tokens: this.tokens, source: await this.replaySource() }, signal);
   }
 
   /** Writes a trace under <index>/traces/ and returns its path. */
@@ -413,26 +412,17 @@ export class CanopyWorkspace {
    * The saved traces, newest first, with what a history list shows. Files that are not traces
    * of a readable version are left out (and logged), never fatal.
    */
-  async listTraces(): Promise<SavedTraceSummary[]> {
+  async listTraces(): Promise<TraceSummary[]> {
     let names: string[];
     try {
       names = (await fs.readdir(this.tracesDir())).filter((n) => n.endsWith('.json'));
     } catch {
       return [];
     }
-    const out: SavedTraceSummary[] = [];
+    const out: TraceSummary[] = [];
     for (const name of names) {
       try {
-        const t = await this.readTrace(name);
-        out.push({
-          name,
-          id: t.id,
-          question: t.question,
-          createdAt: t.createdAt,
-          mode: t.answer.mode,
-          evidenceTokens: t.totals.evidenceTokens,
-          ...(t.replay ? { replayOf: t.replay.of } : {}),
-        });
+        out.push(summarizeTrace(name, await this.readTrace(name)));
       } catch (err) {
         this.log.log('warn', `trace ${name} skipped: ${(err as Error).message}`);
       }
@@ -440,12 +430,23 @@ export class CanopyWorkspace {
     return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
   }
 
-  /** Reads one saved trace by its file name (a bare name inside the traces folder). */
+  /**
+   * Reads one saved trace by its file name (a bare name inside the traces folder), checked
+   * against the trace schema: a file that is not JSON, not a trace of this version or not
+   * well-formed is refused with its name and the first problem.
+   */
   async readTrace(name: string): Promise<AskTrace> {
     const file = this.traceFile(name);
-    const t = JSON.parse(await fs.readFile(file, 'utf8')) as AskTrace;
-    if (t?.schema !== 'canopy.trace' || t.version !== 1) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace of version 1`);
-    return t;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (err) {
+      if (err instanceof SyntaxError) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace: not valid JSON (${err.message})`, { file });
+      throw err;
+    }
+    const checked = checkTrace(raw);
+    if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, `${name} is not a readable Canopy trace of version 1: ${checked.problem}`, { file });
+    return checked.value;
   }
 
   /** Deletes one saved trace by its file name. */
@@ -454,7 +455,7 @@ export class CanopyWorkspace {
   }
 
   private traceFile(name: string): string {
-    if (!/^[A-Za-z0-9._-]+\.json$/.test(name) || name.startsWith('.')) throw new CanopyError(ErrorCodes.badInput, `not a trace file name: ${name}`);
+    if (!isTraceFileName(name)) throw new CanopyError(ErrorCodes.badInput, `not a trace file name: ${name}`);
     return path.join(this.tracesDir(), name);
   }
 

@@ -12,20 +12,11 @@ import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
 import type { Reader } from '../read/reader';
+import type { ReplaySettings } from '../../contracts/askSettings';
 import { TRACE_SCHEMA, TRACE_SCHEMA_VERSION, type AskTrace, type CompressorSetting, type TraceReplay, type TraceSettings } from '../../contracts/trace';
 import { recordedCandidates, recordedCritic, recordedScorer, type ReplaySource } from './recorded';
 import { readEvidence, roundCritic, runRounds, type RoundCritic } from './rounds';
 import { traceOutcome } from './traceTree';
-
-/** The settings a replay may change; absent fields keep the trace's. */
-export interface ReplaySettings {
-  topK?: number;
-  maxRounds?: number;
-  branchingFactor?: number;
-  compressor?: CompressorSetting;
-  /** 'recorded' reuses each round's recorded verdict (the only choice for an LLM critic's trace). */
-  critic?: 'rule' | 'none' | 'recorded';
-}
 
 export interface ReplayDeps {
   tokens: TokenCounter;
