@@ -70,8 +70,8 @@ export interface CheckOptions {
 
 /**
  * Checks a value against a schema. `root` names the value in the problem (`trace`, `params`…).
- * Never throws for any input: unexpected values, prototype keys and (for the recursive trace
- * tree) excessive depth are problems like any other.
+ * Does not throw for plain data (what JSON.parse or postMessage delivers): unexpected values,
+ * `__proto__` keys and (for the recursive trace tree) excessive depth are problems like any other.
  */
 export function check<S extends z.core.$ZodType>(schema: S, value: unknown, root: string, options: CheckOptions = {}): Checked<z.output<S>> {
   const result = z.safeParse(schema, value, { error: describeIssue });
