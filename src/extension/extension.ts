@@ -11,7 +11,8 @@ import { AskService } from '../core/app/askService';
 import { Embeddings } from '../core/app/embeddings';
 import { IndexService } from '../core/app/indexService';
 import { ParseWorkers } from '../core/app/parseWorkers';
-import { TraceStore, type SavedTraceSummary } from '../core/app/traceStore';
+import { TraceStore } from '../core/app/traceStore';
+import type { TraceSummary } from '../contracts/savedTrace';
 import { TrainingService } from '../core/app/trainingService';
 import { userAdapterCheckpoint } from '../core/config/trust';
 import { describeError } from '../core/errors';
@@ -146,7 +147,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   /** A saved trace named by a Questions item (or its file name). */
   const savedTrace = async (arg: unknown): Promise<AskTrace | undefined> => {
-    const name = typeof arg === 'string' ? arg : (arg as SavedTraceSummary | undefined)?.name;
+    const name = typeof arg === 'string' ? arg : (arg as TraceSummary | undefined)?.name;
     if (!name) return undefined;
     return session.readTrace(name);
   };
@@ -258,7 +259,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     vscode.commands.registerCommand('canopy.deleteTrace', async (arg?: unknown) => {
-      const s = arg as SavedTraceSummary | undefined;
+      const s = arg as TraceSummary | undefined;
       if (!s?.name) return;
       const yes = 'Delete';
       const answer = await vscode.window.showWarningMessage(`Delete the saved answer to “${s.question}”?`, { modal: true }, yes);

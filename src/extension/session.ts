@@ -9,11 +9,12 @@ import * as vscode from 'vscode';
 import type { AskService } from '../core/app/askService';
 import type { IndexService } from '../core/app/indexService';
 import { ReindexScheduler } from '../core/app/reindexScheduler';
-import type { SavedTraceSummary, TraceStore } from '../core/app/traceStore';
+import type { TraceStore } from '../core/app/traceStore';
+import type { TraceSummary } from '../contracts/savedTrace';
 import type { TrainingService, TrainRequest } from '../core/app/trainingService';
 import { annotationsPath } from '../core/annotate/store';
 import type { CanopySettings } from '../core/config/settings';
-import type { ReplaySettings } from '../core/engine/replay';
+import type { ReplaySettings } from '../contracts/askSettings';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
 import type { TrainRunReport } from '../core/train/run';
@@ -163,7 +164,7 @@ export class CanopySession implements vscode.Disposable {
   }
 
   /** Saved traces, newest first (empty without a folder). */
-  async listTraces(): Promise<SavedTraceSummary[]> {
+  async listTraces(): Promise<TraceSummary[]> {
     if (!this.folder) return [];
     return this.deps.traces.list();
   }

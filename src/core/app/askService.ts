@@ -10,7 +10,9 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { AskTrace, CompressorSetting } from '../../contracts/trace';
+import { ReplaySettings } from '../../contracts/askSettings';
+import { check } from '../../contracts/validation';
+import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
 import { routeQuestionWithLlm } from '../compress/llmRouter';
 import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
 import type { CanopySettings } from '../config/settings';
@@ -20,7 +22,7 @@ import { RuleCritic } from '../critic/ruleCritic';
 import { ask, type AskDeps, type AskOptions } from '../engine/ask';
 import { askControllerFromSettings } from '../engine/controllerStage';
 import type { ReplaySource } from '../engine/recorded';
-import { replayTrace, type ReplaySettings } from '../engine/replay';
+import { replayTrace } from '../engine/replay';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import type { ChatModel } from '../llm/llm';
@@ -30,6 +32,7 @@ import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
+import type { NodeScoreWeights } from '../compress/hybridScore';
 import type { Retriever } from '../retrieve/retriever';
 import { openCompass } from '../topics/compassIndex';
 import { rememberLastQuery } from '../topics/retriever';
@@ -58,6 +61,8 @@ export interface AskRequest {
   adapter?: string;
   /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
   pageImages?: boolean;
+  /** Node score weights (dense cosine, lexical evidence); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
   tracer?: Tracer;
   signal?: AbortSignal;
 }
@@ -102,7 +107,7 @@ export class AskService {
     const adapter = chosen.adapter;
     // One query embedding shared by the hybrid retriever, the compass and the engine.
     const embedQuery = rememberLastQuery(embeddings.embedQuery);
-    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, rrfK: 60 });
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
       const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
@@ -120,6 +125,7 @@ export class AskService {
       retrieval: { dense: true, bm25: true, topics: retriever !== hybrid, fusion: 'rrf', rrfK: 60 },
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
+      ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
     };
     const llm = request.llm;
     const critic = this.critic(request, llm);
@@ -149,7 +155,12 @@ export class AskService {
 
   /** Replays a trace with other settings from its cached scores (core/engine/replay.ts); never encodes. */
   async replay(trace: AskTrace, settings: ReplaySettings, s: CanopySettings, signal?: AbortSignal): Promise<AskTrace> {
-    return replayTrace(trace, settings, { tokens: this.tokens, source: await this.replaySource(s) }, signal);
+    // Both inputs are checked before the index is opened: a trace from anywhere but this process, settings from a user.
+    const checkedTrace = checkTrace(trace);
+    if (!checkedTrace.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedTrace.problem}`);
+    const checkedSettings = check(ReplaySettings, settings, 'settings');
+    if (!checkedSettings.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedSettings.problem}`);
+    return replayTrace(checkedTrace.value, checkedSettings.value, { tokens: this.tokens, source: await this.replaySource(s) }, signal);
   }
 
   /**

@@ -11,22 +11,11 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { AskTrace } from '../../contracts/trace';
+import { isTraceFileName, summarizeTrace, type TraceSummary } from '../../contracts/savedTrace';
+import { checkTrace, type AskTrace } from '../../contracts/trace';
 import { CanopyError, ErrorCodes } from '../errors';
 import { silentLogger, type Logger } from '../ports';
 import { writeFileAtomic } from '../store/atomicFile';
-
-/** One saved trace, as the history list shows it. */
-export interface SavedTraceSummary {
-  /** File name inside the traces folder. */
-  name: string;
-  id: string;
-  question: string;
-  createdAt: string;
-  mode: 'extractive' | 'llm';
-  evidenceTokens: number;
-  replayOf?: string;
-}
 
 /** The summary index's file name; it starts with a dot, so it is never taken for a trace. */
 export const SUMMARY_INDEX = '.summaries.json';
@@ -34,30 +23,13 @@ const SUMMARY_VERSION = 1;
 
 interface SummaryIndexFile {
   version: number;
-  traces: Record<string, Omit<SavedTraceSummary, 'name'>>;
-}
-
-/** Whether a name is a trace file name of the traces folder (a bare name, never a path or a dot file). */
-export function isTraceFileName(name: string): boolean {
-  return /^[A-Za-z0-9._-]+\.json$/.test(name) && !name.startsWith('.');
-}
-
-export function summaryOf(name: string, t: AskTrace): SavedTraceSummary {
-  return {
-    name,
-    id: t.id,
-    question: t.question,
-    createdAt: t.createdAt,
-    mode: t.answer.mode,
-    evidenceTokens: t.totals.evidenceTokens,
-    ...(t.replay ? { replayOf: t.replay.of } : {}),
-  };
+  traces: Record<string, Omit<TraceSummary, 'name'>>;
 }
 
 export class TraceStore {
   /** The summaries known, by file name; loaded from the index file on first use. */
-  private known: Map<string, SavedTraceSummary> | undefined;
-  private loading: Promise<Map<string, SavedTraceSummary>> | undefined;
+  private known: Map<string, TraceSummary> | undefined;
+  private loading: Promise<Map<string, TraceSummary>> | undefined;
   /** Serialises writes of the index file so a slow write never overwrites a newer one. */
   private writing: Promise<void> = Promise.resolve();
   private readonly log: Logger;
@@ -79,7 +51,7 @@ export class TraceStore {
     const file = path.join(this.dir, name);
     await writeFileAtomic(file, JSON.stringify(trace));
     const known = await this.summaries();
-    known.set(name, summaryOf(name, trace));
+    known.set(name, summarizeTrace(name, trace));
     await this.persist(known);
     return file;
   }
@@ -88,7 +60,7 @@ export class TraceStore {
    * The saved traces, newest first, with what a history list shows. Files that are not traces
    * of a readable version are left out (and logged), never fatal.
    */
-  async list(): Promise<SavedTraceSummary[]> {
+  async list(): Promise<TraceSummary[]> {
     let names: string[];
     try {
       names = (await fs.readdir(this.dir)).filter(isTraceFileName);
@@ -104,13 +76,13 @@ export class TraceStore {
         changed = true;
       }
     }
-    const out: SavedTraceSummary[] = [];
+    const out: TraceSummary[] = [];
     for (const name of names) {
       let s = known.get(name);
       if (!s) {
         try {
           this.counters.parsedForList++;
-          s = summaryOf(name, await this.read(name));
+          s = summarizeTrace(name, await this.read(name));
           known.set(name, s);
           changed = true;
         } catch (err) {
@@ -127,9 +99,16 @@ export class TraceStore {
   /** Reads one saved trace by its file name (a bare name inside the traces folder). */
   async read(name: string): Promise<AskTrace> {
     const file = this.file(name);
-    const t = JSON.parse(await fs.readFile(file, 'utf8')) as AskTrace;
-    if (t?.schema !== 'canopy.trace' || t.version !== 1) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace of version 1`);
-    return t;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (err) {
+      if (err instanceof SyntaxError) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace: not valid JSON (${err.message})`, { file });
+      throw err;
+    }
+    const checked = checkTrace(raw);
+    if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, `${name} is not a readable Canopy trace of version 1: ${checked.problem}`, { file });
+    return checked.value;
   }
 
   /** Deletes one saved trace by its file name. */
@@ -150,7 +129,7 @@ export class TraceStore {
     return path.join(this.dir, name);
   }
 
-  private summaries(): Promise<Map<string, SavedTraceSummary>> {
+  private summaries(): Promise<Map<string, TraceSummary>> {
     if (this.known) return Promise.resolve(this.known);
     this.loading ??= this.readIndex().then((m) => {
       this.known = m;
@@ -161,7 +140,7 @@ export class TraceStore {
   }
 
   /** The index file's summaries; an unreadable one is logged and rebuilt by the next list. */
-  private async readIndex(): Promise<Map<string, SavedTraceSummary>> {
+  private async readIndex(): Promise<Map<string, TraceSummary>> {
     const file = path.join(this.dir, SUMMARY_INDEX);
     let raw: string;
     try {
@@ -172,7 +151,7 @@ export class TraceStore {
     try {
       const parsed = JSON.parse(raw) as SummaryIndexFile;
       if (parsed?.version !== SUMMARY_VERSION || typeof parsed.traces !== 'object' || parsed.traces === null) throw new Error(`not a summary index of version ${SUMMARY_VERSION}`);
-      const out = new Map<string, SavedTraceSummary>();
+      const out = new Map<string, TraceSummary>();
       for (const [name, s] of Object.entries(parsed.traces)) {
         if (isTraceFileName(name) && typeof s?.id === 'string' && typeof s.question === 'string' && typeof s.createdAt === 'string') out.set(name, { ...s, name });
       }
@@ -183,7 +162,7 @@ export class TraceStore {
     }
   }
 
-  private persist(known: Map<string, SavedTraceSummary>): Promise<void> {
+  private persist(known: Map<string, TraceSummary>): Promise<void> {
     const body: SummaryIndexFile = { version: SUMMARY_VERSION, traces: {} };
     for (const [name, { name: _name, ...rest }] of known) body.traces[name] = rest;
     const text = JSON.stringify(body);

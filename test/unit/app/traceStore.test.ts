@@ -10,18 +10,20 @@ import { after, beforeEach, describe, it } from 'node:test';
 import type { AskTrace } from '../../../src/contracts/trace';
 import { SUMMARY_INDEX, TraceStore } from '../../../src/core/app/traceStore';
 
-/** A saved trace with what the history shows; the rest of the trace is not read by the store. */
+const demo = JSON.parse(readFileSync(join(__dirname, '..', '..', 'fixtures', 'traces', 'demo-v1.json'), 'utf8')) as AskTrace;
+
+/** A well-formed saved trace (the demo fixture) with what the history shows changed. */
 function trace(n: number, extra: Partial<AskTrace> = {}): AskTrace {
+  const t = structuredClone(demo);
   return {
-    schema: 'canopy.trace',
-    version: 1,
+    ...t,
     id: `t${n}`,
     question: `question ${n}`,
     createdAt: `2026-01-0${n}T10:00:00.000Z`,
-    answer: { mode: n % 2 ? 'extractive' : 'llm' },
-    totals: { evidenceTokens: 100 * n },
+    answer: { ...t.answer, mode: n % 2 ? 'extractive' : 'llm' },
+    totals: { ...t.totals, evidenceTokens: 100 * n },
     ...extra,
-  } as unknown as AskTrace;
+  };
 }
 
 describe('TraceStore', () => {
@@ -36,7 +38,7 @@ describe('TraceStore', () => {
   it('lists saved traces newest first without parsing them again, also from a new store on the same folder', async () => {
     const store = new TraceStore(join(dir, 'traces'));
     for (const n of [1, 2, 3]) await store.save(trace(n));
-    await store.save(trace(4, { replay: { of: 't2' } } as Partial<AskTrace>));
+    await store.save(trace(4, { replay: { of: 't2', changed: {}, notes: [] } }));
     const listed = await store.list();
     assert.deepEqual(
       listed.map((s) => [s.id, s.question, s.mode, s.evidenceTokens, s.replayOf]),
