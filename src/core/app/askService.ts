@@ -30,6 +30,7 @@ import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
+import type { NodeScoreWeights } from '../compress/hybridScore';
 import type { Retriever } from '../retrieve/retriever';
 import { openCompass } from '../topics/compassIndex';
 import { rememberLastQuery } from '../topics/retriever';
@@ -58,6 +59,8 @@ export interface AskRequest {
   adapter?: string;
   /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
   pageImages?: boolean;
+  /** Node score weights (dense cosine, lexical evidence); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
   tracer?: Tracer;
   signal?: AbortSignal;
 }
@@ -102,7 +105,7 @@ export class AskService {
     const adapter = chosen.adapter;
     // One query embedding shared by the hybrid retriever, the compass and the engine.
     const embedQuery = rememberLastQuery(embeddings.embedQuery);
-    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, rrfK: 60 });
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
       const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
@@ -120,6 +123,7 @@ export class AskService {
       retrieval: { dense: true, bm25: true, topics: retriever !== hybrid, fusion: 'rrf', rrfK: 60 },
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
+      ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
     };
     const llm = request.llm;
     const critic = this.critic(request, llm);
