@@ -92,7 +92,8 @@ describe('topic compass in the indexer', () => {
     write('trees/5.md', doc('trees', 0).replace('note 0', 'note 5'));
     const second = await index();
     assert.equal(topicSummaryOf(second)?.action, 'update');
-    assert.deepEqual(topicFiles(), [`topics-${second.generation}.bin`], 'the bank of the old generation is garbage');
+    // The generation it was built from stays whole (bank included) for readers that opened it before the commit.
+    assert.deepEqual(topicFiles(), [`topics-${first.generation}.bin`, `topics-${second.generation}.bin`]);
     const bank2 = (await readTopicBank(dir, second.generation))!;
     const corpus2 = await CorpusIndex.open(new LocalStore(dir));
     const added = corpus2.manifest.files['trees/5.md']!.items;
@@ -102,6 +103,7 @@ describe('topic compass in the indexer', () => {
     for (const n of [0, 1, 2, 3, 4]) rmSync(join(root, 'birds', `${n}.md`));
     const third = await index();
     assert.equal(topicSummaryOf(third)?.action, 'refit');
+    assert.deepEqual(topicFiles(), [`topics-${second.generation}.bin`, `topics-${third.generation}.bin`], 'the bank of an older generation is garbage');
     const bank3 = (await readTopicBank(dir, third.generation))!;
     assert.equal(bank3.size, third.items);
     assert.equal(bank3.stats.changedSinceFit, 0, 'a refit starts the drift count again');
@@ -122,6 +124,9 @@ describe('topic compass in the indexer', () => {
     assert.ok(await readTopicBank(dir, again.generation));
     const off = await index(deps(hashEmbeddings(), null));
     assert.equal(topicSummaryOf(off), undefined);
+    // The live generation has no bank; only the previous one's stays, for its readers, until the next run.
+    assert.deepEqual(topicFiles(), [`topics-${again.generation}.bin`]);
+    await index(deps(hashEmbeddings(), null));
     assert.deepEqual(topicFiles(), []);
   });
 
