@@ -10,6 +10,8 @@ import { benchHelp, runBench } from './commands/bench';
 import { goldHelp, runGold } from './commands/gold';
 import { trainHelp, runTrain } from './commands/train';
 import { topicsHelp, runTopics } from './commands/topics';
+import { mcpHelp, runMcp } from './commands/mcp';
+import { exportHelp, runExport } from './commands/export';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -28,6 +30,8 @@ const commands: Record<string, Command> = {
   gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
   train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
   topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
+  mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: mcpHelp, run: (args, io) => runMcp(args, io) },
+  export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: exportHelp, run: runExport },
 };
 
 function usage(): string {

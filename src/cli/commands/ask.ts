@@ -11,6 +11,7 @@ import type { AskTrace, CompressorSetting, TraceNode } from '../../core/trace/sc
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
 import { openWorkspace } from '../runtime';
+import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
 
@@ -35,7 +36,8 @@ Options:
   --controller-min-pages <n>  the page threshold of the controller (default 8)
   --adapter <file>       a node-encoder adapter checkpoint (canopy train); one that cannot be
                          loaded is reported and the untrained encoder is used
-  --json                 print the whole trace as JSON`;
+  --json                 print the whole trace as JSON
+${exportFlagsHelp}`;
 
 export function parseCompressor(value: string | undefined): CompressorSetting {
   if (value === undefined || value === 'canopy') return { name: 'canopy' };
@@ -73,6 +75,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'page-images': { type: 'boolean' },
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
+      ...exportFlagOptions,
     },
   });
   const question = positionals.join(' ').trim();
@@ -86,6 +89,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
   if (values['page-images'] && !values.llm) throw new UsageError('--page-images needs --llm (a multimodal model reads the images)');
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
+  const exporter = exporterFromFlags(values, io);
   const request: AskRequest = {
     compressor: parseCompressor(values.compressor),
     ...(values.critic !== undefined ? { critic: values.critic as 'rule' | 'none' } : llm ? {} : { critic: 'rule' as const }),
@@ -107,6 +111,13 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   try {
     const trace = await workspace.ask(question, { ...request, signal: abort.signal });
     const file = await workspace.saveTrace(trace);
+    if (exporter) {
+      // The answer stands whether or not the export went through; a failure is reported on stderr.
+      await exporter.export(trace).then(
+        ({ spans }) => io.err(`Trace exported: ${spans} spans to ${exporter.describe()}`),
+        (err: Error) => io.err(`warn: ${err.message}`),
+      );
+    }
     if (values.json) io.out(JSON.stringify(trace));
     else printAnswer(trace, file, io);
     return 0;
