@@ -18,10 +18,13 @@ import { QuestionsProvider } from './views/questionsView';
 import { markSelectionAsGold } from './annotations';
 import { goldCommands } from './goldCommands';
 import { GoldProvider } from './views/goldView';
+import { registerAgentIntegrations } from './agentIntegrations';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Canopy', { log: true });
   const session = new CanopySession(context, log);
+  // Language-model tools, @canopy, the MCP server definition, trace links and the trace export.
+  const agents = registerAgentIntegrations(context, session, log);
 
   const view = (): PlaceholderView => {
     const base = { title: 'Canopy Evidence Inspector' };
@@ -81,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     log,
     session,
+    ...agents.disposables,
     vscode.commands.registerCommand('canopy.openInspector', async () => {
       await session.loadExisting();
       InspectorPanel.show(context.extensionUri, host);
@@ -121,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
               (trace) => {
                 session.answered(trace);
                 InspectorPanel.current?.showTrace(trace);
+                agents.exportTrace(trace);
               },
               token,
             ),

@@ -41,7 +41,7 @@ export class CanopySession implements vscode.Disposable {
   }
 
   /** Storage for this workspace's index (never inside the user's folder). */
-  private indexDir(): string {
+  indexDir(): string {
     const base = this.context.storageUri ?? this.context.globalStorageUri;
     return path.join(base.fsPath, 'index');
   }
@@ -178,6 +178,21 @@ export class CanopySession implements vscode.Disposable {
     } finally {
       sub?.dispose();
     }
+  }
+
+  /**
+   * The core workspace for agent callers (language-model tools, the chat participant), with the
+   * index opened — or built first when there is none. They save their own traces and report them
+   * with `agentAnswered`; they never take over the inspector or cancel the user's question.
+   */
+  async workspaceForAgents(): Promise<CanopyWorkspace> {
+    if (!(await this.loadExisting())) await this.index();
+    return this.current();
+  }
+
+  /** A trace an agent caller saved joined the history (the Questions view refreshes). */
+  agentAnswered(): void {
+    this.historyEmitter.fire();
   }
 
   // ---- the shown trace and the trace history (the inspector, the views and the decorations) ----

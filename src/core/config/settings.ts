@@ -43,6 +43,12 @@ export interface CanopySettings {
   topicsCount: number;
   /** The active node-encoder adapter checkpoint (`canopy train`); relative to the workspace folder; empty = none. */
   adapterCheckpoint: string;
+  /** Export every answer's trace as OpenInference spans to this OTLP/HTTP endpoint; empty = off. */
+  exportOtlpEndpoint: string;
+  /** ... and/or append them to this file as OTLP JSON lines (relative to the workspace folder); empty = off. */
+  exportFile: string;
+  /** openinference.project.name of the exported spans (Phoenix files traces under it). */
+  exportProject: string;
 }
 
 export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
@@ -73,6 +79,9 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   topicsEnabled: 'canopy.topics.enabled',
   topicsCount: 'canopy.topics.count',
   adapterCheckpoint: 'canopy.adapter.checkpoint',
+  exportOtlpEndpoint: 'canopy.export.otlpEndpoint',
+  exportFile: 'canopy.export.file',
+  exportProject: 'canopy.export.project',
 });
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
@@ -103,6 +112,9 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   topicsEnabled: false,
   topicsCount: 0,
   adapterCheckpoint: '',
+  exportOtlpEndpoint: '',
+  exportFile: '',
+  exportProject: 'canopy',
 });
 
 const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
@@ -138,6 +150,9 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
     topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
     adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
+    exportOtlpEndpoint: typeof partial.exportOtlpEndpoint === 'string' ? partial.exportOtlpEndpoint.trim() : d.exportOtlpEndpoint,
+    exportFile: typeof partial.exportFile === 'string' ? partial.exportFile.trim() : d.exportFile,
+    exportProject: typeof partial.exportProject === 'string' && partial.exportProject.trim() !== '' ? partial.exportProject.trim() : d.exportProject,
   };
 }
 
