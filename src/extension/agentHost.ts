@@ -23,7 +23,7 @@ export interface AgentHost {
   /** The configured LLM (canopy.llm.*) after Workspace Trust, or a note why there is none. */
   configuredLlm(): Promise<{ model?: ChatModel; note?: string }>;
   onTrace(trace: AskTrace, file: string): void;
-  /** A URI that opens the trace in the Evidence Inspector (through the extension's URI handler). */
+  /** A URI that opens the trace in the Evidence Inspector (through the extension's URI handler); give it out with toString(true), the name needs no escaping. */
   traceLink(traceName: string): vscode.Uri;
   /** A location for a citation in the workspace folder. */
   location(citation: AgentCitation): vscode.Location | undefined;

@@ -53,7 +53,7 @@ export function registerAgentTools(host: AgentHost): vscode.Disposable[] {
           ...(input.maxRegions !== undefined ? { maxRegions: input.maxRegions } : {}),
         });
         host.log.info(`tool ${searchEvidenceTool}: ${found.regions.length} of ${found.keptRegions} region(s) for "${found.question}" (trace ${found.traceId})`);
-        return result({ ...found, inspectorLink: host.traceLink(found.traceName).toString() });
+        return result({ ...found, inspectorLink: host.traceLink(found.traceName).toString(true) });
       } catch (err) {
         throw toolFailure('evidence search', err);
       } finally {
@@ -75,7 +75,7 @@ export function registerAgentTools(host: AgentHost): vscode.Disposable[] {
           ...(llm.model ? { llm: llm.model } : {}),
         });
         host.log.info(`tool ${askTool}: ${answer.mode} answer with ${answer.citations.length} citation(s) (trace ${answer.traceId})`);
-        return result({ ...answer, inspectorLink: host.traceLink(answer.traceName).toString() });
+        return result({ ...answer, inspectorLink: host.traceLink(answer.traceName).toString(true) });
       } catch (err) {
         throw toolFailure('answer', err);
       } finally {

@@ -76,6 +76,8 @@ describe('MCP server definition and export settings', () => {
   });
 
   it('exports nothing off the machine from an untrusted workspace', () => {
+    const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations as string[];
+    assert.ok(restricted.includes('canopy.export.otlpEndpoint') && restricted.includes('canopy.export.file'));
     const remote = { exportOtlpEndpoint: 'https://cloud.example/v1/traces', exportFile: '', exportProject: 'canopy' };
     assert.deepEqual(exportConfigFromSettings(remote, '/ws', true).value, { endpoint: 'https://cloud.example/v1/traces', project: 'canopy' });
     const gated = exportConfigFromSettings(remote, '/ws', false);
