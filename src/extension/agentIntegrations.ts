@@ -29,8 +29,10 @@ export function registerAgentIntegrations(context: vscode.ExtensionContext, sess
     vscode.window.registerUriHandler({
       handleUri(uri) {
         const name = new URLSearchParams(uri.query).get('name');
-        if (uri.path === '/openTrace' && name) void vscode.commands.executeCommand('canopy.openTrace', name);
-        else log.warn(`unknown link ${uri.toString()}`);
+        if (uri.path === '/openTrace' && name) {
+          log.info(`opening trace ${name} from a link`);
+          void vscode.commands.executeCommand('canopy.openTrace', name);
+        } else log.warn(`unknown link ${uri.toString()}`);
       },
     }),
   ];

@@ -363,7 +363,10 @@ async function main() {
   const userData = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   const workspace = join(tempDir, 'workspace');
-  mkdirSync(userData);
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  // Every answer is exported as OpenInference spans to a file (checked at the end).
+  const spansFile = join(tempDir, 'spans.jsonl');
+  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'canopy.export.file': spansFile }));
   mkdirSync(join(tempDir, 'tmp')); // code-server's IPC sockets land here, not in /tmp
   mkdirSync(extensionsDir);
   cpSync(join(root, 'test', 'fixtures', 'e2e-workspace'), workspace, { recursive: true });
@@ -767,6 +770,9 @@ async function main() {
     if (ask.mode !== 'extractive' || !/2024-03-12/.test(ask.answer)) throw new Error(`canopy_ask: ${JSON.stringify(ask).slice(0, 300)}`);
     for (const c of ask.citations) expectEqual(textAt(readFileSync(join(workspace, c.file), 'utf8'), c.range), c.text, `canopy_ask citation [${c.marker}] ${c.ref}`);
     if (report.badInput.ok || !/E_BAD_INPUT.*question is empty/.test(report.badInput.error)) throw new Error(`an empty question was not refused: ${JSON.stringify(report.badInput)}`);
+    // The result's inspectorLink reaches Canopy's URI handler, which opens that trace.
+    if (!report.openLink?.ok) throw new Error(`openExternal(inspectorLink) failed: ${report.openLink?.error}`);
+    await waitForCanopyLog(userData, [`opening trace ${search.traceName} from a link`], Date.now() + 30_000);
   });
 
   await check('"@canopy" in the chat view answers with the chat\'s model, cites with anchors, and its button opens the trace in the inspector', async () => {
@@ -835,6 +841,28 @@ async function main() {
     expectEqual(textAt(readFileSync(join(workspace, hit.citation.file), 'utf8'), hit.citation.range).includes('2024-03-12'), true, `${hit.citation.ref} covers the date`);
     // The server ran over the extension's own index: its trace is saved there.
     if (findFiles(userData, (n) => n === result.traceName).length !== 1) throw new Error(`the MCP server's trace ${result.traceName} is not in the extension's index`);
+  });
+
+  await check('every answer — the Ask command, the tools, @canopy — was exported as OpenInference spans (canopy.export.file)', async () => {
+    const traces = findFiles(userData, (n) => n.endsWith('.json')).filter((f) => f.includes('/index/traces/'));
+    const ids = traces.map((f) => JSON.parse(readFileSync(f, 'utf8'))).map((t) => t.id);
+    let exported = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const lines = existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').filter(Boolean) : [];
+      exported = lines.map((l) => JSON.parse(l).resourceSpans[0].scopeSpans[0].spans).map((spans) => {
+        const root = spans.find((sp) => sp.name === 'canopy.ask');
+        return { id: root?.attributes.find((a) => a.key === 'canopy.trace.id')?.value.stringValue, kinds: [...new Set(spans.flatMap((sp) => sp.attributes.filter((a) => a.key === 'openinference.span.kind').map((a) => a.value.stringValue)))].sort() };
+      });
+      // The MCP server's answers too: the definition provider passes it the same file (--otlp-file).
+      if (ids.every((id) => exported.some((e) => e.id === id))) break;
+      await sleep(500);
+    }
+    say(`exported ${exported.length} answers; kinds ${JSON.stringify(exported.map((e) => e.kinds))}`);
+    const missing = ids.filter((id) => !exported.some((e) => e.id === id));
+    if (missing.length > 0) throw new Error(`${missing.length} of ${ids.length} saved answers were not exported: ${missing.join(', ')}`);
+    for (const e of exported) for (const kind of ['CHAIN', 'RERANKER', 'RETRIEVER']) if (!e.kinds.includes(kind)) throw new Error(`answer ${e.id} has no ${kind} span: ${e.kinds}`);
+    if (!exported.some((e) => e.kinds.includes('LLM'))) throw new Error('the @canopy answer (chat model) has no LLM span');
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -6,6 +6,8 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { TraceExporter } from '../../core/export/otlpExport';
+import type { ChatModel } from '../../core/llm/llm';
 import type { AskTrace } from '../../core/trace/schema';
 import { createCanopyMcpServer } from '../mcp/server';
 import { type CliIO, UsageError } from '../io';
@@ -64,10 +66,29 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
   const exporter = exporterFromFlags(values, io);
   // The protocol owns stdout: a library printing there would corrupt the stream.
   const toStderr = (...parts: unknown[]) => io.err(parts.map(String).join(' '));
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr });
+  try {
+    await serve(values, io, stdio, { topK, maxRounds, llm, exporter });
+  } finally {
+    Object.assign(console, saved);
+  }
+  return 0;
+}
 
+interface ServeOptions {
+  topK: number | undefined;
+  maxRounds: number | undefined;
+  llm: ChatModel | undefined;
+  exporter: TraceExporter | undefined;
+}
+
+async function serve(
+  values: { dir?: string | undefined; index?: string | undefined; adapter?: string | undefined; verbose?: boolean | undefined },
+  io: CliIO,
+  stdio: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
+  { topK, maxRounds, llm, exporter }: ServeOptions,
+): Promise<void> {
   const workspace = openWorkspace(values.dir ?? '.', values.index, {}, io, values.verbose ?? false);
   const onTrace = exporter
     ? async (trace: AskTrace) => {
@@ -96,13 +117,12 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
     transport.onclose = () => resolve();
     stdio.stdin.once('end', () => resolve());
   });
-  await server.connect(transport);
-  io.err(`canopy mcp: serving ${workspace.config.root} (index ${workspace.config.indexDir}) on stdio`);
   try {
+    await server.connect(transport);
+    io.err(`canopy mcp: serving ${workspace.config.root} (index ${workspace.config.indexDir}) on stdio`);
     await closed;
   } finally {
     await server.close().catch(() => undefined);
     await workspace.dispose();
   }
-  return 0;
 }
