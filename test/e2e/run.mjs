@@ -770,9 +770,6 @@ async function main() {
     if (ask.mode !== 'extractive' || !/2024-03-12/.test(ask.answer)) throw new Error(`canopy_ask: ${JSON.stringify(ask).slice(0, 300)}`);
     for (const c of ask.citations) expectEqual(textAt(readFileSync(join(workspace, c.file), 'utf8'), c.range), c.text, `canopy_ask citation [${c.marker}] ${c.ref}`);
     if (report.badInput.ok || !/E_BAD_INPUT.*question is empty/.test(report.badInput.error)) throw new Error(`an empty question was not refused: ${JSON.stringify(report.badInput)}`);
-    // The result's inspectorLink reaches Canopy's URI handler, which opens that trace.
-    if (!report.openLink?.ok) throw new Error(`openExternal(inspectorLink) failed: ${report.openLink?.error}`);
-    await waitForCanopyLog(userData, [`opening trace ${search.traceName} from a link`], Date.now() + 30_000);
   });
 
   await check('"@canopy" in the chat view answers with the chat\'s model, cites with anchors, and its button opens the trace in the inspector', async () => {

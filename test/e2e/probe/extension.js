@@ -3,8 +3,9 @@
 // extension or an agent would, and writes what it saw to JSON files under $CANOPY_PROBE_OUT
 // (a folder) for the outer script to check; it asserts nothing itself.
 //   - "Canopy Probe: Run Tool Checks": vscode.lm.tools, vscode.lm.invokeTool on canopy_searchEvidence
-//     and canopy_ask (no chat model or sign-in needed), the result's inspector link opened with
-//     vscode.env.openExternal, and a bad input.
+//     and canopy_ask (no chat model or sign-in needed), and a bad input. (The results' inspectorLink
+//     is not opened: in code-server, openExternal on the product's own scheme asks to launch the
+//     desktop app in a modal dialog instead of reaching the extension's URI handler.)
 //   - "Canopy Probe: Run MCP Checks": the tools VS Code registered from Canopy's MCP server (after
 //     the outer script started it), and vscode.lm.invokeTool on its search_evidence.
 //   - A scripted language model (vscode.lm.registerLanguageModelChatProvider, vendor canopy-probe)
@@ -69,8 +70,6 @@ function activate(context) {
       await step(report, 'tools', async () => vscode.lm.tools.filter((t) => t.name.startsWith('canopy_')).map((t) => ({ name: t.name, tags: t.tags, required: t.inputSchema?.required })));
       await step(report, 'searchEvidence', async () => JSON.parse(partsText(await vscode.lm.invokeTool('canopy_searchEvidence', { input: { question: question(), maxRegions: 5 }, toolInvocationToken: undefined }))));
       await step(report, 'ask', async () => JSON.parse(partsText(await vscode.lm.invokeTool('canopy_ask', { input: { question: question() }, toolInvocationToken: undefined }))));
-      // The link a tool result carries, opened the way a person clicking it in chat would.
-      await step(report, 'openLink', async () => vscode.env.openExternal(vscode.Uri.parse(report.searchEvidence.value.inspectorLink)));
       await step(report, 'badInput', async () => partsText(await vscode.lm.invokeTool('canopy_searchEvidence', { input: { question: '' }, toolInvocationToken: undefined })));
       write('tools.json', report);
     }),
