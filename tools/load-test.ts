@@ -20,8 +20,8 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CanopyWorkspace } from '../src/core/app/workspace';
 import { resolveSettings } from '../src/core/config/settings';
-import type { RegionNode } from '../src/core/model/region';
-import { seedEmbeddingCache } from '../src/core/eval/bench/indexBench';
+import type { RegionNode } from '../src/contracts/region';
+import { seedEmbeddingCache } from '../src/eval/bench/indexBench';
 import { seededRandom } from '../src/core/random';
 
 function percentile(sorted: number[], p: number): number {

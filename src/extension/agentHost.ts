@@ -9,7 +9,7 @@ import type { AgentCitation } from '../core/agent/citations';
 import type { AgentWorkspace } from '../core/agent/operations';
 import { userAdapterCheckpoint } from '../core/config/trust';
 import type { ChatModel } from '../core/llm/llm';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
 import { readSettings } from './config';
 import { chooseLlm } from './llmConfig';
 import type { CanopySession } from './session';

@@ -4,7 +4,7 @@
  * "open in the Evidence Inspector" links, and the OpenInference trace export of every answer.
  */
 import * as vscode from 'vscode';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
 import { createAgentHost } from './agentHost';
 import { registerAgentTools } from './agentTools';
 import { registerChatParticipant } from './chatParticipant';

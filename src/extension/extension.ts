@@ -7,7 +7,7 @@ import { describeError } from '../core/errors';
 import type { PlaceholderView } from '../protocol/messages';
 import { affectsIndex } from './config';
 import type { SavedTraceSummary } from '../core/app/workspace';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
 import { EvidenceDecorations } from './decorations';
 import { type InspectorHost, InspectorPanel, inspectorViewType } from './inspectorPanel';
 import { apiKeySecret } from './llmConfig';

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ReplaySettings } from '../core/replay/replay';
-import type { AskTrace } from '../core/trace/schema';
+import type { ReplaySettings } from '../core/engine/replay';
+import type { AskTrace } from '../contracts/trace';
 import { PROTOCOL_VERSION, type PlaceholderView, type TraceSummary, type TrainingReport } from '../protocol/messages';
 import { HostEndpoint } from '../protocol/rpc';
 import { makeNonce, renderInspectorHtml } from './inspectorHtml';

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { bpeTokenCounter } from '../core/compress/tokens';
 import { exportConfigFromSettings } from '../core/export/exportSettings';
 import { TraceExporter } from '../core/export/otlpExport';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
 import { readSettings } from './config';
 
 export class ExtensionTraceExport {

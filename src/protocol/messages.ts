@@ -10,8 +10,8 @@
  * (the handshake). Nothing else is sent to the webview before the handshake completes.
  */
 
-import type { AskTrace, CompressorSetting } from '../core/trace/schema';
-import type { SideMetrics } from '../core/train/report';
+import type { AskTrace, CompressorSetting } from '../contracts/trace';
+import type { SideMetrics } from '../contracts/training';
 
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).

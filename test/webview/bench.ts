@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { InspectorServer, launchChromium, openInspector, postFromHost, resultsDir } from './harness';
 import { openWorkspace } from './realTraces';

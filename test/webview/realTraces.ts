@@ -13,7 +13,7 @@ import { CanopyWorkspace } from '../../src/core/app/workspace';
 import { bpeTokenCounter } from '../../src/core/compress/tokens';
 import { defaultSettings } from '../../src/core/config/settings';
 import { buildEvidenceSubgraph } from '../../src/core/controller/subgraph';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { hashEmbed } from '../helpers/hashEmbeddings';
 import { builtinModelDir } from '../unit/encode/support/builtinModel';
 import { type TextRun, writePdf } from '../unit/ingest/pdfWriter';

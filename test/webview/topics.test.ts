@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { CanopyWorkspace } from '../../src/core/app/workspace';
 import { defaultSettings } from '../../src/core/config/settings';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { builtinModelDir } from '../unit/encode/support/builtinModel';

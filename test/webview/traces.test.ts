@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { annotationsPath, AnnotationStore, type Annotation } from '../../src/core/annotate/store';
 import { addGoldMark } from '../../src/extension/goldMarks';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';

@@ -8,7 +8,7 @@
  * only when it is opened (or when a filter, a search or expand-to-kept needs them), so the first
  * paint creates a few dozen elements whatever the trace's size.
  */
-import type { TraceNode } from '../../src/core/trace/schema';
+import type { TraceNode } from '../../src/contracts/trace';
 import { type InspectorContext, type TreeFilters } from '../context';
 import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { type ItemEntry, type NodeRef, type NodeStatus, nodeText, placeLabel, statusGroup } from '../model';

@@ -3,7 +3,7 @@
  * critic — from the trace's cached scores (src/core/replay on the host: no re-embedding, no
  * new retrieval). The replayed trace is shown next, compared with the original.
  */
-import type { AskTrace, CompressorSetting } from '../../src/core/trace/schema';
+import type { AskTrace, CompressorSetting } from '../../src/contracts/trace';
 import type { ReplayRequestSettings } from '../../src/protocol/messages';
 import type { InspectorContext } from '../context';
 import { ce, el } from '../dom';

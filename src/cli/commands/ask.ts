@@ -6,8 +6,8 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/workspace';
-import type { Anchor } from '../../core/model/region';
-import type { AskTrace, CompressorSetting, TraceNode } from '../../core/trace/schema';
+import type { Anchor } from '../../contracts/region';
+import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
 import { openWorkspace } from '../runtime';

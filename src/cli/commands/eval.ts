@@ -4,16 +4,16 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
-import { topicVariants, type TopicVariant } from '../../core/eval/topicsAblation';
+import { topicVariants, type TopicVariant } from '../../eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CriticChoice } from '../../core/eval/configs';
-import { parseEvalCompressor } from '../../core/eval/configs';
+import type { CriticChoice } from '../../eval/configs';
+import { parseEvalCompressor } from '../../eval/configs';
 import { defaultControllerOptions, resolveControllerOptions, type ControllerOptions } from '../../core/controller/options';
-import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
-import { renderReport, writePlots } from '../../core/eval/render';
+import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../eval/harness';
+import { renderReport, writePlots } from '../../eval/render';
 import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, packageRoot } from '../runtime';

@@ -98,7 +98,9 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     await workspace.dispose();
   }
   if (values.json) {
-    io.out(JSON.stringify(summary));
+    // The generation stage's summary under its own name (`topics`), as the JSON has always had it.
+    const { stage, ...rest } = summary;
+    io.out(JSON.stringify({ ...rest, ...(stage ? { [stage.name]: stage.summary } : {}) }));
     return 0;
   }
   printSummary(summary, io);

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { TraceExporter } from '../../core/export/otlpExport';
 import type { ChatModel } from '../../core/llm/llm';
-import type { AskTrace } from '../../core/trace/schema';
+import type { AskTrace } from '../../contracts/trace';
 import { createCanopyMcpServer } from '../mcp/server';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';

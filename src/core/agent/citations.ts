@@ -8,7 +8,7 @@
  * and UTF-16 character, end exclusive (what VS Code's Range and LSP take); `chars` are UTF-16
  * offsets into the decoded file text, end exclusive.
  */
-import type { Anchor } from '../model/region';
+import type { Anchor } from '../../contracts/region';
 
 export interface AgentCitation {
   /** How a person reads it: `notes/sensors.md:12-13`, `report.pdf p.3`, `data/plots.csv row 4`, `talk.vtt 00:30–01:00`. */

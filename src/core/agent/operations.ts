@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { AskRequest, CanopyWorkspace, SavedTraceSummary } from '../app/workspace';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { ChatModel } from '../llm/llm';
-import type { AskTrace, TraceNode, TraceRetrievedItem } from '../trace/schema';
+import type { AskTrace, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { regionText } from '../trace/nodeText';
 import { citationOf, type AgentCitation } from './citations';
 

@@ -7,17 +7,17 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ask, type AskOptions } from '../ask/pipeline';
-import { askControllerFromSettings } from '../ask/controllerStage';
+import { ask, type AskOptions } from '../engine/ask';
+import { askControllerFromSettings } from '../engine/controllerStage';
 import { CanopyError, ErrorCodes } from '../errors';
-import type { CompressorSetting, AskTrace } from '../trace/schema';
+import type { CompressorSetting, AskTrace } from '../../contracts/trace';
 import type { CanopySettings } from '../config/settings';
 import { bpeTokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
 import type { ChatModel } from '../llm/llm';
-import { routeQuestionWithLlm } from '../llm/llmRouter';
+import { routeQuestionWithLlm } from '../compress/llmRouter';
 import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import { EmbeddingCache } from '../encode/cache';
@@ -35,11 +35,12 @@ import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
 import type { Retriever } from '../retrieve/retriever';
 import { ensureScorer, openCompass } from '../topics/compassIndex';
-import { readTopicBank } from '../topics/indexTopics';
+import { readTopicBank, topicStage, topicSummaryOf } from '../topics/indexTopics';
 import { rememberLastQuery } from '../topics/retriever';
 import { writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
-import { replayTrace, type ReplaySettings, type ReplaySource } from '../replay/replay';
+import { replayTrace, type ReplaySettings } from '../engine/replay';
+import type { ReplaySource } from '../engine/recorded';
 import { loadAdapter, type LoadedAdapter } from '../train/checkpoint';
 import { runTraining, type TrainRunOptions, type TrainRunReport } from '../train/run';
 
@@ -186,14 +187,14 @@ export class CanopyWorkspace {
         logger: this.log,
         ...(options.progress ? { progress: options.progress } : {}),
         ...(options.tracer ? { tracer: options.tracer } : {}),
-        ...(s.topicsEnabled ? { topics: { k: s.topicsCount } } : {}),
+        ...(s.topicsEnabled ? { stage: topicStage({ k: s.topicsCount }) } : {}),
       },
       options.signal,
     );
     this.corpus = undefined; // reopen the new generation on the next question
     this.corpusLoading = undefined;
     this.corpusEpoch++;
-    if (s.topicsEnabled && summary.topics) {
+    if (s.topicsEnabled && topicSummaryOf(summary)) {
       // A first scorer from the documents' own structure, so the compass works before `canopy topics train`.
       try {
         const corpus = await this.openIndex();

@@ -18,7 +18,7 @@
  */
 import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from '@arizeai/openinference-semantic-conventions';
 import { regionText } from '../trace/nodeText';
-import type { AskTrace, TraceController, TraceNode, TraceRetrievedItem, TraceRound } from '../trace/schema';
+import type { AskTrace, TraceController, TraceNode, TraceRetrievedItem, TraceRound } from '../../contracts/trace';
 
 export type AttributeValue = string | number | boolean | string[] | number[];
 

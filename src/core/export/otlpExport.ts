@@ -21,7 +21,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { CanopyError, ErrorCodes } from '../errors';
-import type { AskTrace } from '../trace/schema';
+import type { AskTrace } from '../../contracts/trace';
 import { traceToSpans, type OpenInferenceOptions, type SpanSpec } from './openInference';
 
 export interface TraceExportConfig {

@@ -6,7 +6,7 @@
  */
 
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import type { Item, RegionNode } from '../model/region';
+import type { Item, RegionNode } from '../../contracts/region';
 import { decodeText } from './decodeText';
 import { parseDelimited } from './formats/delimited';
 import { parseHtml } from './formats/html';

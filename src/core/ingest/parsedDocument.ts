@@ -4,8 +4,8 @@
  * numbers it, groups it and cuts it into items.
  */
 
-import type { Anchor, Item, Modality, RegionKind } from '../model/region';
-import type { DocumentGraph } from './graph';
+import type { Anchor, Item, Modality, RegionKind } from '../../contracts/region';
+import type { DocumentGraph } from '../../contracts/graph';
 
 export type DocumentFormat =
   | 'markdown'

@@ -7,7 +7,7 @@
  */
 import { leavesOf } from '../compress/baselines';
 import { contentTerms } from '../text/terms';
-import type { TraceCitation } from '../trace/schema';
+import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
 
 export interface ExtractiveOptions {

@@ -4,7 +4,7 @@
  * item one ranker misses; the fused ranking beyond k is returned as candidates for the trace.
  */
 import type { CorpusIndex } from '../index/corpusIndex';
-import type { ScoreComponents } from '../trace/schema';
+import type { ScoreComponents } from '../../contracts/trace';
 import { reciprocalRankFusion } from './fusion';
 import type { Retrieval, RetrieveOptions, Retriever } from './retriever';
 

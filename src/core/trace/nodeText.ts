@@ -3,7 +3,7 @@
  * text is its leaves' texts in document order. Shared by the agent results and the OpenInference
  * export, which both hand region text to someone outside Canopy.
  */
-import type { TraceNode } from './schema';
+import type { TraceNode } from '../../contracts/trace';
 
 /** A region's text: its own text for a leaf, else its leaves' texts in document order (rows one per line). */
 export function regionText(node: TraceNode): string {

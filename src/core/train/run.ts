@@ -10,12 +10,12 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { EmbedTexts } from '../compress/nodeScorer';
-import { nodeVectors } from '../compress/nodeScorer';
+import type { EmbedTexts } from '../encode/nodeVectors';
+import { nodeVectors } from '../encode/nodeVectors';
 import type { TokenCounter } from '../compress/tokens';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { formatForPath, parseFile } from '../ingest/parseFile';
-import type { Anchor, Item } from '../model/region';
+import type { Anchor, Item } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
 import { prunePairs, type PrunePair } from '../annotate/prunePairs';
@@ -23,7 +23,8 @@ import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
-import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion, type SideMetrics } from './report';
+import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
+import type { SideMetrics } from '../../contracts/training';
 import { seededRandom } from '../random';
 import { CV_FOLDS, crossValidate, type CrossValidation } from './crossValidate';
 import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';

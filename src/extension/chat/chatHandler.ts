@@ -16,7 +16,7 @@ import { askForAgent, getTrace, listQuestions, searchEvidence, summarizeTrace, t
 import type { AgentCitation } from '../../core/agent/citations';
 import { describeError } from '../../core/errors';
 import type { ChatModel } from '../../core/llm/llm';
-import type { AskTrace } from '../../core/trace/schema';
+import type { AskTrace } from '../../contracts/trace';
 
 export interface ChatRequestLike<M> {
   prompt: string;

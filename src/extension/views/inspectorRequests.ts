@@ -5,9 +5,9 @@
  * PDFs and not too large, traces only by the history's own file names. Free of `vscode` (the
  * panel supplies the editor actions), so the refusals are unit-tested in plain Node.
  */
-import type { ReplaySettings } from '../../core/replay/replay';
-import type { Anchor } from '../../core/model/region';
-import type { AskTrace } from '../../core/trace/schema';
+import type { ReplaySettings } from '../../core/engine/replay';
+import type { Anchor } from '../../contracts/region';
+import type { AskTrace } from '../../contracts/trace';
 import { findRegion } from './evidenceRegions';
 import { MAX_PDF_BYTES, type PlaceholderView, type TraceSummary } from '../../protocol/messages';
 import { ProtocolError, type RequestHandlers } from '../../protocol/rpc';

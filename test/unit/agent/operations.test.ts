@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { citationOf } from '../../../src/core/agent/citations';
 import { askForAgent, getTrace, listQuestions, searchEvidence, summarizeTrace } from '../../../src/core/agent/operations';
 import { CanopyError } from '../../../src/core/errors';
-import type { AskTrace } from '../../../src/core/trace/schema';
+import type { AskTrace } from '../../../src/contracts/trace';
 import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
 
 const QUESTION = 'When were the anemometer and the wind vane recalibrated?';

@@ -13,7 +13,7 @@ import { defaultSettings } from '../../../src/core/config/settings';
 import { loadAdapter, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
 import { seededRandom } from '../../../src/core/random';
 import { initLowRank } from '../../../src/core/train/lowRank';
-import type { AskTrace, TraceNode } from '../../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../../src/contracts/trace';
 import { ProtocolError } from '../../../src/protocol/rpc';
 import { inspectorRequestHandlers, type GoldMark, type InspectorRequestHost } from '../../../src/extension/views/inspectorRequests';
 import { builtinModelDir } from '../encode/support/builtinModel';

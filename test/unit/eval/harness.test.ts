@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import { runEval, type EvalOptions, type EvalReport } from '../../../src/core/eval/harness';
-import { renderReport, writePlots } from '../../../src/core/eval/render';
+import { runEval, type EvalOptions, type EvalReport } from '../../../src/eval/harness';
+import { renderReport, writePlots } from '../../../src/eval/render';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
@@ -167,7 +167,7 @@ describe('eval harness', () => {
 
 describe('retrieval variants', () => {
   it('parses the retrieval choices; a BM25 weight of 1 ranks like the pipeline’s RRF', async () => {
-    const { parseRetrieval } = await import('../../../src/core/eval/harness');
+    const { parseRetrieval } = await import('../../../src/eval/harness');
     assert.deepEqual(parseRetrieval('hybrid'), { dense: true, bm25: true });
     assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true });
     assert.deepEqual(parseRetrieval('hybrid:bm25=2'), { dense: true, bm25: true, bm25Weight: 2 });

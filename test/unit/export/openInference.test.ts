@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { traceToSpans, flattenSpans } from '../../../src/core/export/openInference';
 import { TraceExporter, tracesUrl } from '../../../src/core/export/otlpExport';
-import type { AskTrace } from '../../../src/core/trace/schema';
+import type { AskTrace } from '../../../src/contracts/trace';
 import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlpReceiver';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AgentCitation } from '../../../src/core/agent/citations';
-import type { AskTrace } from '../../../src/core/trace/schema';
+import type { AskTrace } from '../../../src/contracts/trace';
 import { escapeMarkdown, handleChatRequest, openTraceCommand, type ChatHandlerDeps, type ChatStreamLike } from '../../../src/extension/chat/chatHandler';
 import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';

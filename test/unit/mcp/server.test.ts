@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AskForAgentResult, SearchEvidenceResult, TraceSummary } from '../../../src/core/agent/operations';
 import type { SavedTraceSummary } from '../../../src/core/app/workspace';
-import type { AskTrace } from '../../../src/core/trace/schema';
+import type { AskTrace } from '../../../src/contracts/trace';
 import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlpReceiver';
 

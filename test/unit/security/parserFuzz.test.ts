@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { CanopyError } from '../../../src/core/errors';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { decodeText } from '../../../src/core/ingest/decodeText';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/ingest/', import.meta.url));
 const regressions = fileURLToPath(new URL('../../fixtures/fuzz/', import.meta.url));

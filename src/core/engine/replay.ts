@@ -1,0 +1,145 @@
+/**
+ * Replay (design §9): the round engine over a trace's own recorded rankings, scores and critic
+ * verdicts (engine/recorded.ts) with other settings — branching factor B, k, rounds, compressor,
+ * critic — returning a new trace that says what was replayed. Nothing is re-embedded: the
+ * encoder is never called. Replaying with the recorded settings reproduces the recorded trace
+ * (tested over every recorded configuration).
+ */
+import type { TokenCounter } from '../compress/tokens';
+import type { Critic } from '../critic/critic';
+import { RuleCritic } from '../critic/ruleCritic';
+import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import { systemClock, type Clock } from '../ports';
+import { ExtractiveReader } from '../read/extractiveReader';
+import type { Reader } from '../read/reader';
+import { TRACE_SCHEMA, TRACE_SCHEMA_VERSION, type AskTrace, type CompressorSetting, type TraceReplay, type TraceSettings } from '../../contracts/trace';
+import { recordedCandidates, recordedCritic, recordedScorer, type ReplaySource } from './recorded';
+import { readEvidence, roundCritic, runRounds, type RoundCritic } from './rounds';
+import { traceOutcome } from './traceTree';
+
+/** The settings a replay may change; absent fields keep the trace's. */
+export interface ReplaySettings {
+  topK?: number;
+  maxRounds?: number;
+  branchingFactor?: number;
+  compressor?: CompressorSetting;
+  /** 'recorded' reuses each round's recorded verdict (the only choice for an LLM critic's trace). */
+  critic?: 'rule' | 'none' | 'recorded';
+}
+
+export interface ReplayDeps {
+  tokens: TokenCounter;
+  source?: ReplaySource;
+  /** The reader; the extractive reader when absent (a replay never calls an LLM). */
+  reader?: Reader;
+  /** The critic for critic: 'rule'; the rule critic when absent. */
+  critic?: Critic;
+  clock?: Clock;
+  newId?: () => string;
+}
+
+function fail(message: string): never {
+  throw new CanopyError(ErrorCodes.badInput, message);
+}
+
+function checkInt(name: string, v: number | undefined, min: number, max: number): void {
+  if (v === undefined) return;
+  if (!Number.isSafeInteger(v) || v < min || v > max) fail(`replay: ${name} must be an integer from ${min} to ${max} (got ${String(v)})`);
+}
+
+function checkCompressor(c: CompressorSetting | undefined): void {
+  if (!c) return;
+  switch (c.name) {
+    case 'none':
+      return;
+    case 'flat':
+      checkInt('flat m', c.m, 1, 10_000);
+      return;
+    case 'threshold':
+      if (!Number.isFinite(c.threshold) || c.threshold < -1 || c.threshold > 1) fail('replay: the threshold must be a cosine between -1 and 1');
+      return;
+    case 'canopy':
+      if (c.itemGate !== undefined && (!Number.isFinite(c.itemGate) || c.itemGate < 0 || c.itemGate > 2)) fail('replay: the item gate must be between 0 and 2');
+      return;
+    default: {
+      const unknown: never = c;
+      fail(`replay: unknown compressor ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+export async function replayTrace(trace: AskTrace, settings: ReplaySettings, deps: ReplayDeps, signal?: AbortSignal): Promise<AskTrace> {
+  checkInt('k', settings.topK, 1, 100);
+  checkInt('rounds', settings.maxRounds, 1, 10);
+  checkInt('B', settings.branchingFactor, 2, 4);
+  checkCompressor(settings.compressor);
+  if (settings.critic !== undefined && !['rule', 'none', 'recorded'].includes(settings.critic)) fail(`replay: unknown critic ${JSON.stringify(settings.critic)}`);
+
+  const clock = deps.clock ?? systemClock;
+  const started = clock.now();
+  const recorded = trace.settings;
+  const topK = settings.topK ?? recorded.topK;
+  const maxRounds = settings.maxRounds ?? recorded.maxRounds;
+  const b = settings.branchingFactor ?? recorded.branchingFactor;
+  const compressor = settings.compressor ?? recorded.compressor;
+  const criticMode = settings.critic ?? (recorded.critic === 'none' ? 'none' : recorded.critic === 'rule' ? 'rule' : 'recorded');
+  const reader = deps.reader ?? new ExtractiveReader();
+  const notes: string[] = [];
+  const regrouping = b !== recorded.branchingFactor;
+  if (regrouping && recorded.adapterId) {
+    fail(`replay: B cannot change for a trace scored through adapter ${recorded.adapterId}: group scores would need new vectors`);
+  }
+  if (criticMode === 'recorded' && recorded.critic === 'llm') notes.push('the LLM critic’s recorded verdicts are reused; they judged the recorded evidence');
+  if (trace.answer.mode === 'llm' && reader.mode === 'extractive') notes.push('the answer is re-read by the extractive reader; no LLM is called in a replay');
+  if (regrouping) notes.push(`trees re-grouped with B = ${b}; group scores from the cached node vectors`);
+
+  const critic: RoundCritic | undefined = criticMode === 'rule' ? roundCritic(deps.critic ?? new RuleCritic()) : criticMode === 'recorded' ? recordedCritic(trace) : undefined;
+  const first = trace.rounds[0];
+  throwIfCancelled(signal);
+  const result = await runRounds(
+    {
+      question: trace.question,
+      topK,
+      maxRounds,
+      compressor,
+      readerTokenCap: recorded.readerTokenCap,
+      // Each recorded round brings its own routing; the first one's stands for the question.
+      routing: first?.routing ?? { modalities: ['text', 'table', 'image', 'transcript', 'code'], aggregate: false, source: 'rule', reason: 'no recorded round' },
+      firstQuery: first?.query ?? trace.question,
+    },
+    {
+      source: recordedCandidates(trace),
+      scorer: recordedScorer(trace, b, deps.source),
+      ...(critic ? { critic } : {}),
+      tokens: deps.tokens,
+      clock,
+    },
+    signal,
+  );
+  const read = await readEvidence(trace.question, result, { reader, tokens: deps.tokens, cap: recorded.readerTokenCap }, signal);
+  notes.push(...result.notes);
+  if (trace.rounds.some((r) => r.retrieved.some((i) => i.controller))) notes.push('controller runs are not replayed');
+
+  const changed: TraceReplay['changed'] = {};
+  if (topK !== recorded.topK) changed.topK = topK;
+  if (maxRounds !== recorded.maxRounds) changed.maxRounds = maxRounds;
+  if (b !== recorded.branchingFactor) changed.branchingFactor = b;
+  if (JSON.stringify(compressor) !== JSON.stringify(recorded.compressor)) changed.compressor = compressor;
+  const criticSetting: TraceSettings['critic'] = criticMode === 'recorded' ? recorded.critic : criticMode;
+  if (criticSetting !== recorded.critic) changed.critic = criticSetting;
+
+  return {
+    schema: TRACE_SCHEMA,
+    version: TRACE_SCHEMA_VERSION,
+    id: deps.newId?.() ?? `${started.toString(36)}-replay-${Math.random().toString(36).slice(2, 8)}`,
+    createdAt: new Date(started).toISOString(),
+    question: trace.question,
+    settings: { ...recorded, topK, maxRounds, branchingFactor: b, compressor, critic: criticSetting, reader: reader.mode },
+    index: trace.index,
+    rounds: result.rounds,
+    stop: result.stop,
+    ...traceOutcome(read.readerInput, read.uncompressed, read.answer, result.items),
+    ms: clock.now() - started,
+    replay: { of: trace.id, changed, notes },
+  };
+}
