@@ -112,6 +112,10 @@ export interface SweepOptions {
   margins: number[];
   /** Measure the harness variants (encoded groups, margins) — off for very large items (PDFs). */
   variants: boolean;
+  /** More item-gate margins beside `gate`. */
+  moreGates?: number[];
+  /** The vectra peer (slow: one vectra index per question in the given mode). */
+  peer?: boolean;
 }
 
 export const defaultSweep: SweepOptions = { flatM: [3, 5, 10, 15, 20, 30, 40, 60], thresholds: [0.3, 0.4], branchings: [2, 3, 4], gate: 0.1, margins: [0.05], variants: true };
@@ -144,18 +148,20 @@ export function sweepConfigs(mode: 'given' | 'pool', d: ConfigDefaults, s: Sweep
     }
     reference ??= add({ name: 'canopy' });
     add({ name: 'canopy', itemGate: s.gate });
+    for (const g of s.moreGates ?? []) add({ name: 'canopy', itemGate: g });
     if (s.variants) {
       add({ name: 'canopy' }, { groupVectors: 'encoded' });
       for (const m of s.margins) add({ name: 'canopy' }, { margin: m });
     }
-    add({ name: 'peer', budgetFrom: reference.id });
+    if (s.peer !== false) add({ name: 'peer', budgetFrom: reference.id });
   } else {
     const oneRound = add({ name: 'canopy' });
     add({ name: 'canopy' }, { rounds, critic });
     add({ name: 'none' }, { rounds, critic });
     add({ name: 'canopy', itemGate: s.gate }, { rounds, critic });
+    for (const g of s.moreGates ?? []) add({ name: 'canopy', itemGate: g }, { rounds, critic });
     // One round of vectra at the budget of one round of CANOPY (same k items asked for).
-    add({ name: 'peer', budgetFrom: oneRound.id });
+    if (s.peer !== false) add({ name: 'peer', budgetFrom: oneRound.id });
   }
   return out;
 }

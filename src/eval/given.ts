@@ -11,6 +11,7 @@ import { fixedScores, givenItems } from '../core/engine/fixed';
 import { runRounds } from '../core/engine/rounds';
 import type { KeptByItem } from '../core/compress/baselines';
 import { leavesOf } from '../core/compress/baselines';
+import { fuseNodeScores, isDenseOnly, lexicalScores, type NodeScoreWeights } from '../core/compress/hybridScore';
 import { scoreNodes, type NodeAdapter } from '../core/compress/nodeScorer';
 import { nodeVectors } from '../core/encode/nodeVectors';
 import { routeQuestion } from '../core/compress/router';
@@ -39,6 +40,8 @@ export interface GivenDeps {
   signal?: AbortSignal;
   /** A trained node-encoder adapter (`--adapter`), applied to node vectors before scoring. */
   adapter?: NodeAdapter;
+  /** Node score weights (dense cosine and lexical evidence); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
 }
 
 export interface GivenDiagnostics {
@@ -91,6 +94,10 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
       for (const item of p.items) {
         const vectors = encoded ? await nodeVectorsEncodedGroups(item.root, deps.embeddings.embedTexts, deps.signal) : await nodeVectors(item.root, deps.embeddings.embedTexts, deps.signal);
         for (const [id, s] of scoreNodes(queryVector, vectors, deps.adapter)) scores.set(id, s);
+      }
+      if (deps.nodeScore && !isDenseOnly(deps.nodeScore)) {
+        const fused = fuseNodeScores(scores, lexicalScores(q.question, p.items, deps.nodeScore.model), deps.nodeScore).scores;
+        for (const [id, s] of fused) scores.set(id, s);
       }
       if (encoded) p.encodedScores = scores;
       else p.scores = scores;

@@ -27,6 +27,8 @@ import { openPoolIndex } from './poolIndex';
 import { runPool } from './poolRun';
 import { prepareTopicVariants, topicDifferences, topicVariants, type TopicVariant } from './topicsAblation';
 import type { Retriever } from '../core/retrieve/retriever';
+import type { NodeScoreWeights } from '../core/compress/hybridScore';
+import { profileFor, RRF_EQUAL, type FusionSetting } from '../core/retrieve/profile';
 import { loadAdapter, type LoadedAdapter } from '../core/train/checkpoint';
 import { aggregate, compressionMetrics, gradedNdcgMetric, retrievalMetrics, type Aggregated, type MetricSpec } from './report';
 import { shortAnswerReader } from './shortAnswer';
@@ -34,15 +36,24 @@ import { resolveControllerOptions, type ControllerOptions } from '../core/contro
 import { documentComparison, documentConfigs, documentMetrics, documentVersus, runDocumentComparison, type DocumentComparison } from './financebench';
 
 export type EvalMode = 'given' | 'pool';
-/** `hybrid:bm25=<w>` weights BM25 by w in the fusion (a measured variant; plain `hybrid` is the pipeline's RRF). */
-export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25' | `hybrid:bm25=${number}`;
+/**
+ * `hybrid`: the pipeline's fusion (the encoder's retrieval profile); `hybrid:rrf`: the design's
+ * equal-weight RRF; `hybrid:bm25=<w>`: RRF with BM25 weighted w; `hybrid:linear=<w>`: score-level
+ * fusion with the cosine weighted w (measured variants).
+ */
+export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25' | 'hybrid:rrf' | `hybrid:bm25=${number}` | `hybrid:linear=${number}`;
 
-export function parseRetrieval(value: string): { dense: boolean; bm25: boolean; bm25Weight?: number } | undefined {
+/** The retriever a choice means; `fusion` undefined = the encoder's profile. */
+export function parseRetrieval(value: string): { dense: boolean; bm25: boolean; fusion?: FusionSetting } | undefined {
   if (value === 'hybrid') return { dense: true, bm25: true };
-  if (value === 'dense') return { dense: true, bm25: false };
-  if (value === 'bm25') return { dense: false, bm25: true };
-  const m = /^hybrid:bm25=(\d*\.?\d+)$/.exec(value);
-  return m ? { dense: true, bm25: true, bm25Weight: Number(m[1]) } : undefined;
+  if (value === 'hybrid:rrf') return { dense: true, bm25: true, fusion: RRF_EQUAL };
+  if (value === 'dense') return { dense: true, bm25: false, fusion: RRF_EQUAL };
+  if (value === 'bm25') return { dense: false, bm25: true, fusion: RRF_EQUAL };
+  const rrf = /^hybrid:bm25=(\d*\.?\d+)$/.exec(value);
+  if (rrf) return { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60, bm25Weight: Number(rrf[1]) } };
+  const linear = /^hybrid:linear=(\d*\.?\d+)$/.exec(value);
+  if (linear) return { dense: true, bm25: true, fusion: { kind: 'linear', dense: Number(linear[1]), depth: 100 } };
+  return undefined;
 }
 
 export interface EvalOptions {
@@ -58,6 +69,8 @@ export interface EvalOptions {
   builtinModelDir: string;
   /** A node-encoder adapter checkpoint (`canopy train`): node scores go through it; it must match the encoder. */
   adapter?: string;
+  /** Node score weights (dense cosine, lexical evidence) for every configuration; dense alone when absent. */
+  nodeScore?: NodeScoreWeights;
   limit?: number;
   seed: number;
   resamples: number;
@@ -101,6 +114,7 @@ export interface EvalReport {
     retrieval: RetrievalChoice;
     encoder: string;
     adapter?: string;
+    nodeScore?: NodeScoreWeights;
     tokenizer: string;
     seed: number;
     resamples: number;
@@ -196,6 +210,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         onQuestion,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(adapter ? { adapter: adapter.adapter } : {}),
+        ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
       });
       outcomes = r.outcomes;
       const s = [...r.diagnostics.leafScores].sort((a, b) => a - b);
@@ -228,7 +243,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         embeddings,
         tokens,
         pool: index,
-        retrieval: parseRetrieval(options.retrieval)!,
+        retrieval: (() => {
+          const r = parseRetrieval(options.retrieval)!;
+          return { ...r, fusion: r.fusion ?? profileFor(embeddings.id, undefined).fusion };
+        })(),
         critic,
         ...(reader ? { reader } : {}),
         peer: { chunkSize: options.peerChunkSize, bm25: options.peerBm25 ?? false },
@@ -280,6 +298,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       retrieval: options.retrieval,
       encoder: embeddings.id,
       ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),
+      ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
       tokenizer: tokens.name,
       seed: options.seed,
       resamples: options.resamples,

@@ -27,6 +27,8 @@ export interface RetrievalOutcome {
   evidenceByRound: string[][];
   rounds: number;
   stop: string;
+  /** The critic's verdict after each round it judged (index 0 = round 1): sufficient or not. */
+  sufficientByRound?: boolean[];
 }
 
 export interface Outcome {

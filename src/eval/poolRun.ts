@@ -18,6 +18,7 @@ import type { Item, RegionNode } from '../contracts/region';
 import { ExtractiveReader } from '../core/read/extractiveReader';
 import type { Reader } from '../core/read/reader';
 import { HybridRetriever } from '../core/retrieve/hybrid';
+import { retrievalRecord, type FusionSetting } from '../core/retrieve/profile';
 import type { Retriever } from '../core/retrieve/retriever';
 import type { AskTrace, TraceNode } from '../contracts/trace';
 import { bestAnswerScores, normalizeAnswer } from './answers';
@@ -29,13 +30,12 @@ import { containedLeaves } from './given';
 import { answerIn, eligibleAnswers, evaluateKept, type Outcome } from './outcome';
 import { VectraPeer } from './peer';
 import type { PoolIndex } from './poolIndex';
-import { WeightedHybridRetriever } from './variants';
 
 export interface PoolDeps {
   embeddings: EvalEmbeddings;
   tokens: TokenCounter;
   pool: PoolIndex;
-  retrieval: { dense: boolean; bm25: boolean; bm25Weight?: number };
+  retrieval: { dense: boolean; bm25: boolean; fusion: FusionSetting };
   /** The critic for configurations with rounds. */
   critic: (config: RunConfig) => Critic | undefined;
   /** A reader that answers in a few words (EM/F1); the extractive reader otherwise. */
@@ -132,10 +132,7 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
   const { pool } = deps;
   const outcomes: Outcome[][] = configs.map(() => []);
   const diagnostics: PoolDiagnostics = { unresolvedGold: 0, peerBm25Skipped: 0, askMs: {} };
-  const retriever =
-    deps.retrieval.bm25Weight !== undefined && deps.retrieval.dense && deps.retrieval.bm25
-      ? new WeightedHybridRetriever(pool.corpus, deps.embeddings.embedQuery, deps.retrieval.bm25Weight)
-      : new HybridRetriever(pool.corpus, deps.embeddings.embedQuery, { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, rrfK: 60 });
+  const retriever = new HybridRetriever(pool.corpus, deps.embeddings.embedQuery, deps.retrieval);
   const extractive = new ExtractiveReader();
   let peer: VectraPeer | undefined;
   if (configs.some((c) => c.compressor.name === 'peer')) {
@@ -191,7 +188,7 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
           readerTokenCap: 16000,
           encoderId: deps.embeddings.id,
           ...(deps.adapter ? { adapterId: deps.adapter.id } : {}),
-          retrieval: { dense: deps.retrieval.dense, bm25: deps.retrieval.bm25, topics: own !== undefined, fusion: 'rrf', rrfK: 60 },
+          retrieval: retrievalRecord(deps.retrieval, own !== undefined),
         };
         const critic = c.rounds > 1 ? deps.critic(c) : undefined;
         const trace = await ask(
@@ -256,6 +253,7 @@ export async function scoreTrace(trace: AskTrace, q: EvalQuestion, answers: stri
   const outcome = evaluateKept({ items, kept, verdicts, gold, answers, answersAllRequired: q.answersAllRequired ?? false, tokens });
   const first = trace.rounds[0];
   const ranked = first ? first.candidates.map((c) => pool.docOfItem.get(c.itemId) ?? c.itemId) : [];
-  outcome.retrieval = { ranked, retrievedByRound, evidenceByRound, rounds: trace.rounds.length, stop: trace.stop.reason };
+  const judged = trace.rounds.filter((r) => r.critic).map((r) => r.critic!.sufficient);
+  outcome.retrieval = { ranked, retrievedByRound, evidenceByRound, rounds: trace.rounds.length, stop: trace.stop.reason, ...(judged.length > 0 ? { sufficientByRound: judged } : {}) };
   return { outcome, unresolved };
 }

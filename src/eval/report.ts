@@ -67,6 +67,32 @@ export function retrievalMetrics(topK: number, maxRounds: number): MetricSpec[] 
     value: (o, q) => (o.retrieval && q.goldDocs.size > 0 ? r(allGoldIn(o.retrieval.evidenceByRound[o.retrieval.evidenceByRound.length - 1] ?? [], goldSet(q))) : undefined),
   });
   specs.push({ key: 'rounds', label: 'rounds used', percent: false, value: (o) => (o.retrieval ? r(o.retrieval.rounds) : undefined) });
+  // The critic's "sufficient" against the truth "every gold document is already in the evidence",
+  // over every round it judged: precision (of its stops) and recall (of the rounds it could have stopped).
+  const verdicts = (o: Outcome, q: EvalQuestion) => {
+    const said = o.retrieval?.sufficientByRound;
+    if (!said || q.goldDocs.size === 0) return undefined;
+    const gold = goldSet(q);
+    return said.map((s, i) => ({ said: s, truth: allGoldIn(o.retrieval!.evidenceByRound[i] ?? [], gold) === 1 }));
+  };
+  specs.push({
+    key: 'critic.precision',
+    label: 'critic "sufficient": precision',
+    percent: true,
+    value: (o, q) => {
+      const v = verdicts(o, q);
+      return v ? r(v.filter((x) => x.said && x.truth).length, v.filter((x) => x.said).length) : undefined;
+    },
+  });
+  specs.push({
+    key: 'critic.recall',
+    label: 'critic "sufficient": recall',
+    percent: true,
+    value: (o, q) => {
+      const v = verdicts(o, q);
+      return v ? r(v.filter((x) => x.said && x.truth).length, v.filter((x) => x.truth).length) : undefined;
+    },
+  });
   return specs;
 }
 

@@ -85,7 +85,7 @@ export async function prepareTopicVariants(questions: EvalQuestion[], variants: 
   );
   const held = new Set(split.heldOut);
   const embedQuery = rememberLastQuery(embeddings.embedQuery.bind(embeddings));
-  const hybrid = new HybridRetriever(pool.corpus, embedQuery, { dense: true, bm25: true, rrfK: 60 });
+  const hybrid = new HybridRetriever(pool.corpus, embedQuery, { dense: true, bm25: true });
   const toTraining = (q: EvalQuestion): TrainingQuery => ({
     id: q.id,
     text: q.question,

@@ -1,28 +1,35 @@
 /**
  * Canopy for agents, wired in one call from activate(): the language-model tools, the @canopy
  * chat participant, the MCP server definition for VS Code, the URI handler behind the tools'
- * "open in the Evidence Inspector" links, and the OpenInference trace export of every answer.
+ * "open in the Evidence Inspector" links, and the OpenInference trace export of every answer —
+ * which follows the answers as events: the Ask command's (Questions, 'answered') and the agents'
+ * (AgentOperations, 'answered'), so nothing that answers has to remember to export.
  */
 import * as vscode from 'vscode';
-import type { AskTrace } from '../contracts/trace';
-import { createAgentHost } from './agentHost';
+import { createAgentHost, type AgentHostDeps } from './agentHost';
 import { registerAgentTools } from './agentTools';
 import { registerChatParticipant } from './chatParticipant';
 import { registerMcpProvider } from './mcpProvider';
-import type { CanopySession } from './session';
+import type { Questions } from './questions';
 import { ExtensionTraceExport } from './traceExport';
 
-export interface AgentIntegrations {
-  /** Export an answer the extension itself produced (the Ask command). */
-  exportTrace(trace: AskTrace): void;
-  disposables: vscode.Disposable[];
-}
-
-export function registerAgentIntegrations(context: vscode.ExtensionContext, session: CanopySession, log: vscode.LogOutputChannel): AgentIntegrations {
+export function registerAgentIntegrations(context: vscode.ExtensionContext, deps: AgentHostDeps & { questions: Questions }): vscode.Disposable[] {
+  const { agent, questions, session, settings, log } = deps;
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
-  const exporter = new ExtensionTraceExport(log, version);
-  const host = createAgentHost(context, session, log, exporter.exportTrace);
-  const disposables: vscode.Disposable[] = [
+  const exporter = new ExtensionTraceExport(log, version, settings, () => session.folder?.uri.fsPath);
+  const host = createAgentHost(context, deps);
+  const unsubscribes = [
+    questions.onEvent((e) => {
+      if (e.type === 'answered') exporter.exportTrace(e.trace);
+    }),
+    // An agent's answer joins the history (the Questions view) without taking over the inspector.
+    agent.onEvent((e) => {
+      session.historyChanged();
+      exporter.exportTrace(e.trace);
+    }),
+  ];
+  return [
+    { dispose: () => unsubscribes.forEach((u) => u()) },
     ...registerAgentTools(host),
     registerChatParticipant(context, host),
     ...registerMcpProvider(context, host),
@@ -36,5 +43,4 @@ export function registerAgentIntegrations(context: vscode.ExtensionContext, sess
       },
     }),
   ];
-  return { exportTrace: exporter.exportTrace, disposables };
 }

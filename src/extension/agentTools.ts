@@ -8,20 +8,18 @@
  * in an untrusted workspace `canopy_ask` uses no LLM that sends documents away and no user model.
  */
 import * as vscode from 'vscode';
-import { askForAgent, searchEvidence } from '../core/agent/operations';
-import { describeError } from '../core/errors';
+import { AskToolInput, checkToolInput, SearchEvidenceToolInput } from '../contracts/agent';
+import type { Checked } from '../contracts/validation';
+import { CanopyError, describeError, ErrorCodes } from '../core/errors';
 import { signalOf, type AgentHost } from './agentHost';
 
 export const searchEvidenceTool = 'canopy_searchEvidence';
 export const askTool = 'canopy_ask';
 
-interface SearchInput {
-  question: string;
-  maxRegions?: number;
-}
-
-interface AskInput {
-  question: string;
+/** The tool's input as its contract reads it (src/contracts/agent.ts; package.json declares the same schema). */
+function input<T>(checked: Checked<T>): T {
+  if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, checked.problem);
+  return checked.value;
 }
 
 function result(value: unknown): vscode.LanguageModelToolResult {
@@ -40,18 +38,13 @@ function preview(question: unknown): string {
 }
 
 export function registerAgentTools(host: AgentHost): vscode.Disposable[] {
-  const search: vscode.LanguageModelTool<SearchInput> = {
+  const search: vscode.LanguageModelTool<SearchEvidenceToolInput> = {
     prepareInvocation: (options) => ({ invocationMessage: `Searching the Canopy index for “${preview(options.input?.question)}”` }),
     async invoke(options, token) {
       const { signal, dispose } = signalOf(token);
       try {
-        const input = options.input ?? ({} as SearchInput);
-        const found = await searchEvidence(await host.workspace(), input.question, {
-          adapter: host.adapter(),
-          signal,
-          onTrace: (trace, file) => host.onTrace(trace, file),
-          ...(input.maxRegions !== undefined ? { maxRegions: input.maxRegions } : {}),
-        });
+        const { question, maxRegions } = input(checkToolInput(SearchEvidenceToolInput, options.input));
+        const found = await host.agent.searchEvidence(question, { signal, ...(maxRegions !== undefined ? { maxRegions } : {}) });
         host.log.info(`tool ${searchEvidenceTool}: ${found.regions.length} of ${found.keptRegions} region(s) for "${found.question}" (trace ${found.traceId})`);
         return result({ ...found, inspectorLink: host.traceLink(found.traceName).toString(true) });
       } catch (err) {
@@ -61,19 +54,15 @@ export function registerAgentTools(host: AgentHost): vscode.Disposable[] {
       }
     },
   };
-  const ask: vscode.LanguageModelTool<AskInput> = {
+  const ask: vscode.LanguageModelTool<AskToolInput> = {
     prepareInvocation: (options) => ({ invocationMessage: `Asking Canopy “${preview(options.input?.question)}”` }),
     async invoke(options, token) {
       const { signal, dispose } = signalOf(token);
       try {
+        const { question } = input(checkToolInput(AskToolInput, options.input));
         const llm = await host.configuredLlm();
         if (llm.note) host.log.info(`tool ${askTool}: no LLM: ${llm.note}`);
-        const answer = await askForAgent(await host.workspace(), options.input?.question, {
-          adapter: host.adapter(),
-          signal,
-          onTrace: (trace, file) => host.onTrace(trace, file),
-          ...(llm.model ? { llm: llm.model } : {}),
-        });
+        const answer = await host.agent.ask(question, { signal, ...(llm.model ? { llm: llm.model } : {}) });
         host.log.info(`tool ${askTool}: ${answer.mode} answer with ${answer.citations.length} citation(s) (trace ${answer.traceId})`);
         return result({ ...answer, inspectorLink: host.traceLink(answer.traceName).toString(true) });
       } catch (err) {

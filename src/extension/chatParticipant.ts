@@ -20,16 +20,14 @@ export function registerChatParticipant(context: vscode.ExtensionContext, host: 
         { prompt: request.prompt, command: request.command, model: request.model },
         stream,
         {
-          workspace: () => host.workspace(),
+          agent: host.agent,
           index: () => host.session.index(),
           llmFor(model: vscode.LanguageModelChat | undefined) {
             if (!model) return { note: 'the chat gave no language model' };
             const gate = llmMayReceiveDocuments('vscode-lm', true, vscode.workspace.isTrusted);
             return gate.value ? { llm: new LmChatModel(model) } : { ...(gate.note ? { note: gate.note } : {}) };
           },
-          adapter: () => host.adapter(),
           location: (citation) => host.location(citation),
-          onTrace: (trace, file) => host.onTrace(trace, file),
         },
         signal,
       );

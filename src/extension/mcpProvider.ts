@@ -16,7 +16,6 @@ import { exportConfigFromSettings } from '../core/export/exportSettings';
 import { userAdapterCheckpoint, userEncoderFolder } from '../core/config/trust';
 import type { AgentHost } from './agentHost';
 import { mcpServerArgs } from './mcpServerArgs';
-import { readSettings } from './config';
 
 export const mcpProviderId = 'canopy.mcp';
 
@@ -53,13 +52,13 @@ export function registerMcpProvider(context: vscode.ExtensionContext, host: Agen
       const folder = host.session.folder;
       if (!folder) return [];
       const trusted = vscode.workspace.isTrusted;
-      const settings = readSettings(folder.uri);
+      const settings = host.settings();
       const encoder = userEncoderFolder(settings.encoderModelFolder, trusted).value;
       const exported = exportConfigFromSettings(settings, folder.uri.fsPath, trusted).value;
       const args = mcpServerArgs({
         mcpScript: vscode.Uri.joinPath(context.extensionUri, 'dist', 'mcp.js').fsPath,
         root: folder.uri.fsPath,
-        indexDir: host.session.indexDir(),
+        indexDir: host.indexDir,
         topK: settings.topK,
         maxRounds: settings.maxRounds,
         adapter: userAdapterCheckpoint(settings.adapterCheckpoint, trusted).value,

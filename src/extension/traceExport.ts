@@ -1,6 +1,7 @@
 /**
  * The extension's OpenInference trace export: after every answer (the Ask command, the
- * language-model tools, the chat participant) the trace goes as spans to `canopy.export.otlpEndpoint`
+ * language-model tools, the chat participant — agentIntegrations.ts subscribes it to their
+ * 'answered' events) the trace goes as spans to `canopy.export.otlpEndpoint`
  * and/or `canopy.export.file`, read at each answer so a settings change applies at once. In an
  * untrusted workspace no trace leaves the machine (core/export/exportSettings.ts). A failure is
  * logged once per destination and reason, never shown as a modal or held against the answer.
@@ -9,8 +10,8 @@ import * as vscode from 'vscode';
 import { bpeTokenCounter } from '../core/compress/tokens';
 import { exportConfigFromSettings } from '../core/export/exportSettings';
 import { TraceExporter } from '../core/export/otlpExport';
+import type { CanopySettings } from '../core/config/settings';
 import type { AskTrace } from '../contracts/trace';
-import { readSettings } from './config';
 
 export class ExtensionTraceExport {
   private exporter: { key: string; value: TraceExporter } | undefined;
@@ -20,12 +21,15 @@ export class ExtensionTraceExport {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly version: string,
+    private readonly settings: () => CanopySettings,
+    /** The workspace folder (a relative canopy.export.file is taken from it). */
+    private readonly root: () => string | undefined,
   ) {}
 
   private current(): TraceExporter | undefined {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) return undefined;
-    const gate = exportConfigFromSettings(readSettings(folder.uri), folder.uri.fsPath, vscode.workspace.isTrusted);
+    const root = this.root();
+    if (!root) return undefined;
+    const gate = exportConfigFromSettings(this.settings(), root, vscode.workspace.isTrusted);
     if (gate.note) this.once(gate.note, () => this.log.warn(`trace export: ${gate.note}`));
     if (!gate.value) return undefined;
     const key = JSON.stringify(gate.value);

@@ -1,45 +1,42 @@
 /**
- * A CanopyWorkspace over a copy of a fixture folder, indexed with the real built-in encoder (the
- * model `npm run build` converts): what the agent, MCP and export tests ask questions of.
+ * A copy of a fixture folder indexed with the real built-in encoder (the model `npm run build`
+ * converts), with the core services over it (test/helpers/services.ts) and the agent operations
+ * the hosts build on them: what the agent, MCP, chat and export tests ask questions of.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CanopyWorkspace } from '../../src/core/app/workspace';
-import { resolveSettings } from '../../src/core/config/settings';
+import { AgentOperations } from '../../src/core/agent/operations';
+import { openServices, type TestServices } from './services';
 
 export const fixturesDir = fileURLToPath(new URL('../fixtures', import.meta.url));
-export const builtinModelDir = fileURLToPath(new URL('../../models/use-lite', import.meta.url));
 
-export interface FixtureWorkspace {
+export interface IndexedFixture {
   root: string;
   indexDir: string;
-  workspace: CanopyWorkspace;
+  services: TestServices;
+  /** The agent operations over the services, with the services' settings. */
+  agent: AgentOperations;
   dispose(): Promise<void>;
 }
 
-/** Copies `fixtures/<name>` to a temp folder, indexes it (index in `<tmp>/index`) and returns the workspace. */
-export async function indexedFixture(name: string): Promise<FixtureWorkspace> {
+/** Copies `fixtures/<name>` to a temp folder, indexes it (index in `<tmp>/index`) and opens its services. */
+export async function indexedFixture(name: string): Promise<IndexedFixture> {
   const tmp = mkdtempSync(join(tmpdir(), `canopy-${name}-`));
   const root = join(tmp, 'workspace');
   cpSync(join(fixturesDir, name), root, { recursive: true });
   const indexDir = join(tmp, 'index');
-  const workspace = new CanopyWorkspace({
-    root,
-    indexDir,
-    settings: resolveSettings({}),
-    encoder: { kind: 'builtin' },
-    builtinModelDir,
-  });
-  const summary = await workspace.index();
+  const services = openServices({ root, indexDir });
+  const summary = await services.index.index(services.settings);
   if (summary.errors.length > 0) throw new Error(`indexing ${name} failed: ${JSON.stringify(summary.errors)}`);
   return {
     root,
     indexDir,
-    workspace,
+    services,
+    agent: new AgentOperations({ asker: services.ask, traces: services.traces, settings: () => services.settings }),
     async dispose() {
-      await workspace.dispose();
+      await services.close();
       rmSync(tmp, { recursive: true, force: true });
     },
   };

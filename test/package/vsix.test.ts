@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as yauzl from 'yauzl';
 import type { SearchEvidenceResult } from '../../src/core/agent/operations';
-import { indexedFixture, type FixtureWorkspace } from '../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../helpers/fixtureWorkspace';
 // @ts-expect-error -- a plain ES module shared with scripts/package.mjs (no type declarations)
 import { ORT_DARWIN_X64, TARGETS, TARGET_NAMES } from '../../scripts/platforms.mjs';
 
@@ -112,7 +112,7 @@ function unpack(files: Map<string, Buffer>, dir: string): void {
   }
 }
 
-async function searchWith(mcpScript: string, fx: FixtureWorkspace): Promise<SearchEvidenceResult> {
+async function searchWith(mcpScript: string, fx: IndexedFixture): Promise<SearchEvidenceResult> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [mcpScript, '--dir', fx.root, '--index', fx.indexDir],
@@ -192,7 +192,7 @@ describe('platform VSIXes', () => {
   }
 
   describe('the bundled MCP server runs from an unpacked VSIX', () => {
-    let fx: FixtureWorkspace;
+    let fx: IndexedFixture;
     let tmp: string;
     let native: SearchEvidenceResult;
     const here = `${process.platform}-${process.arch}`;

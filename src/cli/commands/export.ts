@@ -2,10 +2,12 @@
  * `canopy export`: sends saved traces as OpenInference spans to an OTLP/HTTP endpoint or a file
  * (src/core/export), for answers asked before an exporter was configured.
  */
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { getTrace } from '../../core/agent/operations';
+import { findSavedTrace } from '../../core/agent/operations';
+import { TraceStore } from '../../core/app/traceStore';
 import { type CliIO, UsageError } from '../io';
-import { openWorkspace } from '../runtime';
+import { cliLogger, defaultIndexDir } from '../runtime';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const exportHelp = `Usage: canopy export [<trace id or file name>…] [--all] (--otlp-endpoint <url> | --otlp-file <file>)
@@ -29,23 +31,22 @@ export async function runExport(args: string[], io: CliIO): Promise<number> {
   if (!exporter) throw new UsageError('export needs --otlp-endpoint or --otlp-file');
   if (values.all && positionals.length > 0) throw new UsageError('name traces or pass --all, not both');
   if (!values.all && positionals.length === 0) throw new UsageError('name at least one trace (id or file name), or pass --all');
-  const workspace = openWorkspace(values.dir ?? '.', values.index, {}, io);
-  try {
-    const refs = values.all ? (await workspace.listTraces()).map((t) => t.name) : positionals;
-    let failed = 0;
-    for (const ref of refs) {
-      try {
-        const { trace, name } = await getTrace(workspace, ref);
-        const { spans } = await exporter.export(trace);
-        io.out(`${name}: ${spans} spans → ${exporter.describe()}`);
-      } catch (err) {
-        failed++;
-        io.err(`canopy export: ${ref}: ${(err as Error).message}`);
-      }
+  // Only the saved traces are read: no encoder, no index is opened.
+  const root = path.resolve(io.cwd, values.dir ?? '.');
+  const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
+  const traces = new TraceStore(path.join(indexDir, 'traces'), cliLogger(io, false));
+  const refs = values.all ? (await traces.list()).map((t) => t.name) : positionals;
+  let failed = 0;
+  for (const ref of refs) {
+    try {
+      const { trace, name } = await findSavedTrace(traces, ref);
+      const { spans } = await exporter.export(trace);
+      io.out(`${name}: ${spans} spans → ${exporter.describe()}`);
+    } catch (err) {
+      failed++;
+      io.err(`canopy export: ${ref}: ${(err as Error).message}`);
     }
-    if (refs.length === 0) io.err('canopy export: no saved traces');
-    return failed > 0 ? 1 : 0;
-  } finally {
-    await workspace.dispose();
   }
+  if (refs.length === 0) io.err('canopy export: no saved traces');
+  return failed > 0 ? 1 : 0;
 }

@@ -6,13 +6,17 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
+import type { Range } from '../../contracts/validation';
+import { AgentOperations } from '../../core/agent/operations';
+import { resolveSettings, type CanopySettings } from '../../core/config/settings';
+import { describeError } from '../../core/errors';
 import type { TraceExporter } from '../../core/export/otlpExport';
 import type { ChatModel } from '../../core/llm/llm';
-import type { AskTrace } from '../../contracts/trace';
 import { createCanopyMcpServer } from '../mcp/server';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { openWorkspace } from '../runtime';
+import { cliLogger, cliServices } from '../runtime';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -38,10 +42,10 @@ ${exportFlagsHelp}
 Client configuration (e.g. Claude Desktop's claude_desktop_config.json):
   { "mcpServers": { "canopy": { "command": "canopy", "args": ["mcp", "--dir", "/path/to/folder"] } } }`;
 
-function positiveInt(value: string | undefined, flag: string): number | undefined {
+function intFlag(value: string | undefined, flag: string, range: Range): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
+  if (!Number.isInteger(n) || n < range.min || n > range.max) throw new UsageError(`${flag} must be an integer from ${range.min} to ${range.max}`);
   return n;
 }
 
@@ -60,16 +64,22 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
       ...exportFlagOptions,
     },
   });
-  const topK = positiveInt(values['top-k'], '--top-k');
-  const maxRounds = positiveInt(values.rounds, '--rounds');
+  const topK = intFlag(values['top-k'], '--top-k', TOP_K);
+  const maxRounds = intFlag(values.rounds, '--rounds', MAX_ROUNDS);
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
+  // The flags are the settings of every question this server answers.
+  const settings = resolveSettings({
+    ...(topK ? { topK } : {}),
+    ...(maxRounds ? { maxRounds } : {}),
+    ...(values.adapter ? { adapterCheckpoint: path.resolve(io.cwd, values.adapter) } : {}),
+  });
   const exporter = exporterFromFlags(values, io);
   // The protocol owns stdout: a library printing there would corrupt the stream.
   const toStderr = (...parts: unknown[]) => io.err(parts.map(String).join(' '));
   const saved = { log: console.log, info: console.info, debug: console.debug };
   Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr });
   try {
-    await serve(values, io, stdio, { topK, maxRounds, llm, exporter });
+    await serve(values, io, stdio, { settings, llm, exporter });
   } finally {
     Object.assign(console, saved);
   }
@@ -77,40 +87,40 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
 }
 
 interface ServeOptions {
-  topK: number | undefined;
-  maxRounds: number | undefined;
+  settings: CanopySettings;
   llm: ChatModel | undefined;
   exporter: TraceExporter | undefined;
 }
 
 async function serve(
-  values: { dir?: string | undefined; index?: string | undefined; adapter?: string | undefined; verbose?: boolean | undefined },
+  values: { dir?: string | undefined; index?: string | undefined; verbose?: boolean | undefined },
   io: CliIO,
   stdio: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
-  { topK, maxRounds, llm, exporter }: ServeOptions,
+  { settings, llm, exporter }: ServeOptions,
 ): Promise<void> {
-  const workspace = openWorkspace(values.dir ?? '.', values.index, {}, io, values.verbose ?? false);
-  const onTrace = exporter
-    ? async (trace: AskTrace) => {
-        try {
-          const { spans } = await exporter.export(trace);
-          if (values.verbose) io.err(`info: trace ${trace.id}: ${spans} spans exported to ${exporter.describe()}`);
-        } catch (err) {
-          io.err(`warn: ${(err as Error).message}`);
-        }
-      }
+  const verbose = values.verbose ?? false;
+  const services = cliServices(values.dir ?? '.', values.index, io, verbose);
+  const agent = new AgentOperations({ asker: services.ask, traces: services.traces, settings: () => settings, logger: cliLogger(io, verbose) });
+  // Every answer is exported as it is saved; the answer stands whether or not the export went
+  // through, and the exports still under way are awaited before the server exits.
+  const exporting = new Set<Promise<void>>();
+  const unsubscribe = exporter
+    ? agent.onEvent(({ trace }) => {
+        const done = exporter.export(trace).then(
+          ({ spans }) => {
+            if (verbose) io.err(`info: trace ${trace.id}: ${spans} spans exported to ${exporter.describe()}`);
+          },
+          (err: Error) => io.err(`warn: ${err.message}`),
+        );
+        exporting.add(done);
+        void done.finally(() => exporting.delete(done));
+      })
     : undefined;
   const server = createCanopyMcpServer({
-    workspace,
-    root: workspace.config.root,
+    agent,
+    root: services.root,
     version: typeof CANOPY_VERSION === 'string' ? CANOPY_VERSION : 'dev',
     ...(llm ? { llm } : {}),
-    defaults: {
-      ...(topK ? { topK } : {}),
-      ...(maxRounds ? { maxRounds } : {}),
-      ...(values.adapter !== undefined ? { adapter: values.adapter && path.resolve(io.cwd, values.adapter) } : {}),
-    },
-    ...(onTrace ? { onTrace } : {}),
   });
   const transport = new StdioServerTransport(stdio.stdin as never, stdio.stdout as never);
   const closed = new Promise<void>((resolve) => {
@@ -119,10 +129,17 @@ async function serve(
   });
   try {
     await server.connect(transport);
-    io.err(`canopy mcp: serving ${workspace.config.root} (index ${workspace.config.indexDir}) on stdio`);
+    io.err(`canopy mcp: serving ${services.root} (index ${services.indexDir}) on stdio`);
+    // Say now, not at the first question, when there is nothing to serve yet: the tools answer E_NOT_FOUND until the folder is indexed.
+    await services.index.corpus(settings).then(
+      (corpus) => io.err(`canopy mcp: ${Object.keys(corpus.manifest.files).length} files, ${corpus.itemCount} items indexed`),
+      (err: unknown) => io.err(`canopy mcp: ${describeError(err).message}`),
+    );
     await closed;
   } finally {
+    unsubscribe?.();
     await server.close().catch(() => undefined);
-    await workspace.dispose();
+    await Promise.all(exporting);
+    await services.close();
   }
 }

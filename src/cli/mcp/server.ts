@@ -3,31 +3,30 @@
  * agent mode, Claude Desktop and Claude Code, Cursor, Continue — can search one folder's index for
  * cited evidence, ask for a cited answer, list the questions asked and read their traces. The
  * tools only validate arguments and format results; the work is the core's agent operations
- * (src/core/agent), the same the VS Code language-model tools call.
+ * (src/core/agent), the same the VS Code language-model tools call, and the input schemas are
+ * built from the contracts' (src/contracts/agent.ts: the question, the k and rounds ranges).
  *
  * Tools: search_evidence, ask, get_trace, list_questions. Resources: every saved trace as
  * `canopy://trace/<file name>` (the full JSON, what the Evidence Inspector renders). Bad
- * arguments are refused by the SDK's schema check, and failures (no index yet, an unknown
+ * arguments are refused by the SDK's schema check (zod, the contracts' version), and failures (no index yet, an unknown
  * trace) come back as tool errors (`isError`) whose text starts with Canopy's error code.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { askForAgent, getTrace, listQuestions, searchEvidence, summarizeTrace, type AgentAskOptions, type AgentWorkspace } from '../../core/agent/operations';
+import * as z from 'zod/mini';
+import { describedQuestion, LIST_LIMIT, listLimit, maxRounds, regionLimit, topK, traceRef } from '../../contracts/agent';
+import { describeTrace, type AgentAskOptions, type AgentOperations } from '../../core/agent/operations';
 import { describeError } from '../../core/errors';
 import type { ChatModel } from '../../core/llm/llm';
 
 export interface CanopyMcpOptions {
-  workspace: AgentWorkspace;
+  /** The agent operations over the folder's services (their settings carry the CLI's defaults). */
+  agent: AgentOperations;
   /** The indexed folder, named in the server's instructions. */
   root: string;
   version: string;
   /** The LLM the `ask` tool answers with (else the extractive reader). */
   llm?: ChatModel;
-  /** Defaults for every question (CLI flags). */
-  defaults?: Pick<AgentAskOptions, 'topK' | 'maxRounds' | 'adapter'>;
-  /** Called with every trace saved (the OpenInference export). */
-  onTrace?: AgentAskOptions['onTrace'];
 }
 
 const TRACE_URI = 'canopy://trace/{name}';
@@ -51,12 +50,8 @@ async function guarded(run: () => Promise<unknown>): Promise<CallToolResult> {
   }
 }
 
-const question = z.string().trim().min(1, 'the question is empty').max(4000).describe('The question, in natural language.');
-const topK = z.number().int().min(1).max(100).optional().describe('Items retrieved per round (default 10).');
-const maxRounds = z.number().int().min(1).max(10).optional().describe('Most retrieval rounds; the critic may stop earlier (default 3).');
-
 export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
-  const { workspace } = options;
+  const { agent } = options;
   const server = new McpServer(
     { name: 'canopy', title: 'Canopy evidence search', version: options.version },
     {
@@ -67,11 +62,9 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
     },
   );
   const ask = (extra: { signal: AbortSignal }, args: { top_k?: number | undefined; max_rounds?: number | undefined }): AgentAskOptions => ({
-    ...options.defaults,
     ...(args.top_k !== undefined ? { topK: args.top_k } : {}),
     ...(args.max_rounds !== undefined ? { maxRounds: args.max_rounds } : {}),
     signal: extra.signal,
-    ...(options.onTrace ? { onTrace: options.onTrace } : {}),
   });
 
   server.registerTool(
@@ -81,15 +74,10 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
       description:
         'Searches the indexed documents for evidence on a question: hybrid retrieval, each retrieved item compressed to the regions that matter, ' +
         'follow-up rounds while evidence is missing. Returns the kept regions in reading order with exact citations, their scores, and the trace id. No LLM is used.',
-      inputSchema: {
-        question,
-        max_regions: z.number().int().min(1).max(100).optional().describe('List at most this many regions (default 20).'),
-        top_k: topK,
-        max_rounds: maxRounds,
-      },
+      inputSchema: { question: describedQuestion, max_regions: regionLimit, top_k: topK, max_rounds: maxRounds },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    (args, extra) => guarded(() => searchEvidence(workspace, args.question, { ...ask(extra, args), ...(args.max_regions !== undefined ? { maxRegions: args.max_regions } : {}) })),
+    (args, extra) => guarded(() => agent.searchEvidence(args.question, { ...ask(extra, args), ...(args.max_regions !== undefined ? { maxRegions: args.max_regions } : {}) })),
   );
 
   server.registerTool(
@@ -98,10 +86,10 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
       title: 'Ask with citations',
       description:
         `Answers a question from the indexed documents with numbered citations to exact source ranges. ${options.llm ? `The answer is written by ${options.llm.id}.` : 'No LLM is configured, so the answer quotes the best-supported evidence (extractive).'}`,
-      inputSchema: { question, top_k: topK, max_rounds: maxRounds },
+      inputSchema: { question: describedQuestion, top_k: topK, max_rounds: maxRounds },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: options.llm?.remote ?? false },
     },
-    (args, extra) => guarded(() => askForAgent(workspace, args.question, { ...ask(extra, args), ...(options.llm ? { llm: options.llm } : {}) })),
+    (args, extra) => guarded(() => agent.ask(args.question, { ...ask(extra, args), ...(options.llm ? { llm: options.llm } : {}) })),
   );
 
   server.registerTool(
@@ -112,15 +100,15 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
         'Reads a saved answer by its trace id or file name: the answer, citations, every round (query, retrieved items with scores, critic verdict) and the kept regions. ' +
         'detail "full" returns the whole trace JSON with every scored region tree (large).',
       inputSchema: {
-        trace: z.string().trim().min(1).describe('A trace id or a trace file name (from search_evidence, ask or list_questions).'),
-        detail: z.enum(['summary', 'full']).optional().describe('summary (default) or full.'),
+        trace: traceRef,
+        detail: z.optional(z.enum(['summary', 'full'])).check(z.describe('summary (default) or full.')),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>
       guarded(async () => {
-        const { trace, name } = await getTrace(workspace, args.trace);
-        return args.detail === 'full' ? trace : summarizeTrace(trace, name);
+        const { trace, name } = await agent.getTrace(args.trace);
+        return args.detail === 'full' ? trace : describeTrace(trace, name);
       }),
   );
 
@@ -129,17 +117,18 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
     {
       title: 'List asked questions',
       description: 'Lists the saved answers, newest first: trace id and file name, question, time, reader mode and evidence tokens.',
-      inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('At most this many (default 50).') },
+      inputSchema: { limit: listLimit },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => guarded(() => listQuestions(workspace, args.limit ?? 50)),
+    (args) => guarded(() => agent.listQuestions(args.limit ?? 50)),
   );
 
   server.registerResource(
     'trace',
     new ResourceTemplate(TRACE_URI, {
+      // The newest LIST_LIMIT.max traces; older ones stay readable by name.
       list: async () => ({
-        resources: (await workspace.listTraces()).map((t) => ({
+        resources: (await agent.listQuestions(LIST_LIMIT.max)).map((t) => ({
           uri: `canopy://trace/${encodeURIComponent(t.name)}`,
           name: t.name,
           title: t.question,
@@ -151,7 +140,7 @@ export function createCanopyMcpServer(options: CanopyMcpOptions): McpServer {
     { title: 'Canopy trace', description: 'A saved answer with every score and decision (the Evidence Inspector renders it).', mimeType: 'application/json' },
     async (uri, variables) => {
       const name = decodeURIComponent(String(variables.name ?? ''));
-      const trace = await workspace.readTrace(name);
+      const trace = await agent.readTrace(name);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(trace) }] };
     },
   );

@@ -3,6 +3,7 @@
  * the encoder, the rule or LLM critic, the MAGE controller for long PDFs — and the reader. Every
  * score and decision goes into the returned AskTrace, which is all the inspector renders.
  */
+import { isDenseOnly, type NodeScoreWeights } from '../compress/hybridScore';
 import { routeQuestion } from '../compress/router';
 import type { NodeAdapter } from '../compress/nodeScorer';
 import type { TokenCounter } from '../compress/tokens';
@@ -61,6 +62,8 @@ export interface AskOptions {
   controller?: AskControllerOptions;
   /** Send the controller subgraph's page images and element crops to a multimodal reader (needs `AskDeps.renderImages`). */
   pageImages?: boolean;
+  /** Node score weights (compress/hybridScore.ts); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
 }
 
 export async function ask(question: string, options: AskOptions, deps: AskDeps, signal?: AbortSignal): Promise<AskTrace> {
@@ -74,7 +77,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     { question, topK: options.topK, maxRounds: options.maxRounds, compressor: options.compressor, readerTokenCap: options.readerTokenCap, routing },
     {
       source: retrievalSource(deps.retriever),
-      scorer: encoderScorer(deps),
+      scorer: encoderScorer({ ...deps, ...(options.nodeScore ? { weights: options.nodeScore } : {}) }),
       ...(deps.critic ? { critic: roundCritic(deps.critic) } : {}),
       ...(controller
         ? {
@@ -138,6 +141,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       encoderId: options.encoderId,
       ...(options.adapterId ? { adapterId: options.adapterId } : {}),
       retrieval: options.retrieval,
+      ...(options.nodeScore && !isDenseOnly(options.nodeScore) ? { nodeScore: { ...options.nodeScore } } : {}),
       ...(deps.llm ? { llm: deps.llm } : {}),
       ...(controller ? { controller: controllerSettingsRecord(controller, deps.controllerLlm !== undefined) } : {}),
       ...(options.pageImages ? { pageImages: true } : {}),

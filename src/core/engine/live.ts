@@ -3,6 +3,7 @@
  * node scores from the encoder (through the embedding cache), and a reader input that carries
  * the page images and crops of a long PDF's evidence subgraph when a multimodal reader wants them.
  */
+import { hybridRound, type NodeScoreWeights } from '../compress/hybridScore';
 import { scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
 import type { TokenCounter } from '../compress/tokens';
 import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
@@ -11,6 +12,7 @@ import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
 import type { Retriever } from '../retrieve/retriever';
 import type { Tracer } from '../trace/tracer';
+import type { Item } from '../../contracts/region';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
 
 /** Each round's query goes to the retriever; the items come back with their score components. */
@@ -28,23 +30,28 @@ export function retrievalSource(retriever: Retriever): CandidateSource {
   };
 }
 
-/** Cosine of every node (after the adapter) against the round's query vector, from the encoder. */
+/**
+ * Every node's score against the round's query: the cosine (after the adapter) of its vector from
+ * the encoder, fused with its lexical evidence when the weights say so (compress/hybridScore.ts).
+ */
 export function encoderScorer(deps: {
   embedQuery: (text: string, signal?: AbortSignal) => Promise<Float32Array>;
   embedTexts: EmbedTexts;
   adapter?: NodeAdapter;
+  weights?: NodeScoreWeights;
 }): NodeScorer {
   return {
     async score(fresh, { query }, signal) {
       const queryVector = await deps.embedQuery(query, signal);
-      const out = new Map<string, ScoredItem>();
+      const dense: Array<{ id: string; item: Item; dense: Map<string, number> }> = [];
       for (const c of fresh) {
         throwIfCancelled(signal);
         if (!c.item) throw new Error(`retrieval returned ${c.itemId} without its item`);
         const vectors = await nodeVectors(c.item.root, deps.embedTexts, signal);
-        out.set(c.itemId, { item: c.item, scores: scoreNodes(queryVector, vectors, deps.adapter) });
+        dense.push({ id: c.itemId, item: c.item, dense: scoreNodes(queryVector, vectors, deps.adapter) });
       }
-      return out;
+      const fused = hybridRound(query, dense, deps.weights);
+      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]! }]));
     },
   };
 }

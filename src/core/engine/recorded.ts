@@ -18,6 +18,7 @@
  *  - more rounds than recorded, or a critic whose follow-up query differs from the recorded
  *    one: a new retrieval, which a replay never makes; the source reports the divergence.
  */
+import { hybridRound, type NodeScoreWeights } from '../compress/hybridScore';
 import { scoreNodes } from '../compress/nodeScorer';
 import { l2NormalizeInPlace } from '../encode/encoder';
 import { nodeVectors } from '../encode/nodeVectors';
@@ -97,8 +98,10 @@ export function regionFromTrace(n: TraceNode): RegionNode {
   return node;
 }
 
+/** The dense score of every recorded node: its dense component under hybrid scores, else its score. */
 function traceScores(n: TraceNode, out = new Map<string, number>()): Map<string, number> {
-  if (n.score !== undefined) out.set(n.id, n.score);
+  const dense = n.components?.dense ?? n.score;
+  if (dense !== undefined) out.set(n.id, dense);
   for (const c of n.children) traceScores(c, out);
   return out;
 }
@@ -158,9 +161,11 @@ function sumNorm(vectors: Float32Array[]): { sum: Float32Array; norm: number } {
 /**
  * Node scores for a replay with branching factor `b`: an item's recorded tree when the round
  * recorded it fresh (re-grouped when b differs from the trace's), else the item from the index
- * scored with cached vectors and the round's cached query vector.
+ * scored with cached vectors and the round's cached query vector. The dense scores come from the
+ * record or the cache; with hybrid node `weights` the lexical evidence is recomputed from the
+ * regions' texts (it needs no encoder) and fused as the live scorer does.
  */
-export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource | undefined): NodeScorer {
+export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource | undefined, weights?: NodeScoreWeights): NodeScorer {
   const recorded = trace.settings;
   const regrouping = b !== recorded.branchingFactor;
   let fromIndexCount = 0;
@@ -246,17 +251,20 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
   return {
     async score(fresh, { round, query }, signal) {
       const rec = trace.rounds[round - 1];
-      const out = new Map<string, ScoredItem>();
+      const dense: Array<{ id: string; item: Item; dense: Map<string, number> }> = [];
       for (const c of fresh) {
         throwIfCancelled(signal);
         const entry = rec?.retrieved.find((r) => r.itemId === c.itemId && !r.repeated && r.tree);
-        if (entry) out.set(c.itemId, await fromRecord(entry));
+        let s: ScoredItem;
+        if (entry) s = await fromRecord(entry);
         else {
-          out.set(c.itemId, await fromIndex(c.itemId, query, round));
+          s = await fromIndex(c.itemId, query, round);
           fromIndexCount++;
         }
+        dense.push({ id: c.itemId, item: s.item, dense: s.scores });
       }
-      return out;
+      const fused = hybridRound(query, dense, weights);
+      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]! }]));
     },
     notes: () => (fromIndexCount > 0 ? [`${fromIndexCount} item(s) scored from the index and the embedding cache`] : []),
   };

@@ -15,7 +15,9 @@
  * Everything the loop decides goes into the rounds it returns; `ask.ts` and `replay.ts` add the
  * settings and assemble the AskTrace.
  */
+import { leavesOf } from '../compress/baselines';
 import { compress } from '../compress/compressor';
+import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { NodeVerdict } from '../compress/projection';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView } from '../critic/critic';
@@ -82,6 +84,8 @@ export interface CandidateSource {
 export interface ScoredItem {
   item: Item;
   scores: Map<string, number>;
+  /** Hybrid node scores: each node's components (the trace shows them; a replay re-weighs them). */
+  components?: Map<string, NodeScoreComponents>;
 }
 
 export interface NodeScorer {
@@ -237,7 +241,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
         allVerdicts.set(c.itemId, verdicts.get(c.itemId) ?? []);
         const refined = refinement?.items.get(c.itemId);
         if (refined?.controller) entry.controller = refined.controller;
-        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined !== undefined);
+        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined !== undefined, s.components);
         evidence.set(c.itemId, { scored: s, rank: c.rank, round, kept: keptNodes });
       }
       retrieved.push(entry);
@@ -274,6 +278,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       rank: e.rank,
       round: e.round,
       keptTexts: e.kept.map((n) => n.text),
+      keptLeaves: e.kept.flatMap((n) => leavesOf(n).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text))),
     }));
     const judged = await deps.critic.judge({ question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries }, signal);
     if ('noVerdict' in judged) {
@@ -283,8 +288,13 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     traceRound.critic = { ...judged };
     deps.tracer?.emit('critic/verdict', { round, ...judged });
     traceRound.ms = clock.now() - roundStart;
-    if (judged.sufficient || !judged.followUpQuery) {
+    if (judged.sufficient) {
       stop = { reason: 'critic-sufficient', round, note: 'the critic judged the evidence sufficient; this is a stopping rule, not a guarantee' };
+      break;
+    }
+    if (!judged.followUpQuery) {
+      const what = judged.missing.length > 0 ? `: ${judged.missing.slice(0, 8).join(', ')}` : '';
+      stop = { reason: 'no-follow-up', round, note: `the critic found the evidence insufficient${what}, but had no query it had not already asked` };
       break;
     }
     if (round === config.maxRounds) {

@@ -3,6 +3,7 @@
  * its parent's score, its decision and the rule that fired; and the reader input, answer and
  * totals of the whole question. The inspector renders only these.
  */
+import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { NodeVerdict } from '../compress/projection';
 import type { TokenCounter } from '../compress/tokens';
 import type { Answer, ReaderInput } from '../read/reader';
@@ -48,7 +49,15 @@ export function traceOutcome(
 }
 
 /** `controlled`: the item's file went through the MAGE controller, whose opened regions are the kept ones. */
-export function traceTree(root: RegionNode, scores: Map<string, number>, verdicts: NodeVerdict[], kept: Set<string>, tokens: TokenCounter, controlled = false): TraceNode {
+export function traceTree(
+  root: RegionNode,
+  scores: Map<string, number>,
+  verdicts: NodeVerdict[],
+  kept: Set<string>,
+  tokens: TokenCounter,
+  controlled = false,
+  components?: ReadonlyMap<string, NodeScoreComponents>,
+): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
   const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
   const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined): TraceNode => {
@@ -78,6 +87,8 @@ export function traceTree(root: RegionNode, scores: Map<string, number>, verdict
       children: [],
     };
     if (score !== undefined) node.score = score;
+    const parts = components?.get(n.id);
+    if (parts) node.components = { dense: parts.dense, lexical: parts.lexical };
     const ps = v?.parentScore ?? parentScore;
     if (ps !== undefined) node.parentScore = ps;
     if (n.children.length === 0) node.text = n.text;

@@ -12,11 +12,10 @@
  *
  * Document text is untrusted: everything quoted from it is escaped before it reaches Markdown.
  */
-import { askForAgent, getTrace, listQuestions, searchEvidence, summarizeTrace, type AgentAskOptions, type AgentWorkspace } from '../../core/agent/operations';
+import { describeTrace, type AgentAskOptions, type AgentOperations } from '../../core/agent/operations';
 import type { AgentCitation } from '../../core/agent/citations';
 import { describeError } from '../../core/errors';
 import type { ChatModel } from '../../core/llm/llm';
-import type { AskTrace } from '../../contracts/trace';
 
 export interface ChatRequestLike<M> {
   prompt: string;
@@ -35,18 +34,14 @@ export interface ChatStreamLike<L> {
 }
 
 export interface ChatHandlerDeps<L, M> {
-  /** The indexed workspace (indexed first when there is no index). */
-  workspace(): Promise<AgentWorkspace>;
+  /** The agent operations (they index the folder first when there is no index, and report every answer). */
+  agent: Pick<AgentOperations, 'searchEvidence' | 'ask' | 'listQuestions' | 'getTrace'>;
   /** Index the workspace; undefined when cancelled. */
   index(): Promise<{ files: number; parsed: number; reused: number; errors: unknown[] } | undefined>;
   /** The chat's model as a ChatModel when documents may go to it, else why not. */
   llmFor(model: M | undefined): { llm?: ChatModel; note?: string };
-  /** The adapter checkpoint questions use ('' for none), after Workspace Trust. */
-  adapter(): string;
   /** A location (file and range) for a citation, or undefined when the file is not in the workspace. */
   location(citation: AgentCitation): L | undefined;
-  /** Every saved trace (export, history refresh). */
-  onTrace(trace: AskTrace, file: string): void;
 }
 
 export interface ChatHandlerResult {
@@ -94,8 +89,7 @@ function citeList<L>(stream: ChatStreamLike<L>, deps: ChatHandlerDeps<L, unknown
 async function runAsk<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLike<L>, deps: ChatHandlerDeps<L, M>, options: AgentAskOptions): Promise<ChatHandlerResult> {
   const { llm, note } = deps.llmFor(request.model);
   stream.progress('Retrieving and compressing evidence…');
-  const workspace = await deps.workspace();
-  const result = await askForAgent(workspace, request.prompt, { ...options, ...(llm ? { llm } : {}) });
+  const result = await deps.agent.ask(request.prompt, { ...options, ...(llm ? { llm } : {}) });
   stream.markdown(escapeMarkdown(result.answer));
   citeList(
     stream,
@@ -110,7 +104,7 @@ async function runAsk<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLike<
 
 async function runSearch<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLike<L>, deps: ChatHandlerDeps<L, M>, options: AgentAskOptions): Promise<ChatHandlerResult> {
   stream.progress('Retrieving and compressing evidence…');
-  const result = await searchEvidence(await deps.workspace(), request.prompt, { ...options, maxRegions: 12 });
+  const result = await deps.agent.searchEvidence(request.prompt, { ...options, maxRegions: 12 });
   stream.markdown(`Canopy kept **${result.keptRegions}** region(s) (${result.tokens.kept} of ${result.tokens.uncompressed} tokens) over ${result.rounds.length} round(s); stop: ${escapeMarkdown(result.stop.reason)}.`);
   citeList(stream, deps, result.regions.map((r) => ({ n: r.n, citation: r.citation, text: r.text, score: r.score })));
   if (result.keptRegions > result.regions.length) stream.markdown(`\n\n…and ${result.keptRegions - result.regions.length} more in the trace.`);
@@ -120,14 +114,13 @@ async function runSearch<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLi
 }
 
 async function runTrace<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLike<L>, deps: ChatHandlerDeps<L, M>): Promise<ChatHandlerResult> {
-  const workspace = await deps.workspace();
-  const ref = request.prompt.trim() || (await listQuestions(workspace, 1))[0]?.name;
+  const ref = request.prompt.trim() || (await deps.agent.listQuestions(1))[0]?.name;
   if (!ref) {
     stream.markdown('No question has been asked in this workspace yet. Ask one: `@canopy <question>`.');
     return { metadata: { command: 'trace' } };
   }
-  const { trace, name } = await getTrace(workspace, ref);
-  const s = summarizeTrace(trace, name);
+  const { trace, name } = await deps.agent.getTrace(ref);
+  const s = describeTrace(trace, name);
   stream.markdown(`**${escapeMarkdown(s.question)}** — ${escapeMarkdown(s.createdAt)}\n\n${escapeMarkdown(s.answer)}\n`);
   for (const r of s.rounds) {
     const kept = r.retrieved.filter((i) => !i.repeated).reduce((a, i) => a + i.keptRegions, 0);
@@ -155,11 +148,7 @@ const HELP =
 
 export async function handleChatRequest<L, M>(request: ChatRequestLike<M>, stream: ChatStreamLike<L>, deps: ChatHandlerDeps<L, M>, signal?: AbortSignal): Promise<ChatHandlerResult> {
   const command = request.command ?? 'ask';
-  const options: AgentAskOptions = {
-    adapter: deps.adapter(),
-    onTrace: (trace, file) => deps.onTrace(trace, file),
-    ...(signal ? { signal } : {}),
-  };
+  const options: AgentAskOptions = signal ? { signal } : {};
   try {
     if (command === 'index') return await runIndex(stream, deps);
     if (command === 'trace') return await runTrace(request, stream, deps);

@@ -1,14 +1,17 @@
-// The host-independent agent operations over a real index (built-in encoder): the cited regions
-// point at the exact text in the file, traces are saved and found again, bad input is refused.
+// The host-independent agent operations over the core services and a real index (built-in
+// encoder): the cited regions point at the exact text in the file, traces are saved, reported as
+// 'answered' events and found again, the settings of the moment apply, bad input is refused.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { citationOf } from '../../../src/core/agent/citations';
-import { askForAgent, getTrace, listQuestions, searchEvidence, summarizeTrace } from '../../../src/core/agent/operations';
+import { AgentOperations, describeTrace, type AgentAnsweredEvent } from '../../../src/core/agent/operations';
+import { resolveSettings } from '../../../src/core/config/settings';
 import { CanopyError } from '../../../src/core/errors';
 import type { AskTrace } from '../../../src/contracts/trace';
-import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../../helpers/fixtureWorkspace';
+import { openServices } from '../../helpers/services';
 
 const QUESTION = 'When were the anemometer and the wind vane recalibrated?';
 
@@ -46,17 +49,18 @@ describe('citationOf', () => {
 });
 
 describe('agent operations over an indexed folder', () => {
-  let fx: FixtureWorkspace;
-  const saved: string[] = [];
+  let fx: IndexedFixture;
+  const answered: AgentAnsweredEvent[] = [];
   before(async () => {
     fx = await indexedFixture('e2e-workspace');
+    fx.agent.onEvent((e) => void answered.push(e));
   });
   after(async () => {
     await fx?.dispose();
   });
 
   it('searchEvidence returns kept regions whose citations point at the exact text, and saves the trace', async () => {
-    const result = await searchEvidence(fx.workspace, `  ${QUESTION} `, { onTrace: (_t, file) => void saved.push(file) });
+    const result = await fx.agent.searchEvidence(`  ${QUESTION} `);
     assert.equal(result.question, QUESTION);
     assert.ok(result.regions.length > 0, 'no regions kept');
     assert.equal(result.keptRegions, result.regions.length);
@@ -81,17 +85,19 @@ describe('agent operations over an indexed folder', () => {
     const dateLine = lines.findIndex((l) => l.includes('2024-03-12')) + 1;
     const { start, end } = recalibration.citation.lines!;
     assert.ok(start <= dateLine && dateLine <= end, `lines ${start}-${end} do not cover line ${dateLine}`);
-    assert.equal(saved.length, 1);
-    assert.ok(saved[0]!.endsWith(result.traceName));
+    assert.equal(answered.length, 1);
+    assert.deepEqual([answered[0]!.operation, answered[0]!.question, answered[0]!.trace.id], ['searchEvidence', QUESTION, result.traceId]);
+    assert.ok(answered[0]!.file.endsWith(result.traceName));
+    assert.equal(result.warnings, undefined);
     assert.ok(result.rounds.length >= 1 && result.rounds[0]!.query === QUESTION);
   });
 
-  it('askForAgent answers with citations into the file, and the trace is listed and found by id and by name', async () => {
-    const result = await askForAgent(fx.workspace, QUESTION, {
-      onTrace: () => {
-        throw new Error('an exporter failure never fails the answer');
-      },
+  it('ask answers with citations into the file, and the trace is listed and found by id and by name', async () => {
+    const unsubscribe = fx.agent.onEvent(() => {
+      throw new Error('a listener failure never fails the answer');
     });
+    const result = await fx.agent.ask(QUESTION).finally(unsubscribe);
+    assert.equal(answered.at(-1)?.trace.id, result.traceId);
     assert.equal(result.mode, 'extractive');
     assert.match(result.answer, /2024-03-12/);
     assert.ok(result.citations.length > 0);
@@ -100,13 +106,13 @@ describe('agent operations over an indexed folder', () => {
       assert.ok(c.chars, `${c.ref}: no offsets`);
       assert.ok(text.slice(c.chars.start, c.chars.end).includes(c.text.trim().split(/\s+/)[0]!), `${c.ref} does not hold ${c.text}`);
     }
-    const listed = await listQuestions(fx.workspace);
+    const listed = await fx.agent.listQuestions();
     assert.ok(listed.some((s) => s.id === result.traceId && s.name === result.traceName));
-    const byId = await getTrace(fx.workspace, result.traceId);
-    const byName = await getTrace(fx.workspace, result.traceName);
+    const byId = await fx.agent.getTrace(result.traceId);
+    const byName = await fx.agent.getTrace(result.traceName);
     assert.equal(byId.trace.id, result.traceId);
     assert.deepEqual(byName.trace, byId.trace);
-    const summary = summarizeTrace(byId.trace, byId.name);
+    const summary = describeTrace(byId.trace, byId.name);
     assert.equal(summary.answer, result.answer);
     assert.equal(summary.rounds.length, byId.trace.rounds.length);
     assert.equal(summary.regions.length, byId.trace.readerInput.regions.length);
@@ -115,32 +121,71 @@ describe('agent operations over an indexed folder', () => {
 
   it('refuses bad input with CanopyError codes', async () => {
     const code = (err: unknown) => (err as CanopyError).code;
-    await assert.rejects(searchEvidence(fx.workspace, '   '), (e) => code(e) === 'E_BAD_INPUT');
-    await assert.rejects(searchEvidence(fx.workspace, QUESTION, { maxRegions: 0 }), (e) => code(e) === 'E_BAD_INPUT');
-    await assert.rejects(askForAgent(fx.workspace, 'x'.repeat(4001)), (e) => code(e) === 'E_BAD_INPUT');
-    await assert.rejects(getTrace(fx.workspace, 'no-such-trace'), (e) => code(e) === 'E_NOT_FOUND' && /list_questions/.test((e as Error).message));
-    await assert.rejects(listQuestions(fx.workspace, 0), (e) => code(e) === 'E_BAD_INPUT');
+    const before = answered.length;
+    await assert.rejects(fx.agent.searchEvidence('   '), (e) => code(e) === 'E_BAD_INPUT' && (e as Error).message === 'the question is empty');
+    await assert.rejects(fx.agent.searchEvidence(42 as unknown as string), (e) => code(e) === 'E_BAD_INPUT' && (e as Error).message === 'the question must be a string');
+    await assert.rejects(fx.agent.searchEvidence(QUESTION, { maxRegions: 0 }), (e) => code(e) === 'E_BAD_INPUT' && /maxRegions must be from 1 to 100/.test((e as Error).message));
+    await assert.rejects(fx.agent.ask('x'.repeat(4001)), (e) => code(e) === 'E_BAD_INPUT' && /longer than 4000/.test((e as Error).message));
+    await assert.rejects(fx.agent.getTrace('no-such-trace'), (e) => code(e) === 'E_NOT_FOUND' && /list_questions/.test((e as Error).message));
+    await assert.rejects(fx.agent.listQuestions(0), (e) => code(e) === 'E_BAD_INPUT');
+    assert.equal(answered.length, before, 'no question was asked');
   });
 
-  it('reports a folder that was never indexed as E_NOT_FOUND', async () => {
-    const { CanopyWorkspace } = await import('../../../src/core/app/workspace');
-    const { resolveSettings } = await import('../../../src/core/config/settings');
-    const { builtinModelDir } = await import('../../helpers/fixtureWorkspace');
-    const empty = new CanopyWorkspace({ root: fx.root, indexDir: join(fx.root, '..', 'no-index'), settings: resolveSettings({}), encoder: { kind: 'builtin' }, builtinModelDir });
+  it('reads the settings at each question, and passes the adapter the host allows', async () => {
+    let settings = resolveSettings({ topK: 1, maxRounds: 1 });
+    const adapterSeen: string[] = [];
+    const agent = new AgentOperations({
+      asker: fx.services.ask,
+      traces: fx.services.traces,
+      settings: () => settings,
+      adapterCheckpoint: (s) => {
+        adapterSeen.push(s.adapterCheckpoint);
+        return { value: 'no-such-checkpoint.json' };
+      },
+    });
+    const first = await agent.searchEvidence(QUESTION);
+    let trace = (await agent.getTrace(first.traceId)).trace;
+    assert.deepEqual([trace.settings.topK, trace.settings.maxRounds, trace.rounds.length], [1, 1, 1]);
+    assert.equal(trace.rounds[0]!.retrieved.length, 1);
+    // The checkpoint the host chose could not be loaded: the question is answered, and says so.
+    assert.match(first.warnings?.[0] ?? '', /^adapter: .*untrained encoder/);
+    settings = resolveSettings({ topK: 3, maxRounds: 1, adapterCheckpoint: 'set.json' });
+    const second = await agent.searchEvidence(QUESTION, { topK: 2 });
+    trace = (await agent.getTrace(second.traceId)).trace;
+    assert.equal(trace.settings.topK, 2, 'a per-call topK wins over the settings');
+    assert.deepEqual(adapterSeen, ['', 'set.json']);
+  });
+
+  it('reports a folder that was never indexed as E_NOT_FOUND, or indexes it first where the host does', async () => {
+    const empty = openServices({ root: fx.root, indexDir: join(fx.root, '..', 'no-index') });
     try {
-      await assert.rejects(searchEvidence(empty, QUESTION), (e) => (e as CanopyError).code === 'E_NOT_FOUND');
+      const bare = new AgentOperations({ asker: empty.ask, traces: empty.traces, settings: () => empty.settings });
+      await assert.rejects(bare.searchEvidence(QUESTION), (e) => (e as CanopyError).code === 'E_NOT_FOUND' && /no Canopy index/.test((e as Error).message));
+      let indexed = 0;
+      const indexing = new AgentOperations({
+        asker: empty.ask,
+        traces: empty.traces,
+        settings: () => empty.settings,
+        ensureIndex: async () => {
+          indexed++;
+          await empty.index.index(empty.settings);
+        },
+      });
+      const found = await indexing.searchEvidence(QUESTION);
+      assert.equal(indexed, 1);
+      assert.ok(found.regions.some((r) => r.text.includes('2024-03-12')));
     } finally {
-      await empty.dispose();
+      await empty.close();
     }
   });
 
   it('maxRegions caps the listed regions and keptRegions still counts them all', async () => {
-    const all = await searchEvidence(fx.workspace, 'wind speed readings of the north mast');
-    const one = await searchEvidence(fx.workspace, 'wind speed readings of the north mast', { maxRegions: 1 });
+    const all = await fx.agent.searchEvidence('wind speed readings of the north mast');
+    const one = await fx.agent.searchEvidence('wind speed readings of the north mast', { maxRegions: 1 });
     assert.equal(one.regions.length, 1);
     assert.equal(one.keptRegions, all.keptRegions);
     assert.ok(all.keptRegions >= 1);
-    const trace: AskTrace = (await getTrace(fx.workspace, one.traceId)).trace;
+    const trace: AskTrace = (await fx.agent.getTrace(one.traceId)).trace;
     assert.equal(trace.readerInput.regions.length, one.keptRegions);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
-import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../../helpers/fixtureWorkspace';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlpReceiver';
 
 function capture(): CliIO & { stdout: string[]; stderr: string[] } {
@@ -17,7 +17,7 @@ function capture(): CliIO & { stdout: string[]; stderr: string[] } {
 const spansIn = (line: string) => (JSON.parse(line) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string }> }> }> }).resourceSpans[0]!.scopeSpans[0]!.spans;
 
 describe('canopy ask/export --otlp-*', () => {
-  let fx: FixtureWorkspace;
+  let fx: IndexedFixture;
   let receiver: OtlpReceiver;
   before(async () => {
     [fx, receiver] = await Promise.all([indexedFixture('e2e-workspace'), startOtlpReceiver()]);
@@ -63,7 +63,8 @@ describe('canopy ask/export --otlp-*', () => {
       [['ask', 'q', '--otlp-header', 'k=v'], /need --otlp-endpoint or --otlp-file/],
       [['ask', 'q', '--otlp-endpoint', 'http://h:1', '--otlp-header', 'novalue'], /name=value/],
       [['ask', 'q', '--otlp-endpoint', 'not a url'], /not a URL/],
-      [['mcp', '--rounds', 'many'], /--rounds must be a positive integer/],
+      [['mcp', '--rounds', 'many'], /--rounds must be an integer from 1 to 10/],
+      [['mcp', '--top-k', '101'], /--top-k must be an integer from 1 to 100/],
     ];
     for (const [args, message] of cases) {
       const io = capture();

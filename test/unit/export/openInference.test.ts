@@ -11,7 +11,7 @@ import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { traceToSpans, flattenSpans } from '../../../src/core/export/openInference';
 import { TraceExporter, tracesUrl } from '../../../src/core/export/otlpExport';
 import type { AskTrace } from '../../../src/contracts/trace';
-import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../../helpers/fixtureWorkspace';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlpReceiver';
 import { modelOn } from '../llm/fixtures';
@@ -32,7 +32,7 @@ function byName(spans: ReceivedSpan[], name: string): ReceivedSpan[] {
 }
 
 describe('OpenInference trace export', () => {
-  let fx: FixtureWorkspace;
+  let fx: IndexedFixture;
   let receiver: OtlpReceiver;
   let llmServer: OpenAiTestServer;
   let extractive: AskTrace;
@@ -40,7 +40,7 @@ describe('OpenInference trace export', () => {
 
   before(async () => {
     [fx, receiver, llmServer] = await Promise.all([indexedFixture('e2e-workspace'), startOtlpReceiver(), startOpenAiServer()]);
-    extractive = await fx.workspace.ask(QUESTION, { critic: 'rule' });
+    extractive = (await fx.services.ask.ask(QUESTION, fx.services.settings, { critic: 'rule' })).trace;
   });
   after(async () => {
     await Promise.all([fx?.dispose(), receiver?.close(), llmServer?.close()]);
@@ -132,7 +132,7 @@ describe('OpenInference trace export', () => {
       { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
       { kind: 'reply', content: 'They were recalibrated on 2024-03-12 [1].' },
     );
-    const trace = await fx.workspace.ask(QUESTION, { llm: modelOn(llmServer), routing: 'rule' });
+    const trace = (await fx.services.ask.ask(QUESTION, fx.services.settings, { llm: modelOn(llmServer), routing: 'rule' })).trace;
     assert.equal(trace.answer.mode, 'llm', JSON.stringify(trace.answer));
     const tokens = bpeTokenCounter();
     const before = receiver.requests.length;

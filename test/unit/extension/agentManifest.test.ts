@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import * as z from 'zod/mini';
+import { AskToolInput, checkToolInput, SearchEvidenceToolInput } from '../../../src/contracts/agent';
 import { exportConfigFromSettings } from '../../../src/core/export/exportSettings';
 import { mcpServerArgs } from '../../../src/extension/mcpServerArgs';
 
@@ -21,6 +23,28 @@ describe('agent contributions', () => {
       assert.deepEqual(t.inputSchema.required, ['question']);
       assert.ok(t.modelDescription.length > 100);
     }
+  });
+
+  it('declares each tool\'s input schema as its contract (src/contracts/agent.ts) says it', () => {
+    const tools = manifest.contributes.languageModelTools as Array<{ name: string; inputSchema: Record<string, unknown> }>;
+    const contracts: Record<string, z.core.$ZodType> = { canopy_searchEvidence: SearchEvidenceToolInput, canopy_ask: AskToolInput };
+    for (const t of tools) {
+      const contract = contracts[t.name];
+      assert.ok(contract, `${t.name} has no contract`);
+      const { $schema: _schema, ...fromContract } = z.toJSONSchema(contract, { io: 'input' }) as Record<string, unknown>;
+      // The contract ignores keys it does not name (models add some); the manifest need not say so.
+      delete fromContract.additionalProperties;
+      assert.deepEqual(t.inputSchema, fromContract, t.name);
+    }
+  });
+
+  it('reads tool inputs by the contract: the question trimmed, problems in words, unknown keys ignored', () => {
+    assert.deepEqual(checkToolInput(SearchEvidenceToolInput, { question: '  When?  ', maxRegions: 3, extra: true }), { ok: true, value: { question: 'When?', maxRegions: 3 } });
+    assert.deepEqual(checkToolInput(AskToolInput, { question: '   ' }), { ok: false, problem: 'the question is empty' });
+    assert.deepEqual(checkToolInput(AskToolInput, undefined), { ok: false, problem: 'the question must be a string' });
+    assert.deepEqual(checkToolInput(AskToolInput, { question: 'x'.repeat(4001) }), { ok: false, problem: 'the question is longer than 4000 characters' });
+    assert.deepEqual(checkToolInput(SearchEvidenceToolInput, { question: 'q', maxRegions: 0 }), { ok: false, problem: 'input.maxRegions must be from 1 to 100' });
+    assert.deepEqual(checkToolInput(SearchEvidenceToolInput, { question: 'q', maxRegions: 2.5 }), { ok: false, problem: 'input.maxRegions must be an integer' });
   });
 
   it('declares the chat participant and the commands its handler serves', () => {

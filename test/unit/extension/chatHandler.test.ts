@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AgentCitation } from '../../../src/core/agent/citations';
 import type { AskTrace } from '../../../src/contracts/trace';
 import { escapeMarkdown, handleChatRequest, openTraceCommand, type ChatHandlerDeps, type ChatStreamLike } from '../../../src/extension/chat/chatHandler';
-import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../../helpers/fixtureWorkspace';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { modelOn } from '../llm/fixtures';
 
@@ -61,29 +61,29 @@ function covered(root: string, loc: Loc): string {
 }
 
 describe('@canopy chat handler', () => {
-  let fx: FixtureWorkspace;
+  let fx: IndexedFixture;
   let llmServer: OpenAiTestServer;
   const saved: AskTrace[] = [];
   let indexed = 0;
   let trusted = true;
 
   const deps = (): ChatHandlerDeps<Loc, 'chat-model'> => ({
-    workspace: async () => fx.workspace,
+    agent: fx.agent,
     index: async () => {
       indexed++;
-      return fx.workspace.index();
+      return fx.services.index.index(fx.services.settings);
     },
     llmFor: (model) => {
       if (!model) return { note: 'the chat gave no language model' };
       return trusted ? { llm: modelOn(llmServer) } : { note: 'the workspace is not trusted, so no document text is sent to a language model' };
     },
-    adapter: () => '',
     location: (c) => ({ file: c.file, range: c.range }),
-    onTrace: (trace) => void saved.push(trace),
   });
 
   before(async () => {
     [fx, llmServer] = await Promise.all([indexedFixture('e2e-workspace'), startOpenAiServer()]);
+    // What the extension's export and Questions view follow: the agent's 'answered' events.
+    fx.agent.onEvent((e) => void saved.push(e.trace));
   });
   after(async () => {
     await Promise.all([fx?.dispose(), llmServer?.close()]);
@@ -115,7 +115,7 @@ describe('@canopy chat handler', () => {
     assert.ok(stream.of('reference').length >= 1);
     const [button] = stream.of('button');
     assert.equal(button?.value.command, openTraceCommand);
-    const names = (await fx.workspace.listTraces()).map((t) => t.name);
+    const names = (await fx.services.traces.list()).map((t) => t.name);
     assert.ok(names.includes(button!.value.arguments![0] as string), 'the button names a saved trace');
     assert.equal(result.metadata.traceName, button!.value.arguments![0]);
     assert.equal(stream.of('progress').length, 1);
@@ -171,7 +171,16 @@ describe('@canopy chat handler', () => {
     await handleChatRequest({ prompt: '  ', command: undefined, model: undefined }, stream, deps());
     assert.match(stream.text(), /Commands: `\/search`/);
     stream = new RecordingStream();
-    const failing: ChatHandlerDeps<Loc, 'chat-model'> = { ...deps(), workspace: () => fx.workspace.readTrace('../x.json').then(() => fx.workspace) };
+    const agent = fx.agent;
+    const failing: ChatHandlerDeps<Loc, 'chat-model'> = {
+      ...deps(),
+      agent: {
+        ask: () => fx.services.traces.read('../x.json').then(() => agent.ask(QUESTION)),
+        searchEvidence: (q, o) => agent.searchEvidence(q, o),
+        listQuestions: (n) => agent.listQuestions(n),
+        getTrace: (ref) => agent.getTrace(ref),
+      },
+    };
     const result = await handleChatRequest({ prompt: QUESTION, command: undefined, model: undefined }, stream, failing);
     assert.match(result.errorDetails?.message ?? '', /not a trace file name.*E_BAD_INPUT/);
     assert.match(stream.text(), /Canopy could not answer/);

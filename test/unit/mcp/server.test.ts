@@ -11,10 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AskForAgentResult, SearchEvidenceResult, TraceSummary } from '../../../src/core/agent/operations';
-import type { SavedTraceSummary } from '../../../src/core/app/workspace';
+import type { AskForAgentResult, SearchEvidenceResult, TraceDetail } from '../../../src/core/agent/operations';
+import type { TraceSummary } from '../../../src/contracts/savedTrace';
 import type { AskTrace } from '../../../src/contracts/trace';
-import { indexedFixture, type FixtureWorkspace } from '../../helpers/fixtureWorkspace';
+import { indexedFixture, type IndexedFixture } from '../../helpers/fixtureWorkspace';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlpReceiver';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -46,7 +46,7 @@ function errorText(result: Awaited<ReturnType<Client['callTool']>>): string {
 }
 
 describe('canopy mcp (the bundled server over stdio)', () => {
-  let fx: FixtureWorkspace;
+  let fx: IndexedFixture;
   let pkg: string;
   let client: Client;
   let receiver: OtlpReceiver;
@@ -109,9 +109,9 @@ describe('canopy mcp (the bundled server over stdio)', () => {
   });
 
   it('list_questions and get_trace find both answers; traces are resources', async () => {
-    const listed = json<SavedTraceSummary[]>(await client.callTool({ name: 'list_questions', arguments: {} }));
+    const listed = json<TraceSummary[]>(await client.callTool({ name: 'list_questions', arguments: {} }));
     assert.deepEqual(listed.map((l) => l.id).sort(), [searched.traceId, asked.traceId].sort());
-    const summary = json<TraceSummary>(await client.callTool({ name: 'get_trace', arguments: { trace: asked.traceId } }));
+    const summary = json<TraceDetail>(await client.callTool({ name: 'get_trace', arguments: { trace: asked.traceId } }));
     assert.equal(summary.answer, asked.answer);
     assert.deepEqual(summary.citations, asked.citations);
     const full = json<AskTrace>(await client.callTool({ name: 'get_trace', arguments: { trace: searched.traceName, detail: 'full' } }));
@@ -134,7 +134,7 @@ describe('canopy mcp (the bundled server over stdio)', () => {
     assert.match(errorText(await client.callTool({ name: 'get_trace', arguments: { trace: 'nope' } })), /^E_NOT_FOUND: no saved trace/);
     assert.match(errorText(await client.callTool({ name: 'get_trace', arguments: { trace: 'x', detail: 'everything' } })), /detail/);
     assert.match(errorText(await client.callTool({ name: 'no_such_tool', arguments: {} })), /no_such_tool/);
-    const listed = json<SavedTraceSummary[]>(await client.callTool({ name: 'list_questions', arguments: { limit: 1 } }));
+    const listed = json<TraceSummary[]>(await client.callTool({ name: 'list_questions', arguments: { limit: 1 } }));
     assert.equal(listed.length, 1);
   });
 
