@@ -12,6 +12,7 @@ import { trainHelp, runTrain } from './commands/train';
 import { topicsHelp, runTopics } from './commands/topics';
 import { mcpHelp, runMcp } from './commands/mcp';
 import { exportHelp, runExport } from './commands/export';
+import { tuneHelp, runTune } from './commands/tune';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -32,6 +33,7 @@ const commands: Record<string, Command> = {
   topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
   mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: mcpHelp, run: (args, io) => runMcp(args, io) },
   export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: exportHelp, run: runExport },
+  tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: tuneHelp, run: runTune },
 };
 
 function usage(): string {

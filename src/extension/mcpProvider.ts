@@ -8,7 +8,7 @@
  *
  * The server runs on the extension host's own runtime (`process.execPath`; in desktop VS Code
  * that is Electron, hence ELECTRON_RUN_AS_NODE) and gets the settings that change answers:
- * k, rounds, the trusted user encoder folder and adapter, and the trace export.
+ * k, rounds, the retrieval fusion, the trusted user encoder folder and adapter, and the trace export.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -62,6 +62,7 @@ export function registerMcpProvider(context: vscode.ExtensionContext, host: Agen
         topK: settings.topK,
         maxRounds: settings.maxRounds,
         adapter: userAdapterCheckpoint(settings.adapterCheckpoint, trusted).value,
+        fusion: settings.retrievalFusion,
         ...(exported?.endpoint ? { otlpEndpoint: exported.endpoint } : {}),
         ...(exported?.file ? { otlpFile: exported.file } : {}),
         ...(exported?.project ? { otlpProject: exported.project } : {}),

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 
 /** The server definition's command line for the current folder and settings. */
-export function mcpServerArgs(options: { mcpScript: string; root: string; indexDir: string; topK: number; maxRounds: number; adapter: string; otlpEndpoint?: string; otlpFile?: string; otlpProject?: string }): string[] {
+export function mcpServerArgs(options: { mcpScript: string; root: string; indexDir: string; topK: number; maxRounds: number; adapter: string; fusion?: 'profile' | 'rrf'; otlpEndpoint?: string; otlpFile?: string; otlpProject?: string }): string[] {
   return [
     options.mcpScript,
     '--dir', options.root,
@@ -13,6 +13,7 @@ export function mcpServerArgs(options: { mcpScript: string; root: string; indexD
     '--top-k', String(options.topK),
     '--rounds', String(options.maxRounds),
     ...(options.adapter ? ['--adapter', path.resolve(options.root, options.adapter)] : []),
+    ...(options.fusion === 'rrf' ? ['--fusion', 'rrf'] : []),
     ...(options.otlpEndpoint ? ['--otlp-endpoint', options.otlpEndpoint] : []),
     ...(options.otlpFile ? ['--otlp-file', options.otlpFile] : []),
     ...(options.otlpProject && (options.otlpEndpoint || options.otlpFile) ? ['--otlp-project', options.otlpProject] : []),

@@ -33,6 +33,7 @@ Options:
   -k, --top-k <n>        items retrieved per round (default 10)
   --rounds <n>           most critic rounds (default 3)
   --adapter <file>       a node-encoder adapter checkpoint (canopy train)
+  --fusion <profile|rrf> how retrieval fuses dense and BM25 (default profile; see canopy ask --help)
   --llm                  the ask tool answers with the OpenAI-compatible endpoint in
                          CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL (key: CANOPY_LLM_API_KEY);
                          without it, answers are extractive
@@ -59,6 +60,7 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
       adapter: { type: 'string' },
+      fusion: { type: 'string' },
       llm: { type: 'boolean' },
       verbose: { type: 'boolean' },
       ...exportFlagOptions,
@@ -66,12 +68,14 @@ export async function runMcp(args: string[], io: CliIO, stdio: { stdin: NodeJS.R
   });
   const topK = intFlag(values['top-k'], '--top-k', TOP_K);
   const maxRounds = intFlag(values.rounds, '--rounds', MAX_ROUNDS);
+  if (values.fusion !== undefined && values.fusion !== 'profile' && values.fusion !== 'rrf') throw new UsageError('--fusion must be profile or rrf');
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
   // The flags are the settings of every question this server answers.
   const settings = resolveSettings({
     ...(topK ? { topK } : {}),
     ...(maxRounds ? { maxRounds } : {}),
     ...(values.adapter ? { adapterCheckpoint: path.resolve(io.cwd, values.adapter) } : {}),
+    ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
   });
   const exporter = exporterFromFlags(values, io);
   // The protocol owns stdout: a library printing there would corrupt the stream.

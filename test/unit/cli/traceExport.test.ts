@@ -65,6 +65,7 @@ describe('canopy ask/export --otlp-*', () => {
       [['ask', 'q', '--otlp-endpoint', 'not a url'], /not a URL/],
       [['mcp', '--rounds', 'many'], /--rounds must be an integer from 1 to 10/],
       [['mcp', '--top-k', '101'], /--top-k must be an integer from 1 to 100/],
+      [['mcp', '--fusion', 'max'], /--fusion must be profile or rrf/],
     ];
     for (const [args, message] of cases) {
       const io = capture();

@@ -96,7 +96,8 @@ describe('MCP server definition and export settings', () => {
   it('starts the bundled server over the folder and the extension index with the answer settings', () => {
     const args = mcpServerArgs({ mcpScript: '/ext/dist/mcp.js', root: '/ws', indexDir: '/store/index', topK: 7, maxRounds: 2, adapter: 'ckpt/a.json', otlpEndpoint: 'http://localhost:6006', otlpProject: 'p' });
     assert.deepEqual(args, ['/ext/dist/mcp.js', '--dir', '/ws', '--index', '/store/index', '--top-k', '7', '--rounds', '2', '--adapter', '/ws/ckpt/a.json', '--otlp-endpoint', 'http://localhost:6006', '--otlp-project', 'p']);
-    assert.deepEqual(mcpServerArgs({ mcpScript: 'm', root: '/ws', indexDir: 'i', topK: 10, maxRounds: 3, adapter: '', otlpProject: 'canopy' }), ['m', '--dir', '/ws', '--index', 'i', '--top-k', '10', '--rounds', '3']);
+    assert.deepEqual(mcpServerArgs({ mcpScript: 'm', root: '/ws', indexDir: 'i', topK: 10, maxRounds: 3, adapter: '', fusion: 'profile', otlpProject: 'canopy' }), ['m', '--dir', '/ws', '--index', 'i', '--top-k', '10', '--rounds', '3']);
+    assert.deepEqual(mcpServerArgs({ mcpScript: 'm', root: '/ws', indexDir: 'i', topK: 10, maxRounds: 3, adapter: '', fusion: 'rrf' }).slice(-2), ['--fusion', 'rrf']);
   });
 
   it('exports nothing off the machine from an untrusted workspace', () => {
