@@ -849,7 +849,8 @@ async function main() {
   });
 
   await check('every answer — the Ask command, the tools, @canopy — was exported as OpenInference spans (canopy.export.file)', async () => {
-    const traces = findFiles(userData, (n) => n.endsWith('.json')).filter((f) => f.includes('/index/traces/'));
+    // The saved answers, not the TraceStore's summary index (.summaries.json) beside them.
+    const traces = savedTraces(userData);
     const ids = traces.map((f) => JSON.parse(readFileSync(f, 'utf8'))).map((t) => t.id);
     let exported = [];
     const deadline = Date.now() + 30_000;
