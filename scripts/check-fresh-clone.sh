@@ -43,7 +43,7 @@ if [[ "${1:-}" == "--inside" ]]; then
     started=$SECONDS
     if (cd "$work/canopy" && env -i HOME="$work/home" PATH="$work/bin" LANG=C.UTF-8 CI="${CI:-}" \
       npm_config_cache="$CANOPY_FRESH_NPM_CACHE" CANOPY_CHROMIUM= CANOPY_CHROMIUM_SOURCE=npm \
-      bash -c "$command"); then
+      "$BASH" -c "$command"); then
       echo "=== command $i passed in $((SECONDS - started)) s"
     else
       rc=$?
