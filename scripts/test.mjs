@@ -12,9 +12,9 @@
 // written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
 // files without a time start first, webview files before unit ones.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
@@ -52,9 +52,11 @@ function concurrency() {
 const resultsDir = resolve('test-results');
 const timesFile = join(resultsDir, 'test-times.json');
 
-function previousTimes() {
+/** Per-file wall times in ms, keyed by the path relative to the repository root. */
+function readTimes() {
   try {
-    return JSON.parse(readFileSync(timesFile, 'utf8'));
+    const raw = JSON.parse(readFileSync(timesFile, 'utf8'));
+    return Object.fromEntries(Object.entries(raw).map(([f, ms]) => [relative(process.cwd(), resolve(f)), ms]));
   } catch {
     return {};
   }
@@ -68,8 +70,8 @@ if (files.length === 0) {
   console.error(`no test files found for: ${args.join(' ') || wanted.join(', ')}`);
   process.exit(1);
 }
-const before = previousTimes();
-const known = (f) => before[resolve(f)];
+const before = readTimes();
+const known = (f) => before[relative(process.cwd(), resolve(f))];
 const order = files
   .map((f, i) => ({ f, i, t: known(f), webview: f.startsWith(join('test', 'webview')) }))
   .sort((a, b) => {
@@ -83,6 +85,8 @@ const order = files
 const n = concurrency();
 console.log(`${order.length} test files, ${n} at a time`);
 mkdirSync(resultsDir, { recursive: true });
+const writtenAt = () => (existsSync(timesFile) ? statSync(timesFile).mtimeMs : 0);
+const startedAt = writtenAt();
 const res = spawnSync(
   process.execPath,
   [
@@ -100,14 +104,14 @@ const res = spawnSync(
 );
 
 // Keep the times of files this run did not touch (a tier or a single file run).
-const now = previousTimes();
+const now = writtenAt() !== startedAt ? readTimes() : {};
 if (Object.keys(now).length > 0) {
   const merged = { ...before, ...now };
   writeFileSync(timesFile, `${JSON.stringify(merged, null, 1)}\n`);
   const slowest = Object.entries(now)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
-    .map(([f, ms]) => `${f.slice(process.cwd().length + 1)} ${(ms / 1000).toFixed(1)} s`);
+    .map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`);
   console.log(`slowest files (wall time, start-up included): ${slowest.join(', ')}`);
 }
 process.exit(res.status ?? 1);
