@@ -21,9 +21,9 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { detectSchema } from '../src/core/eval/datasets/detect';
-import { readJsonLines } from '../src/core/eval/datasets/jsonl';
-import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../src/core/eval/bench/benchReport';
+import { detectSchema } from '../src/eval/datasets/detect';
+import { readJsonLines } from '../src/eval/datasets/jsonl';
+import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../src/eval/bench/benchReport';
 
 const repo = resolve(__dirname, '..');
 
