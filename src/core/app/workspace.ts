@@ -45,8 +45,12 @@ import type { ReplaySource } from '../engine/recorded';
 import { loadAdapter, type LoadedAdapter } from '../train/checkpoint';
 import { runTraining, type TrainRunOptions, type TrainRunReport } from '../train/run';
 
-/** Bump when parsing changes in a way that must re-parse existing indexes. */
-export const PARSER_VERSION = 'ingest-1';
+/**
+ * Bump when parsing changes in a way that must re-parse existing indexes. ingest-2: node vectors
+ * derived from the encoded leaves and tables (src/core/encode/nodeVectors.ts), so stored item
+ * vectors changed meaning.
+ */
+export const PARSER_VERSION = 'ingest-2';
 
 const CACHE_SAVE_INTERVAL_MS = 30_000;
 

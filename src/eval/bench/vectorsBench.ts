@@ -1,8 +1,8 @@
 /**
  * Eager or lazy node vectors? Both variants index the same documents from an empty embedding
- * cache with the real indexer: eager (today's indexer: every node encoded at index time) and
- * lazy (only each item's root, which dense retrieval needs; nodes encoded when a query first
- * compresses that item, then cached). Then the same questions run through the ask pipeline
+ * cache with the real indexer: eager (today's indexer: every leaf encoded at index time, the other
+ * node vectors derived from them) and lazy (only each item's own text, for its retrieval vector;
+ * leaves encoded when a query first compresses that item, then cached). Then the same questions run through the ask pipeline
  * twice: the first pass pays the lazy index's deferred encoding, the second is warm.
  */
 import { mkdirSync, rmSync } from 'node:fs';
