@@ -22,7 +22,7 @@ export function readFilesExclude(scope?: vscode.ConfigurationScope): string[] {
 
 /** True when a configuration change touches a setting that changes how the index is built. */
 export function affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['canopy.include', 'canopy.exclude', 'canopy.maxFileSizeMB', 'canopy.branchingFactor', 'canopy.encoder.modelFolder', 'files.exclude'].some((k) =>
+  return ['canopy.include', 'canopy.exclude', 'canopy.maxFileSizeMB', 'canopy.maxNodesPerFile', 'canopy.branchingFactor', 'canopy.encoder.modelFolder', 'files.exclude'].some((k) =>
     e.affectsConfiguration(k),
   );
 }

@@ -11,7 +11,7 @@ import { ask, type AskOptions } from '../engine/ask';
 import { askControllerFromSettings } from '../engine/controllerStage';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { CompressorSetting, AskTrace } from '../../contracts/trace';
-import type { CanopySettings } from '../config/settings';
+import { defaultSettings, type CanopySettings } from '../config/settings';
 import type { NodeScoreWeights } from '../compress/hybridScore';
 import { bpeTokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
@@ -181,15 +181,18 @@ export class CanopyWorkspace {
       {
         dir: this.config.indexDir,
         store: this.store,
-        parse: (rel, bytes, signal) =>
+        parse: (rel, bytes, signal, onProgress) =>
           pool.parse(rel, bytes, {
             branchingFactor: s.branchingFactor,
             maxBytes: s.maxFileSizeMB * 1024 * 1024,
+            maxNodes: s.maxNodesPerFile,
             embed: (texts) => cache.getOrEncode(texts, encoder, signal),
+            ...(onProgress ? { onProgress } : {}),
             ...(signal ? { signal } : {}),
           }),
         embeddings: { id: encoder.id, embed: this.embedTexts, persist: () => cache.save() },
-        parserVersion: PARSER_VERSION,
+        // Another node cap re-parses every file (a capped file would otherwise keep its old cut).
+        parserVersion: s.maxNodesPerFile === defaultSettings.maxNodesPerFile ? PARSER_VERSION : `${PARSER_VERSION}+maxNodes=${s.maxNodesPerFile}`,
         branchingFactor: s.branchingFactor,
         logger: this.log,
         ...(options.progress ? { progress: options.progress } : {}),

@@ -50,6 +50,8 @@ export interface PdfReadOptions {
   timeLimitMs?: number;
   signal?: AbortSignal | undefined;
   standardFontDataUrl?: string | undefined;
+  /** After each page read (or failed): pages done of the document's pages. */
+  onPage?: ((done: number, total: number) => void) | undefined;
 }
 
 export interface PdfReadResult {
@@ -289,6 +291,7 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
         }
         result.failedPages.push({ index: p - 1, reason: err instanceof Error ? err.message : String(err) });
       }
+      options.onPage?.(p, doc.numPages);
     }
   } finally {
     await doc.destroy().catch(() => undefined);
