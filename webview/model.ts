@@ -190,6 +190,23 @@ export function anchorKey(a: Anchor): string | undefined {
   return undefined;
 }
 
+/**
+ * An item's kept tokens as a person reads them. The item that carries the MAGE controller's run
+ * holds regions from the whole PDF, so it has no share of its own tokens (`whole` absent);
+ * otherwise the kept regions are the item's own, and tokenised one by one they can count a few
+ * more than the joined item text: never show more than the item has.
+ */
+export function keptTokens(it: { tokens: { kept: number; whole: number }; controller?: unknown }): { kept: number; whole?: number } {
+  if (it.controller) return { kept: it.tokens.kept };
+  return { kept: Math.min(it.tokens.kept, it.tokens.whole), whole: it.tokens.whole };
+}
+
+/** A controller node id for a person: a page id `<file>#p<index>` (0-based) reads as "page <index + 1>". */
+export function readableId(id: string): string {
+  const page = /#p(\d+)$/.exec(id);
+  return page ? `page ${Number(page[1]) + 1}` : id;
+}
+
 /** A short place name: file:line, file p.N, file row N or file @Ns. */
 export function placeLabel(a: Anchor): string {
   if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.pageEnd !== undefined && a.pageEnd !== a.page ? `–${a.pageEnd + 1}` : ''}`;

@@ -2,10 +2,11 @@
  * Builds a CanopyWorkspace for the CLI: finds the package root (for the built-in model), turns
  * flags into settings, and reports progress on stderr.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { CanopyWorkspace } from '../core/app/workspace';
 import { resolveSettings, type CanopySettings } from '../core/config/settings';
+import { CanopyError, ErrorCodes } from '../core/errors';
 import type { Logger } from '../core/ports';
 import type { CliIO } from './io';
 
@@ -25,6 +26,22 @@ export function packageRoot(): string {
     if (up === dir) throw new Error(`cannot find Canopy's package.json above ${__dirname}`);
     dir = up;
   }
+}
+
+/**
+ * The folder a command was pointed at (`--dir`, or index's argument), resolved; a user mistake
+ * (missing, or a file) fails here with a message that says which, before anything looks for an index.
+ */
+export function requireFolder(dir: string, io: CliIO, flag = '--dir'): string {
+  const abs = path.resolve(io.cwd, dir);
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new CanopyError(ErrorCodes.notFound, `${flag} ${abs} does not exist`, { file: abs });
+  }
+  if (!isDir) throw new CanopyError(ErrorCodes.badInput, `${flag} ${abs} is a file, not a folder`, { file: abs });
+  return abs;
 }
 
 export function defaultIndexDir(root: string): string {

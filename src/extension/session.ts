@@ -10,7 +10,7 @@ import { LatestOnly } from '../core/app/latestOnly';
 import { ReindexScheduler } from '../core/app/reindexScheduler';
 import { CanopyWorkspace } from '../core/app/workspace';
 import { CancelledError, describeError } from '../core/errors';
-import type { IndexSummary } from '../core/index/indexer';
+import { namedOnce, type IndexSummary } from '../core/index/indexer';
 import type { AskTrace } from '../contracts/trace';
 import type { ReplaySettings } from '../core/engine/replay';
 import type { SavedTraceSummary } from '../core/app/workspace';
@@ -111,7 +111,8 @@ export class CanopySession implements vscode.Disposable {
         await this.refreshIndexedFiles();
         this.log.info(`indexed ${summary.files} files (${summary.parsed} parsed, ${summary.reused} unchanged, ${summary.removed} removed), ${summary.items} items, ${summary.nodes} nodes in ${summary.seconds.toFixed(1)} s`);
         if (summary.rebuilt) this.log.warn(summary.rebuilt);
-        for (const e of summary.errors) this.log.warn(`${e.file}: ${e.reason}`);
+        for (const e of summary.errors) this.log.warn(namedOnce(e.file, e.reason));
+        for (const w of summary.warnings) this.log.info(namedOnce(w.file, w.message));
         for (const s of summary.skipped) this.log.info(`skipped ${s.file}: ${s.reason}`);
         return summary;
       } catch (err) {

@@ -11,7 +11,7 @@
 import type { TraceNode } from '../../src/contracts/trace';
 import { type InspectorContext, type TreeFilters } from '../context';
 import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
-import { type ItemEntry, type NodeRef, type NodeStatus, nodeText, placeLabel, statusGroup } from '../model';
+import { type ItemEntry, type NodeRef, type NodeStatus, keptTokens, nodeText, placeLabel, statusGroup } from '../model';
 
 /** Most matching nodes a filter or search shows at once. */
 export const MAX_FILTER_MATCHES = 200;
@@ -280,7 +280,10 @@ export class EvidenceTreeView {
     const parts = [`score ${fmtScore(node.score)}`];
     if (node.parentScore !== undefined) parts.push(`parent ${fmtScore(node.parentScore)}`);
     parts.push(node.decision, `${fmtInt(node.tokens)} tok`);
-    if (isRoot) parts.unshift(`${entry.item.file} · kept ${entry.item.tokens.kept}/${entry.item.tokens.whole} tok`);
+    if (isRoot) {
+      const k = keptTokens(entry.item);
+      parts.unshift(`${entry.item.file} · kept ${k.whole === undefined ? `${k.kept} tok from the whole PDF` : `${k.kept}/${k.whole} tok`}`);
+    }
     row.append(
       label,
       el('span', { slot: 'description', class: 'canopy-node-desc' }, parts.join(' · ')),

@@ -15,7 +15,7 @@ import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatBeforeAfter } from '../../core/train/report';
 import { runTraining, type TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
-import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
+import { cliLogger, defaultIndexDir, packageRoot, requireFolder } from '../runtime';
 
 export const trainHelp = `Usage: canopy train --annotations <file> [options]
        canopy train --list [--dir <dir>] [--out <dir>] [--json]
@@ -96,7 +96,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
     return listAdapters(values.out ? path.resolve(io.cwd, values.out) : path.join(root, '.canopy', 'adapters'), values.json ?? false, io);
   }
   if (!values.annotations) throw new UsageError('--annotations <file> is required');
-  const root = path.resolve(io.cwd, values.dir ?? '.');
+  const root = requireFolder(values.dir ?? '.', io);
   const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
   const seed = num(values.seed, '--seed', Number.isInteger);
   const rank = num(values.rank, '--rank', (n) => Number.isInteger(n) && n >= 1 && n <= 256);
