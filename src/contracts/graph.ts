@@ -3,10 +3,13 @@
  * builds it (src/core/ingest/graph.ts), the controller that walks it, and the trace that records
  * its subgraph.
  */
+import * as z from 'zod/mini';
 import type { Anchor } from './region';
 
-export type GraphNodeType = 'page' | 'section' | 'heading' | 'paragraph' | 'table' | 'figure' | 'list' | 'code';
-export type GraphEdgeType = 'contains' | 'subsection' | 'next' | 'prev' | 'near' | 'semantic';
+export const GraphNodeType = z.enum(['page', 'section', 'heading', 'paragraph', 'table', 'figure', 'list', 'code']);
+export type GraphNodeType = z.output<typeof GraphNodeType>;
+export const GraphEdgeType = z.enum(['contains', 'subsection', 'next', 'prev', 'near', 'semantic']);
+export type GraphEdgeType = z.output<typeof GraphEdgeType>;
 
 export interface GraphNode {
   id: string;

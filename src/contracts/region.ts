@@ -1,55 +1,50 @@
 /**
  * The data model every stage shares: items, their region trees, and the exact source anchors
  * each region carries from parse time. Citations, highlights and gold spans are derived from
- * these anchors and never re-searched in the text afterwards.
+ * these anchors and never re-searched in the text afterwards. The parts a trace carries (anchor,
+ * modality, region kind) are schemas, so a trace read from a file is checked against them.
  */
+import * as z from 'zod/mini';
+import { box, list, num, str } from './validation';
 
 /** Where a region lies in its source. Which fields are set depends on the format. */
-export interface Anchor {
+export const Anchor = z.object({
   /** Workspace-relative path with forward slashes. */
-  file: string;
+  file: str,
   /** Char offsets into the decoded source text (UTF-16 code units), end exclusive. Text formats. */
-  charStart?: number;
-  charEnd?: number;
+  charStart: z.optional(num),
+  charEnd: z.optional(num),
   /** 1-based line, 0-based column (UTF-16) of charStart / charEnd, as VS Code ranges want them (minus one line). */
-  startLine?: number;
-  startColumn?: number;
-  endLine?: number;
-  endColumn?: number;
+  startLine: z.optional(num),
+  startColumn: z.optional(num),
+  endLine: z.optional(num),
+  endColumn: z.optional(num),
   /** PDF: 0-based page index and the box in PDF user space [x0, y0, x1, y1] (y up, origin bottom-left). */
-  page?: number;
-  bbox?: [number, number, number, number];
+  page: z.optional(num),
+  bbox: z.optional(box),
   /** PDF: last page (0-based, inclusive) of a region spanning several pages; `bbox` is then the
    *  union of its boxes on those pages. Absent for single-page regions. */
-  pageEnd?: number;
+  pageEnd: z.optional(num),
   /** PDF: one box per line for a region that covers parts of several lines (a sentence starting
    *  mid-line); all on `page`. `bbox` is their union. Lets a highlight cover exactly the glyphs. */
-  rects?: Array<[number, number, number, number]>;
+  rects: z.optional(list(box)),
   /** Tables: 0-based data row index (header excluded). */
-  row?: number;
+  row: z.optional(num),
   /** Transcripts: start and end in seconds. */
-  timeStart?: number;
-  timeEnd?: number;
-}
+  timeStart: z.optional(num),
+  timeEnd: z.optional(num),
+});
+export type Anchor = z.output<typeof Anchor>;
 
-export type Modality = 'text' | 'table' | 'image' | 'transcript' | 'code';
+export const Modality = z.enum(['text', 'table', 'image', 'transcript', 'code']);
+export type Modality = z.output<typeof Modality>;
 
-export type RegionKind =
-  | 'document'
-  | 'page'
-  | 'section'
-  | 'paragraph'
-  | 'list'
-  | 'listItem'
-  | 'record' // one JSON object / JSONL line holding text fields
-  | 'group' // inserted by balanced B-ary grouping
-  | 'sentence'
-  | 'table'
-  | 'row'
-  | 'image'
-  | 'segment'
-  | 'code'
-  | 'heading';
+/**
+ * `record`: one JSON object / JSONL line holding text fields; `group`: inserted by balanced B-ary
+ * grouping.
+ */
+export const RegionKind = z.enum(['document', 'page', 'section', 'paragraph', 'list', 'listItem', 'record', 'group', 'sentence', 'table', 'row', 'image', 'segment', 'code', 'heading']);
+export type RegionKind = z.output<typeof RegionKind>;
 
 /** One node of an item's hierarchy. Leaves are sentences, rows, segments or whole images. */
 export interface RegionNode {

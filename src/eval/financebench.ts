@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { PARSER_VERSION } from '../core/app/workspace';
+import { PARSER_VERSION } from '../core/app/indexService';
 import { scoreNodes } from '../core/compress/nodeScorer';
 import { nodeVectors } from '../core/encode/nodeVectors';
 import { projectItem } from '../core/compress/projection';

@@ -5,7 +5,7 @@
  * B is picked from the saved traces, or set by a replay or the Questions view.
  */
 import type { AskTrace, TraceNode } from '../../src/contracts/trace';
-import type { TraceSummary } from '../../src/protocol/messages';
+import type { TraceSummary } from '../../src/contracts/savedTrace';
 import type { InspectorContext } from '../context';
 import { button, ce, clip, el, emptyState, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { TraceModel, nodeText, placeLabel, regionKey } from '../model';

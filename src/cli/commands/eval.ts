@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
 import type { CriticChoice } from '../../eval/configs';
 import { parseEvalCompressor } from '../../eval/configs';
 import { defaultControllerOptions, resolveControllerOptions, type ControllerOptions } from '../../core/controller/options';
@@ -181,15 +182,17 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     ...(list(values.margins, '--margins', Number) ? { margins: list(values.margins, '--margins', Number)! } : {}),
     ...(values['skip-variants'] ? { variants: false } : {}),
   };
-  if (sweepOptions.branchings?.some((b) => b < 2 || b > 4 || !Number.isInteger(b))) throw new UsageError('--branchings must be integers from 2 to 4');
+  if (sweepOptions.branchings?.some((b) => b < BRANCHING_FACTOR.min || b > BRANCHING_FACTOR.max || !Number.isInteger(b))) {
+    throw new UsageError(`--branchings must be integers from ${BRANCHING_FACTOR.min} to ${BRANCHING_FACTOR.max}`);
+  }
   if (sweepOptions.gate !== undefined && (!(sweepOptions.gate >= 0) || (sweepOptions.moreGates ?? []).some((g) => !(g >= 0)))) throw new UsageError('--gate must be non-negative numbers');
   const cacheDir = path.resolve(io.cwd, values.cache ?? io.env.CANOPY_EVAL_CACHE ?? path.join(homedir(), '.cache', 'canopy-eval'));
   const options: EvalOptions = {
     file: path.resolve(io.cwd, positionals[0]!),
     mode,
-    topK: int(values['top-k'], '--top-k', 10, 1, 100),
-    rounds: int(values.rounds, '--rounds', 3, 1, 10),
-    branching: int(values.branching, '--branching', 2, 2, 4),
+    topK: int(values['top-k'], '--top-k', 10, TOP_K.min, TOP_K.max),
+    rounds: int(values.rounds, '--rounds', 3, MAX_ROUNDS.min, MAX_ROUNDS.max),
+    branching: int(values.branching, '--branching', 2, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max),
     compressor,
     critic,
     retrieval,

@@ -5,7 +5,7 @@
  * encoder is never called. Replaying with the recorded settings reproduces the recorded trace
  * (tested over every recorded configuration).
  */
-import { isDenseOnly, type NodeScoreWeights } from '../compress/hybridScore';
+import { isDenseOnly } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { Critic } from '../critic/critic';
 import { RuleCritic } from '../critic/ruleCritic';
@@ -13,22 +13,12 @@ import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
 import type { Reader } from '../read/reader';
-import { TRACE_SCHEMA, TRACE_SCHEMA_VERSION, type AskTrace, type CompressorSetting, type TraceReplay, type TraceSettings } from '../../contracts/trace';
+import { ReplaySettings } from '../../contracts/askSettings';
+import { check } from '../../contracts/validation';
+import { TRACE_SCHEMA, TRACE_SCHEMA_VERSION, type AskTrace, type TraceReplay, type TraceSettings } from '../../contracts/trace';
 import { recordedCandidates, recordedCritic, recordedScorer, type ReplaySource } from './recorded';
 import { readEvidence, roundCritic, runRounds, type RoundCritic } from './rounds';
 import { traceOutcome } from './traceTree';
-
-/** The settings a replay may change; absent fields keep the trace's. */
-export interface ReplaySettings {
-  topK?: number;
-  maxRounds?: number;
-  branchingFactor?: number;
-  compressor?: CompressorSetting;
-  /** 'recorded' reuses each round's recorded verdict (the only choice for an LLM critic's trace). */
-  critic?: 'rule' | 'none' | 'recorded';
-  /** Other node score weights: the recorded dense components are re-weighed with the lexical evidence. */
-  nodeScore?: NodeScoreWeights;
-}
 
 export interface ReplayDeps {
   tokens: TokenCounter;
@@ -50,39 +40,10 @@ function fail(message: string): never {
   throw new CanopyError(ErrorCodes.badInput, message);
 }
 
-function checkInt(name: string, v: number | undefined, min: number, max: number): void {
-  if (v === undefined) return;
-  if (!Number.isSafeInteger(v) || v < min || v > max) fail(`replay: ${name} must be an integer from ${min} to ${max} (got ${String(v)})`);
-}
-
-function checkCompressor(c: CompressorSetting | undefined): void {
-  if (!c) return;
-  switch (c.name) {
-    case 'none':
-      return;
-    case 'flat':
-      checkInt('flat m', c.m, 1, 10_000);
-      return;
-    case 'threshold':
-      if (!Number.isFinite(c.threshold) || c.threshold < -1 || c.threshold > 1) fail('replay: the threshold must be a cosine between -1 and 1');
-      return;
-    case 'canopy':
-      if (c.itemGate !== undefined && (!Number.isFinite(c.itemGate) || c.itemGate < 0 || c.itemGate > 2)) fail('replay: the item gate must be between 0 and 2');
-      return;
-    default: {
-      const unknown: never = c;
-      fail(`replay: unknown compressor ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
 export async function replayTrace(trace: AskTrace, settings: ReplaySettings, deps: ReplayDeps, signal?: AbortSignal): Promise<AskTrace> {
-  checkInt('k', settings.topK, 1, 100);
-  checkInt('rounds', settings.maxRounds, 1, 10);
-  checkInt('B', settings.branchingFactor, 2, 4);
-  checkCompressor(settings.compressor);
-  if (settings.critic !== undefined && !['rule', 'none', 'recorded'].includes(settings.critic)) fail(`replay: unknown critic ${JSON.stringify(settings.critic)}`);
-
+  // The ranges are the schema's (contracts/askSettings.ts), stated once for every layer.
+  const checked = check(ReplaySettings, settings, 'settings');
+  if (!checked.ok) fail(`replay: ${checked.problem}`);
   const clock = deps.clock ?? systemClock;
   const started = clock.now();
   const recorded = trace.settings;
@@ -90,7 +51,6 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
   const maxRounds = settings.maxRounds ?? recorded.maxRounds;
   const b = settings.branchingFactor ?? recorded.branchingFactor;
   const compressor = settings.compressor ?? recorded.compressor;
-  if (settings.nodeScore && (!(settings.nodeScore.dense >= 0) || !(settings.nodeScore.lexical >= 0))) fail('replay: node score weights must be numbers ≥ 0');
   const nodeScore = settings.nodeScore ?? recorded.nodeScore;
   const criticMode = settings.critic ?? (recorded.critic === 'none' ? 'none' : recorded.critic === 'rule' ? 'rule' : 'recorded');
   const reader = deps.reader ?? new ExtractiveReader();

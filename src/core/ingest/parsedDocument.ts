@@ -5,20 +5,8 @@
  */
 
 import type { Anchor, Item, Modality, RegionKind } from '../../contracts/region';
+import type { DocumentFormat } from './documentFormat';
 import type { DocumentGraph } from '../../contracts/graph';
-
-export type DocumentFormat =
-  | 'markdown'
-  | 'text'
-  | 'pdf'
-  | 'csv'
-  | 'tsv'
-  | 'html'
-  | 'notebook'
-  | 'json'
-  | 'jsonl'
-  | 'subtitles'
-  | 'image';
 
 /** Embeds texts into unit-length (or at least comparable) vectors; used for semantic graph edges. */
 export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;

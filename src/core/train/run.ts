@@ -14,7 +14,9 @@ import type { EmbedTexts } from '../encode/nodeVectors';
 import { nodeVectors } from '../encode/nodeVectors';
 import type { TokenCounter } from '../compress/tokens';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import { formatForPath, parseFile } from '../ingest/parseFile';
+import { formatForPath } from '../ingest/documentFormat';
+import { parseFile } from '../ingest/parseFile';
+import type { ParseOptions, ParsedDocument } from '../ingest/parsedDocument';
 import type { Anchor, Item } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
@@ -41,6 +43,12 @@ export interface TrainRunOptions {
   dim: number;
   tokens: TokenCounter;
   branchingFactor?: number;
+  /**
+   * Parses one candidate file. The hosts pass their parse workers (core/ingest/parsePool.ts), so
+   * a hostile file fails alone under the memory and time limits instead of exhausting the
+   * extension host; default: `parseFile` in this thread (tests, research scripts).
+   */
+  parse?: (relPath: string, bytes: Uint8Array, options: ParseOptions) => Promise<ParsedDocument>;
   /** Share of questions held back for the before/after report (default 0.2). */
   holdout?: number;
   /**
@@ -209,13 +217,14 @@ export async function prepareRun(o: TrainRunOptions): Promise<PreparedRun> {
     return dirFiles.get(dir)!;
   };
   const parsed = new Map<string, Promise<Item[]>>();
+  const parse = o.parse ?? parseFile;
   const itemsOf = (file: string): Promise<Item[]> => {
     if (!parsed.has(file)) {
       parsed.set(
         file,
         fs
           .readFile(path.join(o.root, ...file.split('/')))
-          .then((bytes) => parseFile(file, bytes, { branchingFactor: o.branchingFactor ?? 2, ...(o.signal ? { signal: o.signal } : {}) }))
+          .then((bytes) => parse(file, bytes, { branchingFactor: o.branchingFactor ?? 2, ...(o.signal ? { signal: o.signal } : {}) }))
           .then((doc) => doc.items)
           .catch((err: unknown) => {
             log.log('warn', `${file}: ${(err as Error).message}; its items are left out`);

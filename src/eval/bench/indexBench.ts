@@ -1,5 +1,5 @@
 /**
- * Indexing benchmarks of a real workspace (issue 4's figures), through `CanopyWorkspace.index()`
+ * Indexing benchmarks of a real workspace (issue 4's figures), through `IndexService.index()`
  * — discovery, the format parsers, the document graph, the indexer:
  *  - a folder of files (pool documents written as one Markdown file each, or a folder of PDFs):
  *    files/s and nodes/s of a first index (which encodes what the seeded embedding cache
@@ -9,7 +9,10 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CanopyWorkspace } from '../../core/app/workspace';
+import { Embeddings } from '../../core/app/embeddings';
+import { IndexService } from '../../core/app/indexService';
+import { ParseWorkers } from '../../core/app/parseWorkers';
+import { VectraStore } from '../../core/index/vectraStore';
 import { resolveSettings } from '../../core/config/settings';
 import type { EncoderConfig } from '../../core/encode/encoder';
 import { CanopyError, ErrorCodes } from '../../core/errors';
@@ -24,14 +27,20 @@ export interface WorkspaceOptions {
   branchingFactor: number;
 }
 
-function workspace(root: string, indexDir: string, o: WorkspaceOptions): CanopyWorkspace {
-  return new CanopyWorkspace({
-    root,
-    indexDir,
-    settings: resolveSettings({ branchingFactor: o.branchingFactor }),
-    encoder: o.encoder,
-    builtinModelDir: o.builtinModelDir,
-  });
+/** The index service of a folder as the hosts wire it, with the settings of this benchmark. */
+function workspace(root: string, indexDir: string, o: WorkspaceOptions): { index(): Promise<IndexSummary>; dispose(): Promise<void> } {
+  const settings = resolveSettings({ branchingFactor: o.branchingFactor });
+  const embeddings = new Embeddings({ indexDir, encoder: () => o.encoder, builtinModelDir: o.builtinModelDir, baseDir: root });
+  const parseWorkers = new ParseWorkers();
+  const store = new VectraStore(indexDir);
+  const service = new IndexService({ root, indexDir, embeddings, parseWorkers, storeFor: () => store });
+  return {
+    index: () => service.index(settings),
+    async dispose() {
+      await parseWorkers.close();
+      await embeddings.dispose();
+    },
+  };
 }
 
 /** Copies embedding-cache files (`*.emb` and their segments `*.emb.seg-*`) from `from` into the index's cache folder. */

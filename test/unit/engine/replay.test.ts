@@ -1,4 +1,4 @@
-// Replay (src/core/replay): real traces from CanopyWorkspace over the demo corpus with the
+// Replay (src/core/engine/replay): real traces from the AskService over the demo corpus with the
 // built-in encoder, replayed with other settings from their cached scores. The encoder is made
 // to throw before every replay, so any re-embedding fails the test.
 import assert from 'node:assert/strict';
@@ -7,18 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
+import { openServices, type TestServices } from '../../helpers/services';
 import { scoreNodes } from '../../../src/core/compress/nodeScorer';
 import { nodeVectors } from '../../../src/core/encode/nodeVectors';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
-import { defaultSettings } from '../../../src/core/config/settings';
 import type { Encoder } from '../../../src/core/encode/encoder';
 import { CanopyError } from '../../../src/core/errors';
 import { regionFromTrace } from '../../../src/core/engine/recorded';
 import { replayTrace } from '../../../src/core/engine/replay';
 import type { AskTrace, CompressorSetting, TraceNode } from '../../../src/contracts/trace';
 import type { Critic } from '../../../src/core/critic/critic';
-import { builtinModelDir } from '../encode/support/builtinModel';
 
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
 const question = 'Which plot lost ash trees to dieback, and what should be replanted there?';
@@ -39,15 +37,15 @@ const roundView = (t: AskTrace) =>
 
 describe('replay from cached scores', () => {
   let indexDir: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let small: AskTrace; // k = 3, a question with a gap: several rounds, items added in later rounds, stopped at the limit
   let full: AskTrace; // k = 10
   let encodes = 0;
   let trapped = false;
 
   /** From now on any encoder call fails the test. */
-  const trapEncoder = () => {
-    const enc = (ws as unknown as { encoder: Encoder }).encoder;
+  const trapEncoder = async () => {
+    const enc: Encoder = (await ws.embeddings.load()).encoder;
     if (trapped) return;
     const real = enc.encode.bind(enc);
     enc.encode = async (texts, signal) => {
@@ -62,15 +60,15 @@ describe('replay from cached scores', () => {
 
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-replay-'));
-    ws = new CanopyWorkspace({ root: demo, indexDir, settings: { ...defaultSettings }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-    await ws.index();
-    small = await ws.ask(gapQuestion, { topK: 3, maxRounds: 2 });
-    full = await ws.ask(question);
-    trapEncoder();
+    ws = openServices({ root: demo, indexDir });
+    await ws.index.index(ws.settings);
+    small = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2 })).trace;
+    full = (await ws.ask.ask(question, ws.settings)).trace;
+    await trapEncoder();
   });
 
   after(async () => {
-    await ws?.dispose();
+    await ws?.close();
     rmSync(indexDir, { recursive: true, force: true });
   });
 
@@ -92,7 +90,7 @@ describe('replay from cached scores', () => {
     assert.ok(small.rounds.length >= 2, 'the k = 3 trace has follow-up rounds');
     assert.ok(small.rounds.slice(1).some((r) => r.addedItemIds.length > 0), 'a later round added items');
     for (const original of [small, full]) {
-      const again = await ws.replay(original, {});
+      const again = await ws.ask.replay(original, {}, ws.settings);
       assert.deepEqual(roundView(again), roundView(original));
       assert.deepEqual(again.readerInput, original.readerInput);
       assert.deepEqual(again.answer, original.answer);
@@ -115,12 +113,12 @@ describe('replay from cached scores', () => {
     const critics: Array<'rule' | 'none' | Critic> = ['rule', 'none', scripted];
     trapped = false; // asking encodes the new queries
     const recorded: AskTrace[] = [];
-    for (const compressor of compressors) for (const critic of critics) for (const topK of [3, 10]) recorded.push(await ws.ask(question, { compressor, critic, topK }));
+    for (const compressor of compressors) for (const critic of critics) for (const topK of [3, 10]) recorded.push((await ws.ask.ask(question, ws.settings, { compressor, critic, topK })).trace);
     // Hybrid node scores, both lexical models.
     for (const nodeScore of [{ dense: 1, lexical: 0.5 }, { dense: 1, lexical: 1, model: 'coverage' as const }]) {
-      for (const critic of ['rule', 'none'] as const) recorded.push(await ws.ask(gapQuestion, { critic, topK: 3, maxRounds: 2, nodeScore }));
+      for (const critic of ['rule', 'none'] as const) recorded.push((await ws.ask.ask(gapQuestion, ws.settings, { critic, topK: 3, maxRounds: 2, nodeScore })).trace);
     }
-    trapEncoder();
+    await trapEncoder();
     trapped = true;
     const seen = new Set(recorded.map((t) => `${JSON.stringify(t.settings.compressor)} ${t.settings.critic} ${t.settings.topK} ${JSON.stringify(t.settings.nodeScore ?? null)}`));
     assert.equal(seen.size, compressors.length * critics.length * 2 + 4, 'every configuration was recorded');
@@ -129,7 +127,7 @@ describe('replay from cached scores', () => {
     assert.ok(recorded.some((t) => t.settings.critic === 'llm' && t.stop.reason === 'critic-sufficient' && t.rounds.length === 2));
     for (const original of recorded) {
       const label = `${JSON.stringify(original.settings.compressor)} critic=${original.settings.critic} k=${original.settings.topK} node=${JSON.stringify(original.settings.nodeScore ?? null)}`;
-      const again = await ws.replay(original, {});
+      const again = await ws.ask.replay(original, {}, ws.settings);
       assert.deepEqual(roundView(again), roundView(original), label);
       assert.deepEqual(again.readerInput, original.readerInput, label);
       assert.deepEqual(again.answer, original.answer, label);
@@ -143,8 +141,8 @@ describe('replay from cached scores', () => {
 
   it('re-weighs hybrid node scores from the recorded components without the encoder', async () => {
     trapped = false;
-    const hybrid = await ws.ask(question, { nodeScore: { dense: 1, lexical: 0.5 }, critic: 'none' });
-    trapEncoder();
+    const hybrid = (await ws.ask.ask(question, ws.settings, { nodeScore: { dense: 1, lexical: 0.5 }, critic: 'none' })).trace;
+    await trapEncoder();
     trapped = true;
     const nodes = trees(hybrid).flatMap((t) => walk(t));
     assert.ok(nodes.every((n) => n.score === undefined || (n.components && Math.abs(n.score - (n.components.dense + 0.5 * n.components.lexical)) < 1e-9)), 'score = dense + 0.5 × lexical');
@@ -157,7 +155,7 @@ describe('replay from cached scores', () => {
     const byId = new Map(nodes.map((n) => [n.id, n]));
     for (const n of trees(dense).flatMap((t) => walk(t))) if (n.score !== undefined) assert.ok(Math.abs(n.score - byId.get(n.id)!.components!.dense) < 1e-9, n.id);
     trapped = false;
-    const plain = await ws.ask(question, { critic: 'none' });
+    const plain = (await ws.ask.ask(question, ws.settings, { critic: 'none' })).trace;
     trapped = true;
     assert.deepEqual(dense.rounds[0]!.retrieved.map((r) => r.keptNodeIds), plain.rounds[0]!.retrieved.map((r) => r.keptNodeIds));
     const heavier = await replayTrace(hybrid, { nodeScore: { dense: 1, lexical: 2 } }, { tokens });
@@ -222,10 +220,10 @@ describe('replay from cached scores', () => {
   });
 
   it('re-groups the trees with another B; group scores equal scoring the re-grouped tree with the query vector', async () => {
-    const b3 = await ws.replay(full, { branchingFactor: 3 });
+    const b3 = await ws.ask.replay(full, { branchingFactor: 3 }, ws.settings);
     assert.deepEqual(b3.replay!.changed, { branchingFactor: 3 });
     assert.equal(b3.settings.branchingFactor, 3);
-    const source = await ws.replaySource();
+    const source = await ws.ask.replaySource(ws.settings);
     const q = await source.queryVector(full.rounds[0]!.query);
     assert.ok(q, 'the workspace remembers the query it encoded');
     let groups = 0;
@@ -250,9 +248,9 @@ describe('replay from cached scores', () => {
   });
 
   it('a larger k scores the extra items from the index and the cache, as a fresh ask would', async () => {
-    const grown = await ws.replay(small, { topK: 5, maxRounds: 1 });
+    const grown = await ws.ask.replay(small, { topK: 5, maxRounds: 1 }, ws.settings);
     trapped = false; // the reference ask may encode
-    const fresh = await ws.ask(gapQuestion, { topK: 5, maxRounds: 1 });
+    const fresh = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 5, maxRounds: 1 })).trace;
     trapped = true;
     assert.deepEqual(grown.rounds[0]!.addedItemIds, fresh.rounds[0]!.addedItemIds);
     assert.equal(grown.rounds[0]!.addedItemIds.length, 5);
@@ -276,14 +274,14 @@ describe('replay from cached scores', () => {
     await assert.rejects(replayTrace(full, { branchingFactor: 4 }, { tokens }), (err: unknown) => err instanceof CanopyError && err.code === 'E_BAD_INPUT' && /needs the workspace index and embedding cache/.test(err.message));
     await assert.rejects(replayTrace(small, { topK: 6 }, { tokens }), /needs the workspace index/);
     // A workspace that never encoded the query (a new window) cannot score new items.
-    const other = new CanopyWorkspace({ ...ws.config });
+    const other = openServices({ root: demo, indexDir });
     try {
-      await assert.rejects(other.replay(small, { topK: 6 }), /no longer cached/);
+      await assert.rejects(other.ask.replay(small, { topK: 6 }, other.settings), /no longer cached/);
       // …but every change the cache can serve still works there.
-      const b4 = await other.replay(full, { branchingFactor: 4 });
+      const b4 = await other.ask.replay(full, { branchingFactor: 4 }, other.settings);
       assert.equal(b4.settings.branchingFactor, 4);
     } finally {
-      await other.dispose();
+      await other.close();
     }
     for (const bad of [{ branchingFactor: 5 }, { topK: 0 }, { maxRounds: 1.5 }, { compressor: { name: 'flat' as const, m: 0 } }]) {
       await assert.rejects(replayTrace(full, bad, { tokens }), (err: unknown) => err instanceof CanopyError && err.code === 'E_BAD_INPUT', JSON.stringify(bad));
@@ -292,20 +290,20 @@ describe('replay from cached scores', () => {
   });
 
   it('saves replays beside the traces; the history lists, reads and deletes them by file name only', async () => {
-    const replayed = await ws.replay(full, { compressor: { name: 'none' } });
-    const names = await Promise.all([small, full, replayed].map(async (t) => (await ws.saveTrace(t)).split(/[\\/]/).pop()!));
-    const list = await ws.listTraces();
+    const replayed = await ws.ask.replay(full, { compressor: { name: 'none' } }, ws.settings);
+    const names = await Promise.all([small, full, replayed].map(async (t) => (await ws.traces.save(t)).split(/[\\/]/).pop()!));
+    const list = await ws.traces.list();
     assert.deepEqual(new Set(list.map((e) => e.name)), new Set(names));
     const entry = list.find((e) => e.id === replayed.id)!;
     assert.equal(entry.replayOf, full.id);
     assert.equal(entry.question, question);
-    assert.deepEqual(await ws.readTrace(entry.name), replayed);
+    assert.deepEqual(await ws.traces.read(entry.name), replayed);
     for (const bad of ['../secrets.json', '/etc/passwd', 'a/b.json', '.hidden.json', 'x.txt']) {
-      await assert.rejects(ws.readTrace(bad), /not a trace file name/, bad);
-      await assert.rejects(ws.deleteTrace(bad), /not a trace file name/, bad);
+      await assert.rejects(ws.traces.read(bad), /not a trace file name/, bad);
+      await assert.rejects(ws.traces.delete(bad), /not a trace file name/, bad);
     }
-    await ws.deleteTrace(entry.name);
-    assert.equal((await ws.listTraces()).some((e) => e.id === replayed.id), false);
+    await ws.traces.delete(entry.name);
+    assert.equal((await ws.traces.list()).some((e) => e.id === replayed.id), false);
     assert.equal(encodes, 0);
   });
 });

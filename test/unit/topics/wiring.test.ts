@@ -9,8 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { defaultSettings } from '../../../src/core/config/settings';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { runIndexer, type IndexerDeps } from '../../../src/core/index/indexer';
 import { paths, readCurrent } from '../../../src/core/index/layout';
@@ -21,7 +19,7 @@ import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
 import { openCompass, trainOnIndex } from '../../../src/core/topics/compassIndex';
 import { readTopicBank, readTopicScorer, topicStage, topicSummaryOf, writeTopicScorer, type TopicIndexOptions } from '../../../src/core/topics/indexTopics';
 import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
-import { builtinModelDir } from '../encode/support/builtinModel';
+import { openServices, type TestServices } from '../../helpers/services';
 
 const subjects: Record<string, string[]> = {
   trees: ['oak', 'ash', 'beech', 'birch', 'alder', 'willow'],
@@ -169,26 +167,26 @@ describe('topic compass in the indexer', () => {
   });
 });
 
-describe('topic compass in the workspace and the ask trace', () => {
+describe('topic compass in the services and the ask trace', () => {
   const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
   let indexDir: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-topics-wsidx-'));
-    ws = new CanopyWorkspace({ root: demo, indexDir, settings: { ...defaultSettings, topicsEnabled: true }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
+    ws = openServices({ root: demo, indexDir, settings: { topicsEnabled: true } });
   });
   after(async () => {
-    await ws.dispose();
+    await ws.close();
     rmSync(indexDir, { recursive: true, force: true });
   });
 
   it('indexing fits topics and trains a first scorer; ask writes selected topics, weights and per-chunk lift into the trace', async () => {
-    const summary = await ws.index();
+    const summary = await ws.index.index(ws.settings);
     assert.equal(topicSummaryOf(summary)?.action, 'fit');
     assert.ok(existsSync(paths(indexDir).topics(summary.generation)));
     const checkpoint = await readTopicScorer(indexDir);
     assert.equal(checkpoint?.training.source, 'synthetic');
-    const trace = await ws.ask('Which plot lost ash trees to dieback, and what should be replanted there?', { critic: 'none' });
+    const trace = (await ws.ask.ask('Which plot lost ash trees to dieback, and what should be replanted there?', ws.settings, { critic: 'none' })).trace;
     assert.equal(trace.settings.retrieval.topics, true);
     const round = trace.rounds[0]!;
     const topics = round.topics;
@@ -210,13 +208,9 @@ describe('topic compass in the workspace and the ask trace', () => {
   });
 
   it('with topics off the same index answers from the hybrid alone, with no topics in the trace', async () => {
-    const plain = new CanopyWorkspace({ ...ws.config, settings: { ...defaultSettings } });
-    try {
-      const trace = await plain.ask('Which plot lost ash trees to dieback?', { critic: 'none' });
-      assert.equal(trace.settings.retrieval.topics, false);
-      assert.equal(trace.rounds[0]!.topics, undefined);
-    } finally {
-      await plain.dispose();
-    }
+    // The same services, asked with the topics setting off: the setting of the request decides.
+    const trace = (await ws.ask.ask('Which plot lost ash trees to dieback?', { ...ws.settings, topicsEnabled: false }, { critic: 'none' })).trace;
+    assert.equal(trace.settings.retrieval.topics, false);
+    assert.equal(trace.rounds[0]!.topics, undefined);
   });
 });
