@@ -165,7 +165,7 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
+      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
       io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
       const c = it.controller;
       if (c) {
