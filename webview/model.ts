@@ -77,7 +77,7 @@ export class TraceModel {
       let status: NodeStatus;
       if (kept.has(node.id)) status = 'kept';
       else if (inherited) status = inherited;
-      else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline') status = 'dropped';
+      else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline' || node.decision === 'dropped-by-controller') status = 'dropped';
       else if (node.decision === 'descend') status = 'descended';
       else status = 'not-visited';
       if (status === 'kept') entry.keptCount++;
