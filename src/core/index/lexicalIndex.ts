@@ -7,7 +7,8 @@
  * classic BM25 (k1 = 1.2, b = 0.75, MiniSearch's BM25+ term `d` = 0) with titles weighted like
  * text. Chosen on the development pools over k1 ∈ {0.9, 1.2, 1.5}, b ∈ {0.4, 0.75},
  * d ∈ {0, 0.5}, title boost ∈ {1, 2}: nDCG@10 SciFact 0.651 → 0.674, HotpotQA 0.766 → 0.769
- * against the former k1 = 1.2, b = 0.75, d = 0.5, title × 2 (docs/evaluation.md, "Retrieval fusion").
+ * against the former k1 = 1.2, b = 0.75, d = 0.5, title × 2 (docs/evaluation.md, "Retrieval fusion: the
+ * encoder's profile").
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { indexTerm, words } from '../text/terms';
