@@ -16,7 +16,7 @@
  *  6. scoring (realDocsScore.ts) against the index's parsed documents.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CanopyWorkspace } from '../../core/app/workspace';
@@ -140,12 +140,27 @@ interface Spawned {
   stderr: string;
 }
 
-function spawnCli(cli: string[], args: string[], cwd: string): Spawned {
+/**
+ * Runs the CLI and returns its output. Stdout goes to a file, not a pipe: bin/canopy.js ends with
+ * process.exit(), which cuts a large `--json` trace short on a pipe (seen at ~500 kB), while
+ * writes to a file are synchronous.
+ */
+function spawnCli(o: Pick<RealDocsRunOptions, 'cli' | 'packageRoot' | 'work'>, args: string[]): Spawned {
+  mkdirSync(o.work, { recursive: true });
+  const outFile = join(o.work, 'cli-stdout.txt');
+  const fd = openSync(outFile, 'w');
   const t0 = performance.now();
-  const r = spawnSync(cli[0]!, [...cli.slice(1), ...args], { cwd, encoding: 'utf8', maxBuffer: 2 ** 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  let r: ReturnType<typeof spawnSync>;
+  try {
+    r = spawnSync(o.cli[0]!, [...o.cli.slice(1), ...args], { cwd: o.packageRoot, encoding: 'utf8', maxBuffer: 2 ** 30, stdio: ['ignore', fd, 'pipe'] });
+  } finally {
+    closeSync(fd);
+  }
   const ms = performance.now() - t0;
   if (r.error) throw r.error;
-  return { ms, code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+  const stdout = readFileSync(outFile, 'utf8');
+  rmSync(outFile, { force: true });
+  return { ms, code: r.status ?? 1, stdout, stderr: String(r.stderr) };
 }
 
 /** The last stdout line as JSON (commands print one JSON object with --json). */
@@ -220,11 +235,11 @@ async function runDemo(o: RealDocsRunOptions): Promise<RealDocsDemo> {
   const index = join(o.work, 'demo-index');
   rmSync(index, { recursive: true, force: true });
   o.log('realdocs: demo: indexing its folder');
-  const ix = spawnCli(o.cli, ['index', o.packageRoot, '--index', index, ...includes.flatMap((g) => ['--include', g]), '--json'], o.packageRoot);
+  const ix = spawnCli(o, ['index', o.packageRoot, '--index', index, ...includes.flatMap((g) => ['--include', g]), '--json']);
   const demo: RealDocsDemo = { question, includes, indexSeconds: ix.ms / 1000, ms: 0 };
   if (ix.code !== 0) return { ...demo, error: `index ${tail(ix)}` };
   o.log('realdocs: demo: asking its question');
-  const r = spawnCli(o.cli, ['ask', '--dir', o.packageRoot, '--index', index, '--json', '--', question], o.packageRoot);
+  const r = spawnCli(o, ['ask', '--dir', o.packageRoot, '--index', index, '--json', '--', question]);
   demo.ms = r.ms;
   if (r.code !== 0) return { ...demo, error: `ask ${tail(r)}` };
   const t = lastJson<AskTrace>(r, 'demo ask');
@@ -262,7 +277,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     index.reused = true;
     o.log(`realdocs: reusing the index in ${indexDir}`);
     // The corpus was just rewritten (new mtimes, same bytes): an incremental pass re-hashes and reuses every file.
-    const r = spawnCli(o.cli, ['index', corpus, '--index', indexDir, '--json'], o.packageRoot);
+    const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
     if (r.code !== 0) throw new Error(`canopy index (reuse) failed: ${tail(r)}`);
     const s = lastJson<IndexSummary>(r, 'canopy index');
     if (s.parsed > 0) o.log(`realdocs: note: ${s.parsed} file(s) changed and were re-indexed`);
@@ -270,7 +285,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     rmSync(indexDir, { recursive: true, force: true });
     o.log('realdocs: indexing (canopy index) …');
     indexStartedAt = Date.now();
-    const r = spawnCli(o.cli, ['index', corpus, '--index', indexDir, '--json'], o.packageRoot);
+    const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
     if (r.code !== 0) throw new Error(`canopy index failed: ${tail(r)}`);
     const s = lastJson<IndexSummary>(r, 'canopy index');
     index.seconds = r.ms / 1000;
@@ -287,7 +302,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   // 3. Cold: the whole `canopy ask` process per question.
   if (o.cliAsk !== false) {
     for (const [i, row] of rows.entries()) {
-      const r = spawnCli(o.cli, ['ask', '--dir', corpus, '--index', indexDir, '--json', '--', row.question], o.packageRoot);
+      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', '--', row.question]);
       row.cli = { ms: r.ms, exitCode: r.code };
       if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
