@@ -85,6 +85,8 @@ export interface RealDocsIndexReport {
   reused: boolean;
   /** The `canopy index` process, wall seconds (model load included). */
   seconds?: number;
+  /** …and its CPU seconds (user + system, all threads; Linux). */
+  cpuSeconds?: number;
   summary?: Pick<IndexSummary, 'files' | 'parsed' | 'items' | 'nodes' | 'errors' | 'skipped' | 'seconds'>;
   files: RealDocsFileRow[];
 }
@@ -95,8 +97,9 @@ export interface RealDocsRow {
   question: string;
   answers: string[];
   gold: RealDocsGold;
-  cli?: { ms: number; exitCode: number; error?: string; metrics?: AnswerMetrics };
-  warm?: { ms: number; error?: string; metrics?: AnswerMetrics };
+  /** `ms`: wall time; `cpuMs`: CPU time (user + system, all threads) where the platform tells. */
+  cli?: { ms: number; cpuMs?: number; exitCode: number; error?: string; metrics?: AnswerMetrics };
+  warm?: { ms: number; cpuMs?: number; error?: string; metrics?: AnswerMetrics };
 }
 
 export interface RealDocsDemo {
@@ -104,6 +107,7 @@ export interface RealDocsDemo {
   includes: string[];
   indexSeconds: number;
   ms: number;
+  cpuMs?: number;
   error?: string;
   rounds?: number;
   stop?: string;
@@ -135,9 +139,28 @@ const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 interface Spawned {
   ms: number;
+  /** CPU time (user + system) of the process and its threads, when the platform tells (Linux). */
+  cpuMs?: number;
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * CPU seconds (user + system) of this process's finished, waited-for children: `cutime` and
+ * `cstime` of /proc/self/stat in clock ticks (USER_HZ, 100 on Linux). Undefined elsewhere.
+ * Wall times on a shared machine grow with its load; CPU times much less, so runs made at
+ * different loads stay comparable.
+ */
+function childrenCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -149,6 +172,7 @@ function spawnCli(o: Pick<RealDocsRunOptions, 'cli' | 'packageRoot' | 'work'>, a
   mkdirSync(o.work, { recursive: true });
   const outFile = join(o.work, 'cli-stdout.txt');
   const fd = openSync(outFile, 'w');
+  const cpu0 = childrenCpuSeconds();
   const t0 = performance.now();
   let r: ReturnType<typeof spawnSync>;
   try {
@@ -157,10 +181,11 @@ function spawnCli(o: Pick<RealDocsRunOptions, 'cli' | 'packageRoot' | 'work'>, a
     closeSync(fd);
   }
   const ms = performance.now() - t0;
+  const cpu1 = childrenCpuSeconds();
   if (r.error) throw r.error;
   const stdout = readFileSync(outFile, 'utf8');
   rmSync(outFile, { force: true });
-  return { ms, code: r.status ?? 1, stdout, stderr: String(r.stderr) };
+  return { ms, ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: (cpu1 - cpu0) * 1000 } : {}), code: r.status ?? 1, stdout, stderr: String(r.stderr) };
 }
 
 /** The last stdout line as JSON (commands print one JSON object with --json). */
@@ -241,6 +266,7 @@ async function runDemo(o: RealDocsRunOptions): Promise<RealDocsDemo> {
   o.log('realdocs: demo: asking its question');
   const r = spawnCli(o, ['ask', '--dir', o.packageRoot, '--index', index, '--json', '--', question]);
   demo.ms = r.ms;
+  if (r.cpuMs !== undefined) demo.cpuMs = r.cpuMs;
   if (r.code !== 0) return { ...demo, error: `ask ${tail(r)}` };
   const t = lastJson<AskTrace>(r, 'demo ask');
   const parts = DEMO_PARTS[question];
@@ -289,6 +315,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     if (r.code !== 0) throw new Error(`canopy index failed: ${tail(r)}`);
     const s = lastJson<IndexSummary>(r, 'canopy index');
     index.seconds = r.ms / 1000;
+    if (r.cpuMs !== undefined) index.cpuSeconds = r.cpuMs / 1000;
     index.summary = { files: s.files, parsed: s.parsed, items: s.items, nodes: s.nodes, errors: s.errors, skipped: s.skipped, seconds: s.seconds };
     o.log(`realdocs: indexed ${s.files} files, ${s.nodes} nodes in ${index.seconds.toFixed(1)} s`);
   }
@@ -303,7 +330,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   if (o.cliAsk !== false) {
     for (const [i, row] of rows.entries()) {
       const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', '--', row.question]);
-      row.cli = { ms: r.ms, exitCode: r.code };
+      row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
       if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
       o.log(`realdocs: cli ${i + 1}/${rows.length} ${(r.ms / 1000).toFixed(1)} s${row.cli.error ? ` ERROR ${row.cli.error}` : ''}`);
@@ -320,13 +347,18 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
       warmup = { question: WARMUP_QUESTION, ms: performance.now() - t0 };
       for (const [i, row] of rows.entries()) {
         const t1 = performance.now();
+        const c1 = process.cpuUsage();
+        const cpuMs = () => {
+          const c = process.cpuUsage(c1);
+          return (c.user + c.system) / 1000;
+        };
         try {
           const trace = await ws.ask(row.question, {});
           await ws.saveTrace(trace);
-          row.warm = { ms: performance.now() - t1 };
+          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs() };
           traces.warm.set(row.id, trace);
         } catch (err) {
-          row.warm = { ms: performance.now() - t1, error: (err as Error).message };
+          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), error: (err as Error).message };
         }
         o.log(`realdocs: warm ${i + 1}/${rows.length} ${(row.warm.ms / 1000).toFixed(1)} s${row.warm.error ? ` ERROR ${row.warm.error}` : ''}`);
       }

@@ -23,6 +23,9 @@ export interface RealDocsSummary {
   cli?: Spread;
   /** Seconds of a warm in-process ask. */
   warm?: Spread;
+  /** CPU seconds (user + system, all threads) of the same, where measured. */
+  cliCpu?: Spread;
+  warmCpu?: Spread;
   failed: { cli: number; warm: number };
   /** Rows whose quality figures were scored (from the CLI run; the warm run where the CLI was not run). */
   scored: number;
@@ -56,10 +59,14 @@ export function summarise(rows: readonly RealDocsRow[]): RealDocsSummary {
   const both = rows.filter((r) => r.cli?.metrics && r.warm?.metrics);
   const cli = spread(rows.filter((r) => r.cli && r.cli.exitCode === 0).map((r) => r.cli!.ms));
   const warm = spread(rows.filter((r) => r.warm && !r.warm.error).map((r) => r.warm!.ms));
+  const cliCpu = spread(rows.filter((r) => r.cli && r.cli.exitCode === 0 && r.cli.cpuMs !== undefined).map((r) => r.cli!.cpuMs!));
+  const warmCpu = spread(rows.filter((r) => r.warm && !r.warm.error && r.warm.cpuMs !== undefined).map((r) => r.warm!.cpuMs!));
   return {
     questions: rows.length,
     ...(cli ? { cli } : {}),
     ...(warm ? { warm } : {}),
+    ...(cliCpu ? { cliCpu } : {}),
+    ...(warmCpu ? { warmCpu } : {}),
     failed: { cli: rows.filter((r) => r.cli && r.cli.exitCode !== 0).length, warm: rows.filter((r) => r.warm?.error).length },
     scored: metrics.length,
     meanRounds: mean(metrics.map((m) => m.rounds)),
@@ -89,7 +96,9 @@ function stopsText(s: RealDocsSummary): string {
 /** The metric rows of the summary table: label and a formatter per summary. */
 const tableRows: Array<[string, (s: RealDocsSummary) => string]> = [
   ['`canopy ask` process (model load included), p50 / p95 / max', (s) => spreadText(s.cli)],
+  ['`canopy ask` process CPU time (user + system)', (s) => spreadText(s.cliCpu)],
   ['warm in-process ask (one workspace, as the extension), p50 / p95 / max', (s) => spreadText(s.warm)],
+  ['warm ask CPU time (user + system)', (s) => spreadText(s.warmCpu)],
   ['rounds, mean', (s) => num(s.meanRounds, 2)],
   ['stop reasons', stopsText],
   ['items per question, mean', (s) => num(s.meanItems, 1)],
@@ -132,7 +141,7 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
   else {
     const s = r.index.summary;
     out.push(
-      `**Indexing** (one \`canopy index\` process, cold embedding cache): ${s1(r.index.seconds ?? Number.NaN)} s for ${s?.files ?? '?'} files (${num(s?.nodes ?? Number.NaN)} nodes, ${s?.errors.length ?? 0} errors). Per file: the time between its parsed document being written and the previous one's (parse + node vectors + write; the first file's time also holds the process start and the model load); parse alone from the document's own stats.`,
+      `**Indexing** (one \`canopy index\` process, cold embedding cache): ${s1(r.index.seconds ?? Number.NaN)} s${r.index.cpuSeconds !== undefined ? ` (${s1(r.index.cpuSeconds)} s CPU)` : ''} for ${s?.files ?? '?'} files (${num(s?.nodes ?? Number.NaN)} nodes, ${s?.errors.length ?? 0} errors). Per file: the time between its parsed document being written and the previous one's (parse + node vectors + write; the first file's time also holds the process start and the model load); parse alone from the document's own stats.`,
     );
   }
   out.push('');
@@ -196,6 +205,8 @@ export function compareRealDocs(before: RealDocsReport, after: RealDocsReport): 
   }
   const idx = (r: RealDocsReport) => (r.index.seconds !== undefined ? `${s1(r.index.seconds)} s` : '—');
   out.push(`| index: whole corpus (canopy index process) | ${idx(before)} | ${idx(after)} |`);
+  const cpu = (r: RealDocsReport) => (r.index.cpuSeconds !== undefined ? `${s1(r.index.cpuSeconds)} s` : '—');
+  out.push(`| index: its CPU time | ${cpu(before)} | ${cpu(after)} |`);
   const pdfTimes = new Map<string, [string, string]>();
   for (const f of before.index.files) if (f.kind === 'pdf') pdfTimes.set(f.file, [f.seconds !== undefined ? `${s1(f.seconds)} s` : '—', '—']);
   for (const f of after.index.files) if (f.kind === 'pdf') pdfTimes.set(f.file, [pdfTimes.get(f.file)?.[0] ?? '—', f.seconds !== undefined ? `${s1(f.seconds)} s` : '—']);

@@ -199,6 +199,8 @@ describe('real-document benchmark: one run end to end', () => {
       assert.ok(q.cli?.metrics && q.warm?.metrics, q.id);
       assert.equal(q.cli.metrics.unresolvedKept, 0);
       assert.ok(q.cli.ms > 0 && q.warm.ms > 0);
+      assert.ok(q.warm.cpuMs! > 0, 'warm CPU time from process.cpuUsage');
+      if (process.platform === 'linux') assert.ok(q.cli.cpuMs! > 0 && q.cli.cpuMs! < q.cli.ms * 16, 'CLI CPU time from /proc (children)');
     }
     assert.ok(report.warmup && report.warmup.ms > 0);
   });
@@ -251,6 +253,7 @@ describe('real-document benchmark: one run end to end', () => {
     assert.equal(all.goldInEvidence, rows.filter((m) => m.goldInEvidence).length);
     assert.equal(all.meanRounds, rows.reduce((a, m) => a + m.rounds, 0) / 4);
     assert.ok(all.cli && all.cli.p50 <= all.cli.p95 && all.cli.p95 <= all.cli.max);
+    assert.ok(all.warmCpu && all.warmCpu.max > 0);
     assert.equal(all.warmSameAsCli?.of, 4);
   });
 
