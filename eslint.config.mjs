@@ -1,10 +1,75 @@
-// ESLint flat config. Besides the usual TypeScript checks it enforces the layer boundaries:
-//   src/core, src/protocol and webview/ never import 'vscode' (not even types);
-//   webview/ never imports Node built-ins (it runs in a browser sandbox).
+// ESLint flat config. Besides the usual TypeScript checks it enforces the layers
+// (docs/architecture.md, "Layers"):
+//   - src/core, src/contracts, src/protocol and webview/ never import 'vscode' (not even types);
+//   - webview/ never imports Node built-ins (it runs in a browser sandbox);
+//   - every folder imports only from the layers below it (LAYERS, below), and nothing imports in a cycle.
 // test/unit/lintBoundaries.test.ts proves these rules fail the lint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
+
+/**
+ * The core's folders from the bottom up: a folder may import its own files and those of the
+ * folders before it, never one after it. `(root)` is the core's own files (errors, ports, …).
+ */
+export const CORE_LAYERS = [
+  '(root)',
+  'text',
+  'store',
+  'config',
+  'trace',
+  'llm',
+  'encode',
+  'ingest',
+  'index',
+  'retrieve',
+  'compress',
+  'critic',
+  'read',
+  'controller',
+  'topics',
+  'annotate',
+  'train',
+  'engine',
+  'app',
+];
+
+/** Outside the core: who may import whom (every one may also import itself). */
+export const OUTER_LAYERS = {
+  'src/contracts': [],
+  'src/protocol': ['src/contracts'],
+  webview: ['src/contracts', 'src/protocol'],
+  'src/core': ['src/contracts'],
+  'src/eval': ['src/contracts', 'src/core'],
+  'src/cli': ['src/contracts', 'src/core', 'src/eval'],
+  'src/extension': ['src/contracts', 'src/core', 'src/protocol'],
+};
+
+/** The import-x plugin, its resolver and the cycle rule, shared with the probe test. */
+export const importXPlugins = { 'import-x': importX };
+export const importXSettings = {
+  'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'] })],
+  // Without these, import-x reads no TypeScript dependency, and no-cycle sees no edge at all.
+  'import-x/extensions': ['.ts', '.js', '.mjs'],
+  'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+};
+export const cycleRule = { 'import-x/no-cycle': ['error', { ignoreExternal: true }] };
+
+const outerNames = Object.keys(OUTER_LAYERS);
+const coreFolder = (name) => (name === '(root)' ? './src/core/*.ts' : `./src/core/${name}`);
+const layerZones = [
+  ...outerNames.map((target) => ({
+    target: `./${target}`,
+    from: outerNames.filter((other) => other !== target && !OUTER_LAYERS[target].includes(other) && !(target === 'src/core' && other === 'src/core')).map((o) => `./${o}`),
+    message: `${target} may import only ${['itself', ...OUTER_LAYERS[target]].join(', ')} (docs/architecture.md, "Layers").`,
+  })),
+  ...CORE_LAYERS.map((name, i) => ({
+    target: coreFolder(name),
+    from: CORE_LAYERS.slice(i + 1).map(coreFolder),
+    message: `src/core/${name} sits below ${CORE_LAYERS.slice(i + 1).join(', ')} and may not import them (docs/architecture.md, "Layers").`,
+  })),
+].filter((zone) => zone.from.length > 0);
 
 const vscodeBan = {
   name: 'vscode',
@@ -41,7 +106,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/core/**/*.ts', 'src/protocol/**/*.ts'],
+    files: ['src/**/*.ts', 'webview/**/*.ts'],
+    plugins: importXPlugins,
+    settings: importXSettings,
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: layerZones }], ...cycleRule },
+  },
+  {
+    files: ['src/core/**/*.ts', 'src/contracts/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [vscodeBan] }],
       '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ ...vscodeBan, allowTypeImports: false }] }],

@@ -26,9 +26,9 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { detectSchema } from '../src/core/eval/datasets/detect';
-import { readJsonLines } from '../src/core/eval/datasets/jsonl';
-import { renderBenchMarkdown, replaceBenchSection, type BenchResults as CoreBenchResults } from '../src/core/eval/bench/benchReport';
+import { detectSchema } from '../src/eval/datasets/detect';
+import { readJsonLines } from '../src/eval/datasets/jsonl';
+import { renderBenchMarkdown, replaceBenchSection, type BenchResults as CoreBenchResults } from '../src/eval/bench/benchReport';
 import type { RealDocsReport } from '../src/eval/bench/realDocs';
 import { renderRealDocsMarkdown, replaceRealDocsSection } from '../src/eval/bench/realDocsReport';
 

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseFile } from '../src/core/ingest/parseFile';
 import type { ParsedDocument } from '../src/core/ingest/parsedDocument';
-import type { RegionNode } from '../src/core/model/region';
+import type { RegionNode } from '../src/contracts/region';
 
 interface Evidence {
   evidence_text: string;

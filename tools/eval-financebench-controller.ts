@@ -31,7 +31,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { nodeVectors, scoreNodes } from '../src/core/compress/nodeScorer';
+import { scoreNodes } from '../src/core/compress/nodeScorer';
+import { nodeVectors } from '../src/core/encode/nodeVectors';
 import { projectItem } from '../src/core/compress/projection';
 import { routeQuestion } from '../src/core/compress/router';
 import { bpeTokenCounter } from '../src/core/compress/tokens';
@@ -46,7 +47,7 @@ import { EmbeddingCache } from '../src/core/encode/cache';
 import { createEncoder } from '../src/core/encode/createEncoder';
 import { parseFile } from '../src/core/ingest/parseFile';
 import type { ParsedDocument } from '../src/core/ingest/parsedDocument';
-import type { RegionNode } from '../src/core/model/region';
+import type { RegionNode } from '../src/contracts/region';
 
 interface Evidence {
   evidence_text: string;

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EmbeddingCache } from '../src/core/encode/cache';
 import { UseLiteEncoder } from '../src/core/encode/useLiteEncoder';
-import { meanNdcgAtK, type Qrels } from '../src/core/eval/metrics';
+import { meanNdcgAtK, type Qrels } from '../src/core/retrieve/metrics';
 import { defaultOutDir } from './convert-use/main';
 
 interface Doc {

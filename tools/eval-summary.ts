@@ -10,9 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { EvalReport } from '../src/core/eval/harness';
-import { formatInterval } from '../src/core/eval/report';
-import type { Interval } from '../src/core/eval/bootstrap';
+import type { EvalReport } from '../src/eval/harness';
+import { formatInterval } from '../src/eval/report';
+import type { Interval } from '../src/eval/bootstrap';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { config: { type: 'string' } } });
 const wanted = values.config ?? 'canopy B=2';

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { EvalReport } from '../src/core/eval/harness';
-import { writePlots } from '../src/core/eval/render';
-import { comparisonTable, markdownTable } from '../src/core/eval/report';
+import type { EvalReport } from '../src/eval/harness';
+import { writePlots } from '../src/eval/render';
+import { comparisonTable, markdownTable } from '../src/eval/report';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

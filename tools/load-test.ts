@@ -18,10 +18,15 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CanopyWorkspace } from '../src/core/app/workspace';
+import { AdapterCheckpoints } from '../src/core/app/adapters';
+import { AskService } from '../src/core/app/askService';
+import { Embeddings } from '../src/core/app/embeddings';
+import { IndexService } from '../src/core/app/indexService';
+import { ParseWorkers } from '../src/core/app/parseWorkers';
 import { resolveSettings } from '../src/core/config/settings';
-import type { RegionNode } from '../src/core/model/region';
-import { seedEmbeddingCache } from '../src/core/eval/bench/indexBench';
+import { VectraStore } from '../src/core/index/vectraStore';
+import type { RegionNode } from '../src/contracts/region';
+import { seedEmbeddingCache } from '../src/eval/bench/indexBench';
 import { seededRandom } from '../src/core/random';
 
 function percentile(sorted: number[], p: number): number {
@@ -51,14 +56,15 @@ async function main(): Promise<void> {
     console.log(`seeded the index's embedding cache with ${n} file(s) from ${values.embeddings}`);
   }
   const folder = path.resolve(positionals[0] ?? (values.index ? '.' : 'test/fixtures/demo'));
-  const ws = new CanopyWorkspace({
-    root: folder,
-    indexDir,
-    settings: resolveSettings({}),
-    encoder: { kind: 'builtin' },
-    builtinModelDir: path.resolve('models/use-lite'),
-  });
-  const corpus = values.index ? await ws.openIndex() : (await ws.index(), await ws.openIndex());
+  // The services wired as the hosts wire them, with the default settings.
+  const settings = resolveSettings({});
+  const embeddings = new Embeddings({ indexDir, encoder: () => ({ kind: 'builtin' }), builtinModelDir: path.resolve('models/use-lite'), baseDir: folder });
+  const parseWorkers = new ParseWorkers();
+  const store = new VectraStore(indexDir);
+  const index = new IndexService({ root: folder, indexDir, embeddings, parseWorkers, storeFor: () => store });
+  const asker = new AskService({ index, embeddings, adapters: new AdapterCheckpoints(folder) });
+  const ask = async (q: string) => (await asker.ask(q, settings)).trace;
+  const corpus = values.index ? await index.corpus(settings) : (await index.index(settings), await index.corpus(settings));
   const summary = {
     files: Object.keys(corpus.manifest.files).length,
     items: corpus.itemCount,
@@ -83,7 +89,7 @@ async function main(): Promise<void> {
   console.log(`index: ${summary.files} files, ${summary.items} items, ${summary.nodes} nodes; ${sentences.length} question seeds`);
 
   let t0 = Date.now();
-  const conc = await Promise.all(Array.from({ length: concurrent }, () => ws.ask(question())));
+  const conc = await Promise.all(Array.from({ length: concurrent }, () => ask(question())));
   const concMs = Date.now() - t0;
   console.log(`${concurrent} concurrent questions: ${concMs} ms in all, ${conc.filter((t) => t.answer.text.length > 0).length} answered`);
 
@@ -92,7 +98,7 @@ async function main(): Promise<void> {
   const block = Math.max(1, Math.floor(sequential / 10));
   for (let i = 0; i < sequential; i++) {
     t0 = performance.now();
-    await ws.ask(question());
+    await ask(question());
     lat.push(performance.now() - t0);
     if (i % block === block - 1) {
       gc?.();
@@ -107,7 +113,8 @@ async function main(): Promise<void> {
   const first = snapshots[0]!;
   const last = snapshots.at(-1)!;
   console.log(`heap growth from question ${first.at} to ${last.at}: ${mb(last.heap - first.heap).toFixed(1)} MB (${gc ? 'after forced GC' : 'run with --expose-gc for a clean figure'}); rss growth ${mb(last.rss - first.rss).toFixed(1)} MB`);
-  await ws.dispose();
+  await parseWorkers.close();
+  await embeddings.dispose();
   rmSync(scratch, { recursive: true, force: true });
 }
 

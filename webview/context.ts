@@ -3,7 +3,7 @@
  * views (select a node in the evidence tree, open a source range, show a PDF page, switch tab,
  * talk to the host). Views get this object from the Inspector and never reach each other.
  */
-import type { Anchor } from '../src/core/model/region';
+import type { Anchor } from '../src/contracts/region';
 import type { HostRequestMap, HostRequestMethod } from '../src/protocol/messages';
 import type { TraceModel } from './model';
 

@@ -5,8 +5,8 @@
  * first are built when first opened, so a big trace paints its first view at once. UI state
  * (tab, selected node, filters) is kept in the webview state and restored for the same trace.
  */
-import type { Anchor } from '../src/core/model/region';
-import type { AskTrace, TraceCitation } from '../src/core/trace/schema';
+import type { Anchor } from '../src/contracts/region';
+import type { AskTrace, TraceCitation } from '../src/contracts/trace';
 import type { PlaceholderView, TrainingReport } from '../src/protocol/messages';
 import type { WebviewClient } from '../src/protocol/rpc';
 import { type InspectorContext, type TabId, type TreeFilters, defaultFilters, tabs } from './context';

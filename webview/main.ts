@@ -6,8 +6,7 @@
  */
 import './styles.css';
 import './elements';
-import { PROTOCOL_VERSION, type PlaceholderView } from '../src/protocol/messages';
-import { isPlaceholderView } from '../src/protocol/validate';
+import { PROTOCOL_VERSION, PlaceholderView } from '../src/protocol/messages';
 import { connectToHost } from './host';
 import { Inspector, type UiState } from './inspector';
 import { renderError, renderPlaceholder } from './render';
@@ -71,7 +70,8 @@ const host = connectToHost(
 );
 
 const saved = (host.getState() ?? {}) as SavedState;
-if (isPlaceholderView(saved.view)) lastView = saved.view;
+const savedView = PlaceholderView.safeParse(saved.view);
+if (savedView.success) lastView = savedView.data;
 
 const inspector = new Inspector(
   root,

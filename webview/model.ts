@@ -4,8 +4,8 @@
  * inside a dropped subtree, descended into, never visited), plus the lookups the views share.
  * Pure data — no DOM — so the work is done once per trace, not per view.
  */
-import type { Anchor, Modality } from '../src/core/model/region';
-import type { AskTrace, TraceController, TraceNode, TraceRetrievedItem } from '../src/core/trace/schema';
+import type { Anchor, Modality } from '../src/contracts/region';
+import type { AskTrace, TraceController, TraceNode, TraceRetrievedItem } from '../src/contracts/trace';
 
 export type NodeStatus = 'kept' | 'inside-kept' | 'dropped' | 'inside-dropped' | 'descended' | 'not-visited';
 

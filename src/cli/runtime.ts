@@ -1,11 +1,19 @@
 /**
- * Builds a CanopyWorkspace for the CLI: finds the package root (for the built-in model), turns
- * flags into settings, and reports progress on stderr.
+ * The CLI's wiring: finds the package root (for the built-in model), builds the core services
+ * for one folder and index with constructors, and reports on stderr. Each command takes the
+ * services it needs and passes its flags as settings with every request.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CanopyWorkspace } from '../core/app/workspace';
-import { resolveSettings, type CanopySettings } from '../core/config/settings';
+import { AdapterCheckpoints } from '../core/app/adapters';
+import { AskService } from '../core/app/askService';
+import { Embeddings } from '../core/app/embeddings';
+import { IndexService } from '../core/app/indexService';
+import { ParseWorkers } from '../core/app/parseWorkers';
+import { TraceStore } from '../core/app/traceStore';
+import { TrainingService } from '../core/app/trainingService';
+import type { EncoderConfig } from '../core/encode/encoder';
+import { VectraStore } from '../core/index/vectraStore';
 import type { Logger } from '../core/ports';
 import type { CliIO } from './io';
 
@@ -39,15 +47,46 @@ export function cliLogger(io: CliIO, verbose: boolean): Logger {
   };
 }
 
-export function openWorkspace(root: string, indexDir: string | undefined, settings: Partial<CanopySettings>, io: CliIO, verbose = false): CanopyWorkspace {
-  const absRoot = path.resolve(io.cwd, root);
+/** The encoder of the CLI: `CANOPY_ENCODER_FOLDER` (a Hugging Face ONNX folder), else the built-in model. */
+export function cliEncoder(io: CliIO): EncoderConfig {
   const modelFolder = io.env.CANOPY_ENCODER_FOLDER;
-  return new CanopyWorkspace({
+  return modelFolder ? { kind: 'onnx-folder', path: modelFolder } : { kind: 'builtin' };
+}
+
+/** The services of one folder and its index, wired for a CLI command. */
+export interface CliServices {
+  root: string;
+  indexDir: string;
+  embeddings: Embeddings;
+  index: IndexService;
+  traces: TraceStore;
+  ask: AskService;
+  training: TrainingService;
+  /** Stops the parse workers, saves the embedding cache and releases the encoder. */
+  close(): Promise<void>;
+}
+
+export function cliServices(root: string, indexDir: string | undefined, io: CliIO, verbose = false): CliServices {
+  const absRoot = path.resolve(io.cwd, root);
+  const absIndex = indexDir ? path.resolve(io.cwd, indexDir) : defaultIndexDir(absRoot);
+  const logger = cliLogger(io, verbose);
+  const encoder = cliEncoder(io);
+  const embeddings = new Embeddings({ indexDir: absIndex, encoder: () => encoder, builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'), baseDir: absRoot, logger });
+  const parseWorkers = new ParseWorkers(logger);
+  // The vector store for `canopy.store`: vectra, the embedded default, is the only one so far.
+  const vectra = new VectraStore(absIndex);
+  const index = new IndexService({ root: absRoot, indexDir: absIndex, embeddings, parseWorkers, storeFor: () => vectra, logger });
+  return {
     root: absRoot,
-    indexDir: indexDir ? path.resolve(io.cwd, indexDir) : defaultIndexDir(absRoot),
-    settings: resolveSettings(settings),
-    encoder: modelFolder ? { kind: 'onnx-folder', path: modelFolder } : { kind: 'builtin' },
-    builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
-    logger: cliLogger(io, verbose),
-  });
+    indexDir: absIndex,
+    embeddings,
+    index,
+    traces: new TraceStore(path.join(absIndex, 'traces'), logger),
+    ask: new AskService({ index, embeddings, adapters: new AdapterCheckpoints(absRoot), logger }),
+    training: new TrainingService({ root: absRoot, embeddings, parseWorkers, logger }),
+    async close() {
+      await parseWorkers.close();
+      await embeddings.dispose();
+    },
+  };
 }

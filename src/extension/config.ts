@@ -4,6 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { type CanopySettings, defaultSettings, resolveSettings, settingKeys } from '../core/config/settings';
+import { userEncoderFolder } from '../core/config/trust';
+import type { EncoderConfig } from '../core/encode/encoder';
 
 export function readSettings(scope?: vscode.ConfigurationScope): CanopySettings {
   const config = vscode.workspace.getConfiguration(undefined, scope);
@@ -20,9 +22,11 @@ export function readFilesExclude(scope?: vscode.ConfigurationScope): string[] {
     .map(([glob]) => glob);
 }
 
-/** True when a configuration change touches a setting that changes how the index is built. */
-export function affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
-  return ['canopy.include', 'canopy.exclude', 'canopy.maxFileSizeMB', 'canopy.branchingFactor', 'canopy.encoder.modelFolder', 'files.exclude'].some((k) =>
-    e.affectsConfiguration(k),
-  );
+/**
+ * The encoder the settings ask for, after Workspace Trust (an untrusted workspace loads no
+ * user-supplied model); `note` says why the configured folder is not used.
+ */
+export function encoderFromSettings(settings: CanopySettings, trusted: boolean): { config: EncoderConfig; note?: string } {
+  const { value, note } = userEncoderFolder(settings.encoderModelFolder, trusted);
+  return { config: value ? { kind: 'onnx-folder', path: value } : { kind: 'builtin' }, ...(note ? { note } : {}) };
 }

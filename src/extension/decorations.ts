@@ -5,7 +5,7 @@
  * link that selects it in the inspector. Ranges come from the regions' parse-time anchors.
  */
 import * as vscode from 'vscode';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
 import { type EvidenceRegion, evidenceRegions, ruleWords } from './views/evidenceRegions';
 
 /** The hover of a region: document text only through appendText (never interpreted as Markdown). */

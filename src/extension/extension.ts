@@ -1,74 +1,160 @@
 /**
- * The extension's entry point: wires the core to VS Code. Everything registered here is pushed
- * into context.subscriptions; per-window state lives in one CanopySession.
+ * The extension's entry point: wires the core services and VS Code with constructors (no
+ * service locator, no singletons). Everything registered is pushed into context.subscriptions.
+ * Settings are read afresh on every request, so a changed `canopy.*` setting applies to the next
+ * question or index run without a reload.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { AdapterCheckpoints } from '../core/app/adapters';
+import { AskService } from '../core/app/askService';
+import { Embeddings } from '../core/app/embeddings';
+import { IndexService } from '../core/app/indexService';
+import { ParseWorkers } from '../core/app/parseWorkers';
+import { TraceStore } from '../core/app/traceStore';
+import type { TraceSummary } from '../contracts/savedTrace';
+import { TrainingService } from '../core/app/trainingService';
+import { userAdapterCheckpoint } from '../core/config/trust';
 import { describeError } from '../core/errors';
+import { VectraStore } from '../core/index/vectraStore';
+import type { Logger } from '../core/ports';
 import type { PlaceholderView } from '../protocol/messages';
-import { affectsIndex } from './config';
-import type { SavedTraceSummary } from '../core/app/workspace';
-import type { AskTrace } from '../core/trace/schema';
+import type { AskTrace } from '../contracts/trace';
+import { markSelectionAsGold } from './annotations';
+import { encoderFromSettings, readSettings } from './config';
 import { EvidenceDecorations } from './decorations';
-import { type InspectorHost, InspectorPanel, inspectorViewType } from './inspectorPanel';
-import { apiKeySecret } from './llmConfig';
+import { goldCommands } from './goldCommands';
+import { InspectorController } from './inspectorController';
+import { InspectorPanels, inspectorViewType } from './inspectorPanel';
+import { apiKeySecret, chooseLlm } from './llmConfig';
+import { Questions } from './questions';
 import { CanopySession } from './session';
 import { findRegion } from './views/evidenceRegions';
 import { EvidenceProvider } from './views/evidenceView';
-import { QuestionsProvider } from './views/questionsView';
-import { markSelectionAsGold } from './annotations';
-import { goldCommands } from './goldCommands';
 import { GoldProvider } from './views/goldView';
+import { QuestionsProvider } from './views/questionsView';
+
+/** The core's Logger over the Canopy output channel. */
+function channelLogger(log: vscode.LogOutputChannel): Logger {
+  return { log: (level, message) => log[level === 'trace' || level === 'debug' ? 'debug' : level](message) };
+}
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Canopy', { log: true });
-  const session = new CanopySession(context, log);
+  const logger = channelLogger(log);
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const settings = () => readSettings(folder?.uri);
+  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  // The index lives in workspace storage, never inside the user's folder.
+  const indexDir = path.join(storage, 'index');
+  const root = folder?.uri.fsPath ?? storage;
 
+  // ---- the core services ----
+  let encoderNote: string | undefined;
+  const embeddings = new Embeddings({
+    indexDir,
+    // Read on every use: a changed canopy.encoder.modelFolder (or trust) switches the encoder on the next request.
+    encoder: () => {
+      const { config, note } = encoderFromSettings(settings(), vscode.workspace.isTrusted);
+      if (note && note !== encoderNote) log.warn(note);
+      encoderNote = note;
+      return config;
+    },
+    builtinModelDir: vscode.Uri.joinPath(context.extensionUri, 'models', 'use-lite').fsPath,
+    baseDir: root,
+    logger,
+  });
+  const parseWorkers = new ParseWorkers(logger);
+  // The vector store for canopy.store: vectra, the embedded default, is the only one so far.
+  const vectra = new VectraStore(indexDir);
+  const index = new IndexService({ root, indexDir, embeddings, parseWorkers, storeFor: () => vectra, logger });
+  const traces = new TraceStore(path.join(indexDir, 'traces'), logger);
+  const asker = new AskService({ index, embeddings, adapters: new AdapterCheckpoints(root), logger });
+  const training = new TrainingService({ root, embeddings, parseWorkers, logger });
+
+  // ---- the window's state ----
+  const session = new CanopySession({ folder, settings, index, traces, asker, training, adapterDir: path.join(storage, 'adapters'), log });
+  const questions = new Questions(asker, traces, {
+    settings,
+    chooseLlm: (s) => chooseLlm(s, context.secrets, log),
+    adapterCheckpoint: (s) => userAdapterCheckpoint(s.adapterCheckpoint, vscode.workspace.isTrusted),
+    ensureIndex: () => session.ensureIndex(),
+    logger,
+  });
   const view = (): PlaceholderView => {
     const base = { title: 'Canopy Evidence Inspector' };
     if (!session.corpus) return { ...base, message: 'The workspace has not been indexed yet. Run “Canopy: Index Workspace”, or ask a question to index it first.' };
     return { ...base, message: 'No question asked yet. Run “Canopy: Ask a Question”: the answer and the evidence kept or dropped for it appear here.', corpus: session.corpus };
   };
-  const host: InspectorHost = {
-    currentView: view,
-    currentTrace: () => session.shownTrace,
-    resolveIndexedFile: (rel) => (session.folder && session.hasIndexedFile(rel) ? vscode.Uri.joinPath(session.folder.uri, rel) : undefined),
-    listTraces: () => session.listTraces(),
-    readTrace: (name) => session.readTrace(name),
-    findTrace: (id) => session.findTrace(id),
-    replay: (trace, settings) => session.replay(trace, settings),
-    markGold: (mark) => gold.markFromInspector(mark),
+  const inspector = new InspectorController({ view, logger });
+  /** The last answer of this window, also when the inspector has moved on (replays refer to it). */
+  let lastAnswer: AskTrace | undefined;
+  const resolveIndexedFile = (rel: string) => (folder && session.hasIndexedFile(rel) ? vscode.Uri.joinPath(folder.uri, rel) : undefined);
+  const panels = new InspectorPanels(
+    context.extensionUri,
+    inspector,
+    {
+      currentView: view,
+      resolveIndexedFile,
+      listTraces: () => session.listTraces(),
+      readTrace: (name) => session.readTrace(name),
+      findTrace: async (id) => [inspector.answer, lastAnswer].find((t) => t?.id === id) ?? session.findSavedTrace(id),
+      replay: async (trace, replaySettings) => {
+        const replayed = await session.replay(trace, replaySettings);
+        inspector.replayed(replayed);
+        return replayed;
+      },
+      markGold: (mark) => gold.markFromInspector(mark),
+    },
     log,
+  );
+  const showInspector = async () => {
+    await session.loadExisting();
+    panels.show();
   };
 
-  // Native views and decorations follow the trace the inspector shows.
-  const questions = new QuestionsProvider(() => session.listTraces(), log);
+  // Native views and decorations follow the answer the inspector stands on.
+  const questionsView = new QuestionsProvider(() => session.listTraces(), log);
   const goldView = new GoldProvider(() => session.folder, log);
   const gold = goldCommands({
     session,
     log,
     refresh: () => goldView.refresh(),
     showTraining: async (report) => {
-      await session.loadExisting();
-      InspectorPanel.show(context.extensionUri, host).showTraining(report);
+      await showInspector();
+      inspector.showTraining(report);
     },
-    trainingShown: () => InspectorPanel.current?.showsTraining ?? false,
+    trainingShown: () => panels.isOpen && inspector.showsTraining,
   });
   const evidence = new EvidenceProvider();
   const decorations = new EvidenceDecorations(() => session.folder, log);
-  const followShown = (trace: AskTrace | undefined) => {
+  const followAnswer = (trace: AskTrace | undefined) => {
     evidence.setTrace(trace);
     decorations.setTrace(trace);
   };
+
+  // The session and the questions report what happened; the inspector and the views follow.
+  const unsubscribes = [
+    inspector.onDidChangeAnswer(followAnswer),
+    questions.onEvent((e) => {
+      inspector.onQuestion(e);
+      if (e.type !== 'answered') return;
+      lastAnswer = e.trace;
+      session.historyChanged();
+      for (const w of e.warnings) if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
+    }),
+  ];
+
   /** A saved trace named by a Questions item (or its file name). */
   const savedTrace = async (arg: unknown): Promise<AskTrace | undefined> => {
-    const name = typeof arg === 'string' ? arg : (arg as SavedTraceSummary | undefined)?.name;
+    const name = typeof arg === 'string' ? arg : (arg as TraceSummary | undefined)?.name;
     if (!name) return undefined;
     return session.readTrace(name);
   };
-  /** The region a command names ({itemId, nodeId}) in the shown trace. */
+  /** The region a command names ({itemId, nodeId}) in the shown answer. */
   const regionArg = (arg: unknown) => {
     const a = arg as { itemId?: unknown; nodeId?: unknown } | undefined;
-    const trace = session.shownTrace;
+    const trace = inspector.answer;
     if (!trace || typeof a?.nodeId !== 'string') return undefined;
     return findRegion(trace, a.nodeId);
   };
@@ -81,10 +167,16 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     log,
     session,
-    vscode.commands.registerCommand('canopy.openInspector', async () => {
-      await session.loadExisting();
-      InspectorPanel.show(context.extensionUri, host);
-    }),
+    panels,
+    { dispose: () => unsubscribes.forEach((u) => u()) },
+    {
+      dispose: () => {
+        questions.cancel();
+        void parseWorkers.close();
+        void embeddings.dispose();
+      },
+    },
+    vscode.commands.registerCommand('canopy.openInspector', showInspector),
     vscode.commands.registerCommand('canopy.indexWorkspace', async () => {
       if (!session.folder) {
         void vscode.window.showWarningMessage('Canopy: open a folder first — there is nothing to index.');
@@ -93,7 +185,7 @@ export function activate(context: vscode.ExtensionContext): void {
       try {
         const s = await session.index();
         if (!s) return;
-        InspectorPanel.refresh();
+        inspector.viewChanged();
         const errors = s.errors.length > 0 ? `, ${s.errors.length} with errors (see the Canopy log)` : '';
         void vscode.window.showInformationMessage(`Canopy: ${s.files} files indexed (${s.parsed} parsed, ${s.reused} unchanged)${errors}.`);
       } catch (err) {
@@ -110,21 +202,17 @@ export function activate(context: vscode.ExtensionContext): void {
           ? preset.trim()
           : await vscode.window.showInputBox({ title: 'Canopy: Ask a Question', prompt: 'A question about the documents of this workspace', ignoreFocusOut: true });
       if (!question?.trim()) return;
-      const panel = InspectorPanel.show(context.extensionUri, host);
-      panel.busy(question.trim());
+      panels.show();
       try {
-        await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: 'Canopy: answering', cancellable: true },
-          (_progress, token) =>
-            session.ask(
-              question.trim(),
-              (trace) => {
-                session.answered(trace);
-                InspectorPanel.current?.showTrace(trace);
-              },
-              token,
-            ),
-        );
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Canopy: answering', cancellable: true }, async (_progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort());
+          try {
+            await questions.ask(question.trim(), abort.signal);
+          } finally {
+            sub.dispose();
+          }
+        });
       } catch (err) {
         fail('answering')(err);
       }
@@ -136,18 +224,21 @@ export function activate(context: vscode.ExtensionContext): void {
       else await context.secrets.delete(apiKeySecret);
       void vscode.window.showInformationMessage(key.trim() ? 'Canopy: API key stored.' : 'Canopy: API key removed.');
     }),
-    questions,
+    questionsView,
     evidence,
     decorations,
-    vscode.window.createTreeView('canopy.questions', { treeDataProvider: questions }),
+    vscode.window.createTreeView('canopy.questions', { treeDataProvider: questionsView }),
     vscode.window.createTreeView('canopy.evidence', { treeDataProvider: evidence, showCollapseAll: true }),
-    session.onDidChangeShownTrace(followShown),
-    session.onDidChangeHistory(() => questions.refresh()),
-    vscode.commands.registerCommand('canopy.refreshQuestions', () => questions.refresh()),
+    session.onDidChangeHistory(() => questionsView.refresh()),
+    session.onDidDeleteTrace((trace) => {
+      inspector.traceDeleted(trace.id);
+      if (lastAnswer?.id === trace.id) lastAnswer = undefined;
+    }),
+    vscode.commands.registerCommand('canopy.refreshQuestions', () => questionsView.refresh()),
     goldView,
     vscode.window.createTreeView('canopy.gold', { treeDataProvider: goldView, showCollapseAll: true }),
     vscode.commands.registerCommand('canopy.markGold', async () => {
-      await markSelectionAsGold({ folder: () => session.folder, currentQuestion: () => session.shownTrace?.question, log })();
+      await markSelectionAsGold({ folder: () => session.folder, currentQuestion: () => inspector.answer?.question, log })();
       goldView.refresh();
     }),
     vscode.commands.registerCommand('canopy.openGold', (arg?: unknown) => gold.open(arg)),
@@ -161,15 +252,14 @@ export function activate(context: vscode.ExtensionContext): void {
       try {
         const trace = await savedTrace(arg);
         if (!trace) return;
-        await session.loadExisting();
-        session.show(trace);
-        InspectorPanel.show(context.extensionUri, host).showTrace(trace);
+        await showInspector();
+        inspector.showTrace(trace);
       } catch (err) {
         fail('opening the trace')(err);
       }
     }),
     vscode.commands.registerCommand('canopy.deleteTrace', async (arg?: unknown) => {
-      const s = arg as SavedTraceSummary | undefined;
+      const s = arg as TraceSummary | undefined;
       if (!s?.name) return;
       const yes = 'Delete';
       const answer = await vscode.window.showWarningMessage(`Delete the saved answer to “${s.question}”?`, { modal: true }, yes);
@@ -183,13 +273,14 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('canopy.compareWithShown', async (arg?: unknown) => {
       try {
         const other = await savedTrace(arg);
-        const base = session.shownTrace;
+        const base = inspector.answer;
         if (!other) return;
         if (!base) {
           void vscode.window.showInformationMessage('Canopy: open an answer first, then compare another with it.');
           return;
         }
-        InspectorPanel.show(context.extensionUri, host).compare(base, other);
+        panels.show();
+        inspector.compare(base, other);
       } catch (err) {
         fail('comparing traces')(err);
       }
@@ -197,8 +288,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('canopy.openRegion', async (arg?: unknown) => {
       const r = regionArg(arg);
       if (!r) return;
-      InspectorPanel.current?.reveal(r.item.itemId, r.node.id);
-      const uri = host.resolveIndexedFile(r.item.file);
+      if (panels.isOpen) inspector.reveal(r.item.itemId, r.node.id);
+      const uri = resolveIndexedFile(r.item.file);
       if (!uri || !r.range) return;
       const range = new vscode.Range(r.range.startLine, r.range.startColumn, r.range.endLine, r.range.endColumn);
       const editor = await vscode.window.showTextDocument(uri, { selection: range, viewColumn: vscode.ViewColumn.One, preserveFocus: true });
@@ -208,8 +299,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('canopy.revealRegion', async (arg?: unknown) => {
       const r = regionArg(arg);
       if (!r) return;
-      await session.loadExisting();
-      InspectorPanel.show(context.extensionUri, host).reveal(r.item.itemId, r.node.id);
+      await showInspector();
+      inspector.reveal(r.item.itemId, r.node.id);
     }),
     vscode.commands.registerCommand('canopy.toggleDroppedRegions', () => {
       const on = !decorations.droppedShown;
@@ -217,16 +308,12 @@ export function activate(context: vscode.ExtensionContext): void {
       evidence.setShowDropped(on);
       void vscode.window.showInformationMessage(on ? 'Canopy: dropped regions are shown.' : 'Canopy: only kept regions are shown.');
     }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affectsIndex(e)) void session.reset();
-    }),
     vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
       async deserializeWebviewPanel(panel) {
         await session.loadExisting();
-        InspectorPanel.revive(panel, context.extensionUri, host);
+        panels.revive(panel);
       },
     }),
-    { dispose: () => InspectorPanel.current?.dispose() },
   );
   session.watch();
   log.info('Canopy activated');

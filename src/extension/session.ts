@@ -1,77 +1,70 @@
 /**
- * The Canopy state of one window: a CanopyWorkspace over the first workspace folder with its
- * index in the extension's workspace storage, the current question (at most one: a new one
- * cancels the old, and only the newest may paint), the last trace, and the file watcher that
- * re-indexes incrementally.
+ * The Canopy state of one window that needs VS Code: indexing with a progress notification, the
+ * file watcher that re-indexes incrementally, the set of indexed files the webview may open, and
+ * the trace history (saved answers, replays, deletions). The core services it works through are
+ * built in activate() and handed in; every request reads the settings afresh (`settings()`), so
+ * nothing here is rebuilt when a setting changes.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LatestOnly } from '../core/app/latestOnly';
+import type { AskService } from '../core/app/askService';
+import type { IndexService } from '../core/app/indexService';
 import { ReindexScheduler } from '../core/app/reindexScheduler';
-import { CanopyWorkspace } from '../core/app/workspace';
+import type { TraceStore } from '../core/app/traceStore';
+import type { TraceSummary } from '../contracts/savedTrace';
+import type { TrainingService, TrainRequest } from '../core/app/trainingService';
+import { annotationsPath } from '../core/annotate/store';
+import type { CanopySettings } from '../core/config/settings';
+import type { ReplaySettings } from '../contracts/askSettings';
 import { CancelledError, describeError } from '../core/errors';
 import type { IndexSummary } from '../core/index/indexer';
-import type { AskTrace } from '../core/trace/schema';
-import type { ReplaySettings } from '../core/replay/replay';
-import type { SavedTraceSummary } from '../core/app/workspace';
-import { readFilesExclude, readSettings } from './config';
-import { chooseLlm } from './llmConfig';
-import { userAdapterCheckpoint, userEncoderFolder } from '../core/config/trust';
-import { annotationsPath } from '../core/annotate/store';
-import type { TrainRunOptions, TrainRunReport } from '../core/train/run';
+import type { TrainRunReport } from '../core/train/run';
+import type { AskTrace } from '../contracts/trace';
+import { readFilesExclude } from './config';
+
+export interface SessionDeps {
+  /** The first workspace folder (a new first folder restarts the extension host). */
+  folder: vscode.WorkspaceFolder | undefined;
+  /** The settings as they are now (read on every request). */
+  settings(): CanopySettings;
+  index: IndexService;
+  traces: TraceStore;
+  asker: AskService;
+  training: TrainingService;
+  /** Where trained adapter checkpoints are written (workspace storage). */
+  adapterDir: string;
+  log: vscode.LogOutputChannel;
+}
 
 export class CanopySession implements vscode.Disposable {
-  private workspace: CanopyWorkspace | undefined;
   private indexing: Promise<IndexSummary | undefined> | undefined;
-  /** At most one question at a time: a new one cancels the old, and only the newest paints. */
-  private readonly questions = new LatestOnly();
   private reindex: ReindexScheduler | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly historyEmitter = new vscode.EventEmitter<void>();
+  /** Fires when saved traces were added or deleted. */
+  readonly onDidChangeHistory = this.historyEmitter.event;
+  private readonly deletedEmitter = new vscode.EventEmitter<AskTrace>();
+  /** Fires with a saved trace that was deleted. */
+  readonly onDidDeleteTrace = this.deletedEmitter.event;
   lastSummary: IndexSummary | undefined;
-  lastTrace: AskTrace | undefined;
-  lastTraceFile: string | undefined;
+  private readonly log: vscode.LogOutputChannel;
 
-  constructor(
-    private readonly context: vscode.ExtensionContext,
-    readonly log: vscode.LogOutputChannel,
-  ) {}
+  constructor(private readonly deps: SessionDeps) {
+    this.log = deps.log;
+  }
 
   get folder(): vscode.WorkspaceFolder | undefined {
-    return vscode.workspace.workspaceFolders?.[0];
+    return this.deps.folder;
   }
 
-  /** Storage for this workspace's index (never inside the user's folder). */
-  private indexDir(): string {
-    const base = this.context.storageUri ?? this.context.globalStorageUri;
-    return path.join(base.fsPath, 'index');
+  /** Where trained adapter checkpoints are written: the extension's workspace storage. */
+  adapterDir(): string {
+    return this.deps.adapterDir;
   }
 
-  /** (Re)creates the core workspace from the current settings. */
-  private current(): CanopyWorkspace {
+  private requireFolder(what: string): vscode.WorkspaceFolder {
     const folder = this.folder;
-    if (!folder) throw new Error('open a folder first — there is nothing to index');
-    if (!this.workspace) {
-      const settings = readSettings(folder.uri);
-      const { value: userModel, note } = userEncoderFolder(settings.encoderModelFolder, vscode.workspace.isTrusted);
-      if (note) this.log.warn(note);
-      this.workspace = new CanopyWorkspace({
-        root: folder.uri.fsPath,
-        indexDir: this.indexDir(),
-        settings,
-        encoder: userModel ? { kind: 'onnx-folder', path: userModel } : { kind: 'builtin' },
-        builtinModelDir: vscode.Uri.joinPath(this.context.extensionUri, 'models', 'use-lite').fsPath,
-        extraExclude: readFilesExclude(folder.uri),
-        logger: { log: (level, message) => this.log[level === 'trace' || level === 'debug' ? 'debug' : level](message) },
-      });
-    }
-    return this.workspace;
-  }
-
-  /** Settings that shape the index changed: rebuild the core workspace on next use. */
-  async reset(): Promise<void> {
-    const old = this.workspace;
-    this.workspace = undefined;
-    await old?.dispose();
+    if (!folder) throw new Error(`open a folder first — ${what}`);
+    return folder;
   }
 
   private indexedFiles = new Set<string>();
@@ -85,7 +78,8 @@ export class CanopySession implements vscode.Disposable {
   async index(options: { quiet?: boolean } = {}): Promise<IndexSummary | undefined> {
     if (this.indexing) return this.indexing;
     const run = async (): Promise<IndexSummary | undefined> => {
-      const ws = this.current();
+      const folder = this.requireFolder('there is nothing to index');
+      const settings = this.deps.settings();
       const location = options.quiet ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification;
       try {
         const summary = await vscode.window.withProgress({ location, title: 'Canopy: indexing', cancellable: !options.quiet }, async (progress, token) => {
@@ -93,7 +87,8 @@ export class CanopySession implements vscode.Disposable {
           const sub = token.onCancellationRequested(() => abort.abort());
           let last = 0;
           try {
-            return await ws.index({
+            return await this.deps.index.index(settings, {
+              extraExclude: readFilesExclude(folder.uri),
               signal: abort.signal,
               progress: {
                 report: ({ done, total, message }) => {
@@ -129,7 +124,7 @@ export class CanopySession implements vscode.Disposable {
   }
 
   private async refreshIndexedFiles(): Promise<void> {
-    const corpus = await this.current().openIndex();
+    const corpus = await this.deps.index.corpus(this.deps.settings());
     this.indexedFiles = new Set(Object.keys(corpus.manifest.files));
     const byFormat: Record<string, number> = {};
     for (const entry of Object.values(corpus.manifest.files)) byFormat[entry.format] = (byFormat[entry.format] ?? 0) + 1;
@@ -141,6 +136,7 @@ export class CanopySession implements vscode.Disposable {
 
   /** Opens the existing index (if any) so the inspector can resolve files before a new run. */
   async loadExisting(): Promise<boolean> {
+    if (!this.folder) return false;
     try {
       await this.refreshIndexedFiles();
       return true;
@@ -149,107 +145,52 @@ export class CanopySession implements vscode.Disposable {
     }
   }
 
-  /**
-   * Answers a question. A newer question cancels this one; `paint` is called only if this is
-   * still the newest question when the answer is ready.
-   */
-  async ask(question: string, paint: (trace: AskTrace) => void, token?: vscode.CancellationToken): Promise<AskTrace | undefined> {
-    const outer = new AbortController();
-    const sub = token?.onCancellationRequested(() => outer.abort());
-    try {
-      const trace = await this.questions.run(async (signal) => {
-        if (!(await this.loadExisting())) await this.index();
-        const folder = this.folder!;
-        const settings = readSettings(folder.uri);
-        const llm = await chooseLlm(settings, this.context.secrets, this.log);
-        if (llm.note) this.log.info(`LLM not used: ${llm.note}`);
-        const adapter = userAdapterCheckpoint(settings.adapterCheckpoint, vscode.workspace.isTrusted);
-        if (adapter.note) this.log.warn(adapter.note);
-        const trace = await this.current().ask(question, { signal, adapter: adapter.value, ...(llm.model ? { llm: llm.model } : {}) });
-        const problem = this.current().adapterProblem;
-        if (problem) void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${problem}`);
-        return trace;
-      }, outer.signal);
-      if (!trace) return undefined; // cancelled, or a newer question owns the panel
-      this.lastTrace = trace;
-      this.lastTraceFile = await this.current().saveTrace(trace);
-      paint(trace);
-      return trace;
-    } finally {
-      sub?.dispose();
-    }
-  }
-
-  // ---- the shown trace and the trace history (the inspector, the views and the decorations) ----
-
-  private readonly shownEmitter = new vscode.EventEmitter<AskTrace | undefined>();
-  /** Fires when the trace the inspector shows changes (a new answer, a reopened or replayed one). */
-  readonly onDidChangeShownTrace = this.shownEmitter.event;
-  private readonly historyEmitter = new vscode.EventEmitter<void>();
-  /** Fires when saved traces were added or deleted. */
-  readonly onDidChangeHistory = this.historyEmitter.event;
-  private shown: AskTrace | undefined;
-
-  /** The trace the inspector shows (the last answer unless another was reopened or replayed). */
-  get shownTrace(): AskTrace | undefined {
-    return this.shown ?? this.lastTrace;
-  }
-
-  show(trace: AskTrace | undefined): void {
-    this.shown = trace;
-    this.shownEmitter.fire(trace);
-  }
-
-  /** A new answer was saved: it is shown, and the history changed. */
-  answered(trace: AskTrace): void {
-    this.show(trace);
-    this.historyEmitter.fire();
-  }
-
-  /** Saved traces, newest first (empty before the first question). */
-  /** Where trained adapter checkpoints are written: the extension's workspace storage. */
-  adapterDir(): string {
-    const base = this.context.storageUri ?? this.context.globalStorageUri;
-    return path.join(base.fsPath, 'adapters');
+  /** Makes sure there is an index to ask: the existing one, else a first run. */
+  async ensureIndex(): Promise<void> {
+    if (!(await this.loadExisting())) await this.index();
   }
 
   /** Trains the node-encoder adapter on the folder's gold annotations (the `canopy train` recipe). */
-  async trainAdapter(options: Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' | 'dim' | 'tokens' | 'logger' | 'annotationsFile' | 'outDir'>): Promise<TrainRunReport> {
-    const folder = this.folder;
-    if (!folder) throw new Error('open a folder first — annotations live in its .canopy folder');
-    return this.current().trainAdapter({ ...options, annotationsFile: annotationsPath(folder.uri.fsPath), outDir: this.adapterDir() });
+  async trainAdapter(options: Omit<TrainRequest, 'annotationsFile' | 'outDir'>): Promise<TrainRunReport> {
+    const folder = this.requireFolder('annotations live in its .canopy folder');
+    return this.deps.training.train(this.deps.settings(), { ...options, annotationsFile: annotationsPath(folder.uri.fsPath), outDir: this.deps.adapterDir });
   }
 
-  async listTraces(): Promise<SavedTraceSummary[]> {
-    if (!this.folder) return [];
-    return this.current().listTraces();
-  }
+  // ---- the trace history ----
 
-  async readTrace(name: string): Promise<AskTrace> {
-    return this.current().readTrace(name);
-  }
-
-  async deleteTrace(name: string): Promise<void> {
-    const trace = await this.current().readTrace(name).catch(() => undefined);
-    await this.current().deleteTrace(name);
-    if (trace && this.shownTrace?.id === trace.id) this.show(undefined);
-    if (trace && this.lastTrace?.id === trace.id) this.lastTrace = undefined;
+  /** A new answer was saved (the Questions view refreshes). */
+  historyChanged(): void {
     this.historyEmitter.fire();
   }
 
-  /** A trace by id: the shown or last one, else a saved one. */
-  async findTrace(id: string): Promise<AskTrace | undefined> {
-    for (const t of [this.shown, this.lastTrace]) if (t?.id === id) return t;
-    for (const s of await this.listTraces()) if (s.id === id) return this.readTrace(s.name);
-    return undefined;
+  /** Saved traces, newest first (empty without a folder). */
+  async listTraces(): Promise<TraceSummary[]> {
+    if (!this.folder) return [];
+    return this.deps.traces.list();
   }
 
-  /** Replays a trace with other settings (no re-embedding), saves and shows the replay. */
+  async readTrace(name: string): Promise<AskTrace> {
+    return this.deps.traces.read(name);
+  }
+
+  async deleteTrace(name: string): Promise<void> {
+    const trace = await this.deps.traces.read(name).catch(() => undefined);
+    await this.deps.traces.delete(name);
+    if (trace) this.deletedEmitter.fire(trace);
+    this.historyEmitter.fire();
+  }
+
+  /** A saved trace by id. */
+  async findSavedTrace(id: string): Promise<AskTrace | undefined> {
+    if (!this.folder) return undefined;
+    return this.deps.traces.find(id);
+  }
+
+  /** Replays a trace with other settings (no re-embedding) and saves the replay. */
   async replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace> {
     await this.loadExisting();
-    const replayed = await this.current().replay(trace, settings);
-    await this.current().saveTrace(replayed);
-    this.show(replayed);
+    const replayed = await this.deps.asker.replay(trace, settings, this.deps.settings());
+    await this.deps.traces.save(replayed);
     this.historyEmitter.fire();
     return replayed;
   }
@@ -267,19 +208,17 @@ export class CanopySession implements vscode.Disposable {
       onError: (err) => this.log.error(`re-indexing failed: ${describeError(err).message}`),
     });
     const schedule = (uri: vscode.Uri) => {
-      if (!readSettings(folder.uri).autoIndex || !this.lastSummary) return;
-      if (uri.fsPath.startsWith(this.indexDir())) return;
+      if (!this.deps.settings().autoIndex || !this.lastSummary) return;
+      if (uri.fsPath.startsWith(this.deps.index.indexDir)) return;
       this.reindex?.notify();
     };
     this.disposables.push(watcher, watcher.onDidChange(schedule), watcher.onDidCreate(schedule), watcher.onDidDelete(schedule));
   }
 
   dispose(): void {
-    this.shownEmitter.dispose();
     this.historyEmitter.dispose();
+    this.deletedEmitter.dispose();
     this.reindex?.dispose();
-    this.questions.cancel();
     while (this.disposables.length > 0) this.disposables.pop()?.dispose();
-    void this.workspace?.dispose();
   }
 }

@@ -8,10 +8,20 @@
  *   notification { kind: 'notify', method, params }        — fire and forget
  * The webview opens with the `webview/ready` notification; the host answers `host/hello`
  * (the handshake). Nothing else is sent to the webview before the handshake completes.
+ *
+ * Every payload is a schema (src/contracts/validation.ts explains the building blocks) and its
+ * type is inferred from it; validate.ts checks every incoming message against these tables.
+ * Objects of the protocol's own messages are closed: a key they do not name is refused. Traces
+ * and training reports are produced by the core and may carry keys a newer producer added:
+ * those are ignored.
  */
 
-import type { AskTrace, CompressorSetting } from '../core/trace/schema';
-import type { SideMetrics } from '../core/train/report';
+import * as z from 'zod/mini';
+import { ReplaySettings } from '../contracts/askSettings';
+import { TraceSummary } from '../contracts/savedTrace';
+import { AskTrace } from '../contracts/trace';
+import { SideMetrics } from '../contracts/training';
+import { bool, count, int, list, orderedBox, shortStr, str } from '../contracts/validation';
 
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
@@ -21,147 +31,156 @@ import type { SideMetrics } from '../core/train/report';
 export const PROTOCOL_VERSION = 4;
 
 /** Errors cross the wire as plain data. */
-export interface WireError {
-  code: string;
-  message: string;
-}
+export const WireError = z.strictObject({ code: str, message: str });
+export type WireError = z.output<typeof WireError>;
 
 /** What the inspector shows before any question has been asked. */
-export interface PlaceholderView {
-  title: string;
-  message: string;
+export const PlaceholderView = z.strictObject({
+  title: str,
+  message: str,
   /** A summary of the indexed corpus, when the host has one. */
-  corpus?: { files: number; byFormat: Record<string, number>; root: string };
-}
-
-/** One saved trace, as the history and the compare picker list it. */
-export interface TraceSummary {
-  /** File name in the traces folder (what `traces/get` takes). */
-  name: string;
-  id: string;
-  question: string;
-  createdAt: string;
-  mode: 'extractive' | 'llm';
-  evidenceTokens: number;
-  replayOf?: string;
-}
-
-/** Settings a replay may change (src/core/replay); absent ones keep the trace's. */
-export interface ReplayRequestSettings {
-  topK?: number;
-  maxRounds?: number;
-  branchingFactor?: number;
-  compressor?: CompressorSetting;
-  critic?: 'rule' | 'none' | 'recorded';
-}
+  corpus: z.optional(z.strictObject({ files: count, byFormat: z.record(z.string(), int), root: str })),
+});
+export type PlaceholderView = z.output<typeof PlaceholderView>;
 
 /**
  * One side (untrained or trained adapter) of a training report on questions it was not trained
- * on: the fields of `SideMetrics` in src/core/train/report.ts, shares in [0, 1].
+ * on: the fields of `SideMetrics` (src/contracts/training.ts), shares in [0, 1].
  */
+export const TrainingFigures = SideMetrics;
 export type TrainingFigures = SideMetrics;
 
 /** §10 preference counts (`PreferenceCounts` of src/core/annotate/preferences.ts). */
-export interface TrainingPreferenceCounts {
-  pairs: number;
-  refine: number;
-  keepWhole: number;
+export const TrainingPreferenceCounts = z.object({
+  pairs: count,
+  refine: count,
+  keepWhole: count,
   /** Parent/child pairs left out because the child holds its parent's text. */
-  identical: number;
-  itemsWithGold: number;
-  itemsWithoutGold: number;
-}
+  identical: count,
+  itemsWithGold: count,
+  itemsWithoutGold: count,
+});
+export type TrainingPreferenceCounts = z.output<typeof TrainingPreferenceCounts>;
 
 /** One adapter checkpoint as the Training view lists it, read from its checkpoint file. */
-export interface TrainingCheckpointSummary {
-  id: string;
-  createdAt: string;
+export const TrainingCheckpointSummary = z.object({
+  id: shortStr,
+  createdAt: str,
   /** Whether `canopy.adapter.checkpoint` names this checkpoint (questions use it). */
-  active: boolean;
-  baseEncoderId: string;
-  rank: number;
-  seed?: number;
+  active: bool,
+  baseEncoderId: str,
+  rank: count,
+  seed: z.optional(int),
   /** The epoch kept (0 = the untrained identity) and the epochs run. */
-  bestEpoch?: number;
-  epochs?: number;
+  bestEpoch: z.optional(count),
+  epochs: z.optional(count),
   /** How the checkpoint was trained, in words (selection, blend, pairs, splits). */
-  recipe?: string;
-  trainedOn: { questions: number; annotations: number; pairs: number; validationPairs: number };
-  heldOutQuestions?: number;
+  recipe: z.optional(str),
+  trainedOn: z.object({ questions: count, annotations: count, pairs: count, validationPairs: count }),
+  heldOutQuestions: z.optional(count),
   /** Held-back figures, untrained and trained; absent when the checkpoint holds no report. */
-  before?: TrainingFigures;
-  after?: TrainingFigures;
+  before: z.optional(TrainingFigures),
+  after: z.optional(TrainingFigures),
   /** The validation questions' figures that chose the epoch (recall-guarded selection). */
-  validation?: { before: TrainingFigures; after: TrainingFigures };
-}
+  validation: z.optional(z.object({ before: TrainingFigures, after: TrainingFigures })),
+});
+export type TrainingCheckpointSummary = z.output<typeof TrainingCheckpointSummary>;
 
 /** What only a run knows (checkpoints do not store it): the split and the preference counts. */
-export interface TrainingRunSummary {
-  checkpointId?: string;
-  questions: { total: number; train: number; validation: number; heldOut: number };
-  annotations: { total: number; lost: number; corrupt: number };
-  preferences: { train: TrainingPreferenceCounts; validation: TrainingPreferenceCounts; heldOut: TrainingPreferenceCounts };
+export const TrainingRunSummary = z.object({
+  checkpointId: z.optional(str),
+  questions: z.object({ total: count, train: count, validation: count, heldOut: count }),
+  annotations: z.object({ total: count, lost: count, corrupt: count }),
+  preferences: z.object({ train: TrainingPreferenceCounts, validation: TrainingPreferenceCounts, heldOut: TrainingPreferenceCounts }),
   /** Prune-sibling pairs added to training (0 unless the recipe adds them). */
-  prunePairs: { train: number; validation: number };
-}
+  prunePairs: z.object({ train: count, validation: count }),
+});
+export type TrainingRunSummary = z.output<typeof TrainingRunSummary>;
 
 /** The Training view: every checkpoint found (newest first), which one is active, the last run. */
-export interface TrainingReport {
-  checkpoints: TrainingCheckpointSummary[];
+export const TrainingReport = z.object({
+  checkpoints: list(TrainingCheckpointSummary, 10_000),
   /** A problem with the active-checkpoint setting (e.g. it names a file that is not listed). */
-  activeNote?: string;
-  lastRun?: TrainingRunSummary;
-}
+  activeNote: z.optional(str),
+  lastRun: z.optional(TrainingRunSummary),
+});
+export type TrainingReport = z.output<typeof TrainingReport>;
 
 /** Most bytes of a PDF the host sends to the webview (base64 makes the message a third larger). */
 export const MAX_PDF_BYTES = 64 * 1024 * 1024;
 
-/** Requests the webview sends and the host answers. */
-export interface HostRequestMap {
+const base64Problem = 'must be a base64 string';
+/** A PDF's bytes in base64, at most MAX_PDF_BYTES of them. */
+const base64Pdf = z.string({ error: base64Problem }).check(
+  z.maxLength(Math.ceil(MAX_PDF_BYTES / 3) * 4, `is larger than ${MAX_PDF_BYTES} bytes`),
+  z.regex(/^[A-Za-z0-9+/]*={0,2}$/, base64Problem),
+  z.refine((v) => v.length % 4 === 0, base64Problem),
+);
+
+const noParams = z.strictObject({});
+
+/** Requests the webview sends and the host answers: each method's params and result. */
+export const hostRequests = {
   /** Ask the host for the current view (also used after a webview reload). */
-  'inspector/getView': { params: Record<string, never>; result: PlaceholderView };
+  'inspector/getView': { params: noParams, result: PlaceholderView },
   /** Open a source file of the index at a range. Refused for files outside the index. */
   'source/open': {
-    params: { file: string; startLine?: number; startColumn?: number; endLine?: number; endColumn?: number; preserveFocus?: boolean };
-    result: { opened: boolean };
-  };
+    params: z.strictObject({
+      file: str,
+      startLine: z.optional(count),
+      startColumn: z.optional(count),
+      endLine: z.optional(count),
+      endColumn: z.optional(count),
+      preserveFocus: z.optional(bool),
+    }),
+    result: z.strictObject({ opened: bool }),
+  },
   /** The bytes of an indexed PDF (base64), for the PDF view. Refused for files outside the index. */
-  'pdf/get': { params: { file: string }; result: { file: string; data: string } };
+  'pdf/get': { params: z.strictObject({ file: str }), result: z.strictObject({ file: str, data: base64Pdf }) },
   /** The saved traces, newest first. */
-  'traces/list': { params: Record<string, never>; result: { traces: TraceSummary[] } };
+  'traces/list': { params: noParams, result: z.strictObject({ traces: list(TraceSummary) }) },
   /** One saved trace by file name (to compare with, or to show). */
-  'traces/get': { params: { name: string }; result: { trace: AskTrace } };
+  'traces/get': { params: z.strictObject({ name: shortStr }), result: z.strictObject({ trace: AskTrace }) },
   /** Replay the trace with this id (the shown one or a saved one) with other settings. */
-  'trace/replay': { params: { traceId: string; settings: ReplayRequestSettings }; result: { trace: AskTrace } };
+  'trace/replay': { params: z.strictObject({ traceId: shortStr, settings: ReplaySettings }), result: z.strictObject({ trace: AskTrace }) },
   /**
    * Mark a node of a trace as gold evidence for the trace's question (design §10); with `bbox`
    * (PDF points, [x0, y0, x1, y1]) only that box of the node's page. Refused for nodes whose file
    * is not in the index. `added` is false when the same span was already gold for that question.
    */
-  'gold/mark': { params: { traceId: string; nodeId: string; bbox?: [number, number, number, number] }; result: { annotationId: string; added: boolean; question: string } };
-}
+  'gold/mark': {
+    params: z.strictObject({ traceId: shortStr, nodeId: shortStr, bbox: z.optional(orderedBox) }),
+    result: z.strictObject({ annotationId: str, added: bool, question: str }),
+  },
+} as const;
 
 /** Notifications the webview sends to the host. */
-export interface HostNotificationMap {
-  'webview/ready': { protocolVersion: number };
-  'webview/error': { message: string };
-}
+export const hostNotifications = {
+  'webview/ready': z.strictObject({ protocolVersion: int }),
+  'webview/error': z.strictObject({ message: str }),
+} as const;
 
 /** Notifications the host sends to the webview. */
-export interface WebviewNotificationMap {
-  'host/hello': { protocolVersion: number; view: PlaceholderView };
-  'inspector/showView': { view: PlaceholderView };
+export const webviewNotifications = {
+  'host/hello': z.strictObject({ protocolVersion: int, view: PlaceholderView }),
+  'inspector/showView': z.strictObject({ view: PlaceholderView }),
   /** Render an answer from its trace (the only thing the inspector renders answers from). */
-  'inspector/showTrace': { trace: AskTrace };
+  'inspector/showTrace': z.strictObject({ trace: AskTrace }),
   /** A question is being answered: show progress, drop whatever older question was shown. */
-  'inspector/busy': { question: string };
+  'inspector/busy': z.strictObject({ question: str }),
   /** Select a node of the shown trace (from the Evidence view or an editor hover). */
-  'inspector/reveal': { itemId: string; nodeId: string };
+  'inspector/reveal': z.strictObject({ itemId: str, nodeId: str }),
   /** Show `base` and compare it with `other` (from the Questions view). */
-  'inspector/compare': { base: AskTrace; other: AskTrace };
+  'inspector/compare': z.strictObject({ base: AskTrace, other: AskTrace }),
   /** Show the node-adapter training report (after "Train Node Adapter", or "Show Training Report"). */
-  'inspector/showTraining': { report: TrainingReport };
-}
+  'inspector/showTraining': z.strictObject({ report: TrainingReport }),
+} as const;
+
+export type HostRequestMap = {
+  [K in keyof typeof hostRequests]: { params: z.output<(typeof hostRequests)[K]['params']>; result: z.output<(typeof hostRequests)[K]['result']> };
+};
+export type HostNotificationMap = { [K in keyof typeof hostNotifications]: z.output<(typeof hostNotifications)[K]> };
+export type WebviewNotificationMap = { [K in keyof typeof webviewNotifications]: z.output<(typeof webviewNotifications)[K]> };
 
 export type HostRequestMethod = keyof HostRequestMap;
 export type HostNotificationMethod = keyof HostNotificationMap;

@@ -126,6 +126,11 @@ function logTail(lines = 60) {
   return out.join('\n');
 }
 
+/** The saved traces in the extension's workspace storage (not the history's `.summaries.json` index). */
+function savedTraces(userData) {
+  return findFiles(userData, (n) => n.endsWith('.json') && !n.startsWith('.')).filter((f) => f.includes('/index/traces/'));
+}
+
 function findFiles(dir, match) {
   const hits = [];
   let entries;
@@ -486,7 +491,7 @@ async function main() {
 
   await check('clicking a kept node in the evidence tree opens the editor at its line, with the kept-region decoration and its hover', async () => {
     // The saved trace of the answer (the extension writes it under its workspace storage).
-    const traces = findFiles(userData, (n) => n.endsWith('.json')).filter((f) => f.includes('/index/traces/'));
+    const traces = savedTraces(userData);
     if (traces.length !== 1) throw new Error(`expected one saved trace, found ${JSON.stringify(traces)}`);
     const trace = JSON.parse(readFileSync(traces[0], 'utf8'));
     const active = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
@@ -689,6 +694,35 @@ async function main() {
       '"Back to the answer" did not show the answer again',
       Date.now() + 30_000,
     );
+  });
+
+  await check('a setting changed in .vscode/settings.json applies to the next question, without a reload', async () => {
+    const before = new Set(savedTraces(userData));
+    const shownBefore = await (await findInspectorFrame(page))?.$eval('main#app', (app) => app.dataset.traceId ?? '').catch(() => '');
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'canopy.topK': 2, 'canopy.maxRounds': 1, 'canopy.readerTokenCap': 777 }, null, 2));
+    // VS Code reads the workspace settings file when it changes; give it a moment.
+    await sleep(3000);
+    await runCommand(page, ASK, Date.now() + STEP_TIMEOUT_MS);
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill(QUESTION);
+    await page.keyboard.press('Enter');
+    const seen = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await frame.$eval('main#app', (app) => ({ state: app.dataset.state, traceId: app.dataset.traceId ?? '' }));
+        return { ok: v.state === 'trace' && v.traceId !== '' && v.traceId !== shownBefore, ...v };
+      },
+      'the inspector never showed the second answer',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    await screenshot(page, '13-second-answer');
+    const added = savedTraces(userData).filter((f) => !before.has(f));
+    if (added.length !== 1) throw new Error(`expected one new saved trace, found ${JSON.stringify(added)}`);
+    const trace = JSON.parse(readFileSync(added[0], 'utf8'));
+    expectEqual(trace.id, seen.traceId, 'the shown answer is the new trace');
+    expectEqual([trace.settings.topK, trace.settings.maxRounds, trace.settings.readerTokenCap], [2, 1, 777], 'topK, maxRounds and readerTokenCap of the new answer');
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -2,7 +2,7 @@
  * Builds small region trees by hand for pipeline tests: an item is a document of paragraphs of
  * sentences, with ids in the same `${itemId}/${path}` form ingestion produces.
  */
-import type { Item, RegionNode } from '../../src/core/model/region';
+import type { Item, RegionNode } from '../../src/contracts/region';
 
 export function textItem(file: string, title: string, paragraphs: string[][]): Item {
   const id = `${file}#0`;

@@ -3,7 +3,7 @@
  * (LexicalIndex). For pipeline tests that need retrieval without an index on disk.
  */
 import { LexicalIndex } from '../../src/core/index/lexicalIndex';
-import type { Item } from '../../src/core/model/region';
+import type { Item } from '../../src/contracts/region';
 import type { Retrieval, RetrieveOptions, Retriever } from '../../src/core/retrieve/retriever';
 
 export class ListRetriever implements Retriever {

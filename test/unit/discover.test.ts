@@ -4,7 +4,8 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { detectFormat, discoverFiles } from '../../src/core/ingest/discover';
+import { discoverFiles } from '../../src/core/ingest/discover';
+import { formatForPath } from '../../src/core/ingest/documentFormat';
 import { CancelledError } from '../../src/core/errors';
 
 let root: string;
@@ -77,8 +78,8 @@ describe('discoverFiles', () => {
   });
 
   it('detects formats by extension, case-insensitively', () => {
-    assert.equal(detectFormat('a/B.PDF'), 'pdf');
-    assert.equal(detectFormat('talk.srt'), 'subtitles');
-    assert.equal(detectFormat('x.ts'), undefined);
+    assert.equal(formatForPath('a/B.PDF'), 'pdf');
+    assert.equal(formatForPath('talk.srt'), 'subtitles');
+    assert.equal(formatForPath('x.ts'), undefined);
   });
 });

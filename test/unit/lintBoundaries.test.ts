@@ -1,8 +1,13 @@
 // The layer boundaries are lint rules that fail the lint: prove it by linting probe sources
 // placed (virtually) in each protected folder.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
+// @ts-expect-error -- the flat config is plain JavaScript without types
+import { CORE_LAYERS, cycleRule, importXSettings, importXPlugins } from '../../eslint.config.mjs';
 
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
 
@@ -33,5 +38,65 @@ describe('layer boundaries', () => {
   it('lets the extension import vscode and the core import Node built-ins', async () => {
     assert.deepEqual(await errorsFor('src/extension/probe.ts', "import * as vscode from 'vscode';\nexport const x = vscode;\n"), []);
     assert.deepEqual(await errorsFor('src/core/probe.ts', "import * as fs from 'node:fs';\nexport const x = fs;\n"), []);
+  });
+
+  it('fails the lint when a core folder imports a folder above it', async () => {
+    // Every pair of the declared order, in the forbidden direction (lower imports higher).
+    const folders = (CORE_LAYERS as string[]).filter((f) => f !== '(root)');
+    const pairs: Array<[string, string]> = [['(root)', 'app'], ['(root)', 'text'], ['index', 'topics'], ['compress', 'read'], ['encode', 'ingest'], ['engine', 'app']];
+    for (let i = 0; i + 1 < folders.length; i++) pairs.push([folders[i]!, folders[i + 1]!]);
+    for (const [low, high] of pairs) {
+      const file = low === '(root)' ? 'src/core/probe.ts' : `src/core/${low}/probe.ts`;
+      // An existing module of the higher folder (an import that does not resolve is not checked against glob targets).
+      const module = readdirSync(new URL(`../../src/core/${high}/`, import.meta.url)).find((n) => n.endsWith('.ts'))!.replace(/\.ts$/, '');
+      const spec = low === '(root)' ? `./${high}/${module}` : `../${high}/${module}`;
+      const errors = await errorsFor(file, `import { x } from '${spec}';\nexport const y = x;\n`);
+      assert.ok(errors.some((e) => /no-restricted-paths/.test(e)), `${low} → ${high}: ${errors.join('\n')}`);
+    }
+  });
+
+  it('lets a core folder import the folders below it and the contracts', async () => {
+    assert.deepEqual(await errorsFor('src/core/topics/probe.ts', "import { CorpusIndex } from '../index/corpusIndex';\nimport type { Item } from '../../contracts/region';\nexport type X = CorpusIndex | Item;\n"), []);
+    assert.deepEqual(await errorsFor('src/core/app/probe.ts', "import { ask } from '../engine/ask';\nexport const x = ask;\n"), []);
+  });
+
+  it('fails the lint when the core imports the eval tooling, a host or the protocol, and when the webview or the protocol import the core', async () => {
+    const cases: Array<[string, string]> = [
+      ['src/core/app/probe.ts', '../../eval/harness'],
+      ['src/core/app/probe.ts', '../../cli/main'],
+      ['src/core/app/probe.ts', '../../protocol/messages'],
+      ['src/contracts/probe.ts', '../core/errors'],
+      ['src/protocol/probe.ts', '../core/errors'],
+      ['webview/probe.ts', '../src/core/errors'],
+      ['webview/probe.ts', '../src/eval/harness'],
+      ['src/extension/probe.ts', '../eval/harness'],
+      ['src/eval/probe.ts', '../cli/main'],
+    ];
+    for (const [file, spec] of cases) {
+      const errors = await errorsFor(file, `import { x } from '${spec}';\nexport const y = x;\n`);
+      assert.ok(errors.some((e) => /no-restricted-paths/.test(e)), `${file} → ${spec}: ${errors.join('\n')}`);
+    }
+    assert.deepEqual(await errorsFor('webview/probe.ts', "import type { AskTrace } from '../src/contracts/trace';\nimport type { PlaceholderView } from '../src/protocol/messages';\nexport type X = AskTrace | PlaceholderView;\n"), []);
+  });
+
+  it('fails the lint on an import cycle, with the rule the project uses', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'canopy-cycle-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = () => b();\n");
+      writeFileSync(join(dir, 'b.ts'), "import { a } from './a';\nexport const b = () => a;\n");
+      writeFileSync(join(dir, 'c.ts'), "export const c = 1;\n");
+      const probe = new ESLint({
+        cwd: dir,
+        overrideConfigFile: true,
+        overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: (await import('typescript-eslint')).parser }, plugins: importXPlugins, settings: importXSettings, rules: cycleRule }],
+      });
+      const results = await probe.lintFiles(['a.ts', 'b.ts', 'c.ts']);
+      const byFile = new Map(results.map((r) => [r.filePath.slice(dir.length + 1), r.messages.map((m) => m.ruleId)]));
+      assert.ok(byFile.get('a.ts')?.includes('import-x/no-cycle'), JSON.stringify([...byFile]));
+      assert.ok(byFile.get('b.ts')?.includes('import-x/no-cycle'), JSON.stringify([...byFile]));
+      assert.deepEqual(byFile.get('c.ts'), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type WebviewToHostMessage } from '../../src/protocol/messages';
 import { HostEndpoint, ProtocolError, WebviewClient } from '../../src/protocol/rpc';
 import { validateHostToWebview, validateWebviewToHost } from '../../src/protocol/validate';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 
 const view = { title: 'Canopy', message: 'hello' };

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { InspectorServer, launchChromium, openInspector, postFromHost, resultsDir } from './harness';
 import { openWorkspace } from './realTraces';
@@ -110,7 +110,7 @@ async function makeTrace(): Promise<AskTrace> {
     try {
       console.log(`indexed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const t1 = Date.now();
-      const trace = await ws.ask('Which northern alder plot was flooded in June and replanted with willow seedlings?', { topK: k });
+      const trace = (await ws.ask.ask('Which northern alder plot was flooded in June and replanted with willow seedlings?', ws.settings, { topK: k })).trace;
       console.log(`asked in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
       return trace;
     } finally {

@@ -11,7 +11,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { AskTrace, TraceController } from '../../src/core/trace/schema';
+import type { AskTrace, TraceController } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { longReportPdf, longReportQuestion } from '../helpers/longReportPdf';
@@ -32,7 +32,7 @@ describe('inspector graph tab with a pipeline-produced controller run', () => {
   before(async () => {
     folder = demoFolder({ 'reports/annual-2023.pdf': longReportPdf() });
     ({ ws, close } = await openWorkspace(folder));
-    trace = await ws.ask(longReportQuestion, { topK: 4 });
+    trace = (await ws.ask.ask(longReportQuestion, ws.settings, { topK: 4 })).trace;
     const carrier = trace.rounds.flatMap((r) => r.retrieved).find((i) => i.controller);
     assert.ok(carrier, `the pipeline ran the controller: ${trace.rounds[0]!.retrieved.map((i) => i.file).join(', ')}`);
     assert.equal(carrier.file, 'reports/annual-2023.pdf');
@@ -59,10 +59,10 @@ describe('inspector graph tab with a pipeline-produced controller run', () => {
         isIndexedFile: () => true,
         openSource: async () => undefined,
         readFile: async (rel) => new Uint8Array(readFileSync(join(folder, rel))),
-        listTraces: () => ws.listTraces(),
-        readTrace: (name) => ws.readTrace(name),
+        listTraces: () => ws.traces.list(),
+        readTrace: (name) => ws.traces.read(name),
         findTrace: async (id) => (id === t.id ? t : undefined),
-        replay: (x, settings) => ws.replay(x, settings),
+        replay: (x, settings) => ws.ask.replay(x, settings, ws.settings),
       }),
     );
     await postFromHost(page, hello);

@@ -1,5 +1,5 @@
 /**
- * Real traces for the webview tests, made by the real code: CanopyWorkspace indexes a folder
+ * Real traces for the webview tests, made by the real code: the core services index a folder
  * with the built-in encoder and answers questions (ask pipeline, rule critic, extractive
  * reader); replays go through the real replay. A PDF workspace is written with the test PDF
  * writer, and the MAGE controller's real entry point (buildEvidenceSubgraph) runs over the
@@ -9,28 +9,28 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CanopyWorkspace } from '../../src/core/app/workspace';
 import { bpeTokenCounter } from '../../src/core/compress/tokens';
-import { defaultSettings } from '../../src/core/config/settings';
 import { buildEvidenceSubgraph } from '../../src/core/controller/subgraph';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { hashEmbed } from '../helpers/hashEmbeddings';
-import { builtinModelDir } from '../unit/encode/support/builtinModel';
+import { openServices, type TestServices } from '../helpers/services';
 import { type TextRun, writePdf } from '../unit/ingest/pdfWriter';
 import { repoRoot } from './harness';
 
 export const demoQuestion = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+/** A question the demo corpus answers only in part, so the rule critic asks follow-up queries. */
+export const gapQuestion = 'Which plot lost ash trees to dieback, and who paid for the replanting?';
 export const pdfQuestion = 'When did the river gauge peak, and how high was the flood?';
 
-/** A workspace over a folder with its index in a temp folder; `close()` removes both temp folders. */
-export async function openWorkspace(root: string): Promise<{ ws: CanopyWorkspace; close: () => Promise<void> }> {
+/** The services of a folder with its index in a temp folder, indexed; `close()` removes the index folder. */
+export async function openWorkspace(root: string): Promise<{ ws: TestServices; close: () => Promise<void> }> {
   const indexDir = mkdtempSync(join(tmpdir(), 'canopy-wv-index-'));
-  const ws = new CanopyWorkspace({ root, indexDir, settings: { ...defaultSettings }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-  await ws.index();
+  const ws = openServices({ root, indexDir });
+  await ws.index.index(ws.settings);
   return {
     ws,
     close: async () => {
-      await ws.dispose();
+      await ws.close();
       rmSync(indexDir, { recursive: true, force: true });
     },
   };
@@ -79,16 +79,18 @@ export function floodReportPdf(): Uint8Array {
 export interface RealTraces {
   /** The demo question with the default settings (one answer round, then no new items). */
   demo: AskTrace;
-  /** The same question with k = 3: several rounds, items added by follow-up queries. */
+  /** A question the corpus answers in part, k = 3: several rounds, items added by follow-up queries. */
   rounds: AskTrace;
+  /** The demo question with hybrid node scores (dense + lexical components on every node). */
+  hybrid: AskTrace;
   /** `demo` replayed with B = 3 and the flat compressor. */
   replay: AskTrace;
   /** A question answered from the flood-report PDF, with the controller's run attached. */
   pdf: AskTrace;
-  ws: CanopyWorkspace;
+  ws: TestServices;
   pdfBytes: Uint8Array;
   /** The saved traces of `ws` (what traces/list answers). */
-  saved: Awaited<ReturnType<CanopyWorkspace['listTraces']>>;
+  saved: Awaited<ReturnType<TestServices['traces']['list']>>;
   close(): Promise<void>;
 }
 
@@ -96,13 +98,14 @@ export async function buildRealTraces(): Promise<RealTraces> {
   const pdfBytes = floodReportPdf();
   const folder = demoFolder({ 'reports/flood-report.pdf': pdfBytes });
   const { ws, close } = await openWorkspace(folder);
-  const demo = await ws.ask(demoQuestion);
-  const rounds = await ws.ask(demoQuestion, { topK: 3 });
-  const replay = await ws.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } });
-  const pdf = await ws.ask(pdfQuestion, { topK: 4 });
+  const demo = (await ws.ask.ask(demoQuestion, ws.settings)).trace;
+  const rounds = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2 })).trace;
+  const hybrid = (await ws.ask.ask(demoQuestion, ws.settings, { nodeScore: { dense: 1, lexical: 0.5 } })).trace;
+  const replay = await ws.ask.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } }, ws.settings);
+  const pdf = (await ws.ask.ask(pdfQuestion, ws.settings, { topK: 4 })).trace;
   const pdfItem = pdf.rounds[0]!.retrieved.find((i) => i.file.endsWith('.pdf') && i.tree);
   if (!pdfItem) throw new Error(`the PDF question did not retrieve the PDF: ${pdf.rounds[0]!.retrieved.map((i) => i.file).join(', ')}`);
-  const doc = await (await ws.openIndex()).document(pdfItem.file);
+  const doc = await (await ws.index.corpus(ws.settings)).document(pdfItem.file);
   const subgraph = await buildEvidenceSubgraph(
     pdfQuestion,
     doc,
@@ -114,11 +117,12 @@ export async function buildRealTraces(): Promise<RealTraces> {
     { initialPages: 2 },
   );
   pdfItem.controller = subgraph.trace;
-  for (const t of [demo, rounds, replay, pdf]) await ws.saveTrace(t);
-  const saved = await ws.listTraces();
+  for (const t of [demo, rounds, replay, pdf]) await ws.traces.save(t);
+  const saved = await ws.traces.list();
   return {
     demo,
     rounds,
+    hybrid,
     replay,
     pdf,
     ws,

@@ -1,6 +1,6 @@
 /**
  * Webview tier, topic compass: a trace produced by the real pipeline with canopy.topics.enabled
- * (CanopyWorkspace over the demo corpus, built-in encoder, topics fitted by the indexer, a scorer
+ * (the core services over the demo corpus, built-in encoder, topics fitted by the indexer, a scorer
  * trained at indexing, the compass retriever) rendered in the real inspector page in headless
  * Chromium. The Topics tab shows the round's selected topics with their labels and weights and
  * the per-chunk lift, in the trace's numbers; a chunk name selects its region in the evidence.
@@ -11,12 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { CanopyWorkspace } from '../../src/core/app/workspace';
-import { defaultSettings } from '../../src/core/config/settings';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
-import { builtinModelDir } from '../unit/encode/support/builtinModel';
+import { openServices, type TestServices } from '../helpers/services';
 import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, repoRoot, serveHost } from './harness';
 import { demoQuestion } from './realTraces';
 
@@ -25,15 +23,15 @@ const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', para
 describe('inspector: the topic compass of a real trace', () => {
   let browser: Browser;
   let server: InspectorServer;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let indexDir: string;
   let trace: AskTrace;
 
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-wv-topics-'));
-    ws = new CanopyWorkspace({ root: join(repoRoot, 'test', 'fixtures', 'demo'), indexDir, settings: { ...defaultSettings, topicsEnabled: true }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-    await ws.index();
-    trace = await ws.ask(demoQuestion, { critic: 'none' });
+    ws = openServices({ root: join(repoRoot, 'test', 'fixtures', 'demo'), indexDir, settings: { topicsEnabled: true } });
+    await ws.index.index(ws.settings);
+    trace = (await ws.ask.ask(demoQuestion, ws.settings, { critic: 'none' })).trace;
     server = await InspectorServer.start();
     browser = await launchChromium();
   });
@@ -41,7 +39,7 @@ describe('inspector: the topic compass of a real trace', () => {
   after(async () => {
     await browser?.close();
     await server?.close();
-    await ws?.dispose();
+    await ws?.close();
     rmSync(indexDir, { recursive: true, force: true });
   });
 
@@ -51,18 +49,18 @@ describe('inspector: the topic compass of a real trace', () => {
     const page = await openInspector(browser, server.inspectorPage());
     await page.setViewportSize({ width: 1100, height: 900 });
     try {
-      const indexed = new Set(Object.keys((await ws.openIndex()).manifest.files));
+      const indexed = new Set(Object.keys((await ws.index.corpus(ws.settings)).manifest.files));
       await serveHost(
         page,
         inspectorRequestHandlers({
           currentView: () => ({ title: 'Canopy', message: '' }),
           isIndexedFile: (rel) => indexed.has(rel),
           openSource: async () => undefined,
-          readFile: async (rel) => new Uint8Array(readFileSync(join(ws.config.root, rel))),
-          listTraces: () => ws.listTraces(),
-          readTrace: (name) => ws.readTrace(name),
+          readFile: async (rel) => new Uint8Array(readFileSync(join(ws.root, rel))),
+          listTraces: () => ws.traces.list(),
+          readTrace: (name) => ws.traces.read(name),
           findTrace: async (id) => (id === trace.id ? trace : undefined),
-          replay: (t, settings) => ws.replay(t, settings),
+          replay: (t, settings) => ws.ask.replay(t, settings, ws.settings),
         }),
       );
       await postFromHost(page, hello);

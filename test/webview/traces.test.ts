@@ -1,5 +1,5 @@
 /**
- * Webview tier, real traces: answers produced by the real pipeline (CanopyWorkspace over the
+ * Webview tier, real traces: answers produced by the real pipeline (the core services over the
  * demo corpus plus a generated PDF, built-in encoder) rendered in the real inspector page in
  * headless Chromium. The stub host answers requests through the real HostEndpoint and the real
  * request handlers (views/inspectorRequests.ts) over the real workspace: opening sources, PDF
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { annotationsPath, AnnotationStore, type Annotation } from '../../src/core/annotate/store';
 import { addGoldMark } from '../../src/extension/goldMarks';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
@@ -38,7 +38,7 @@ describe('inspector with real traces', () => {
 
   before(async () => {
     real = await buildRealTraces();
-    indexed = new Set(Object.keys((await real.ws.openIndex()).manifest.files));
+    indexed = new Set(Object.keys((await real.ws.index.corpus(real.ws.settings)).manifest.files));
     server = await InspectorServer.start();
     browser = await launchChromium();
   });
@@ -64,14 +64,14 @@ describe('inspector with real traces', () => {
         openSource: async (rel, range, preserveFocus) => {
           opened.push(`${rel}:${range.startLine}:${range.startColumn}-${range.endLine}:${range.endColumn}${preserveFocus ? ' (focus kept)' : ''}`);
         },
-        readFile: async (rel) => new Uint8Array(readFileSync(join(real.ws.config.root, rel))),
-        listTraces: () => real.ws.listTraces(),
-        readTrace: (name) => real.ws.readTrace(name),
+        readFile: async (rel) => new Uint8Array(readFileSync(join(real.ws.root, rel))),
+        listTraces: () => real.ws.traces.list(),
+        readTrace: (name) => real.ws.traces.read(name),
         findTrace: async (id) => known.get(id),
-        replay: (t, settings) => real.ws.replay(t, settings),
+        replay: (t, settings) => real.ws.ask.replay(t, settings, real.ws.settings),
         // The extension's own store of inspector marks (goldCommands.markFromInspector), into the workspace.
         markGold: async (mark) => {
-          const { annotation, added } = await addGoldMark(real.ws.config.root, mark, 'webview-test');
+          const { annotation, added } = await addGoldMark(real.ws.root, mark, 'webview-test');
           return { annotationId: annotation.id, added };
         },
       }),
@@ -96,7 +96,8 @@ describe('inspector with real traces', () => {
       const chips = await page.$$eval('.canopy-citation', (els) => els.map((e) => e.textContent));
       assert.deepEqual(
         chips,
-        t.answer.citations.map((c) => `[${c.marker}] ${c.file}:${c.anchor.startLine}`),
+        // Written out here rather than imported from the webview, so a wrong label in the page fails.
+        t.answer.citations.map((c) => `[${c.marker}] ${c.anchor.page !== undefined ? `${c.file} p.${c.anchor.page + 1}` : `${c.file}:${c.anchor.startLine}`}`),
       );
       const totals = (await page.textContent('.canopy-totals')) ?? '';
       assert.ok(totals.includes(`${t.totals.evidenceTokens.toLocaleString('en-US')} of ${t.totals.uncompressedTokens.toLocaleString('en-US')} evidence tokens`), totals);
@@ -151,6 +152,22 @@ describe('inspector with real traces', () => {
       await expectOpened(before);
       assert.equal(opened.at(-1), `${kept.anchor.file}:${kept.anchor.startLine}:${kept.anchor.startColumn}-${kept.anchor.endLine}:${kept.anchor.endColumn}`);
       await keepScreenshot(page, 'evidence-tree');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a node scored with hybrid scores shows its components in its details: dense · lexical · fused', async () => {
+    const t = real.hybrid;
+    const { page } = await inspect(t);
+    try {
+      const items = t.rounds.flatMap((r) => r.retrieved.filter((i) => !i.repeated && i.tree));
+      const node = items.flatMap((i) => walk(i.tree!)).find((n) => n.components && n.components.lexical > 0 && isKept(items, n.id))!;
+      assert.ok(node, 'a kept node with lexical evidence');
+      await row(page, node.id).waitFor({ state: 'visible' });
+      await clickRow(page, node.id);
+      const detail = (await page.textContent('.canopy-detail')) ?? '';
+      assert.ok(detail.includes(`dense ${node.components!.dense.toFixed(2)} · lexical ${node.components!.lexical.toFixed(2)} · fused ${node.score!.toFixed(2)}`), detail);
     } finally {
       await page.close();
     }
@@ -335,7 +352,7 @@ describe('inspector with real traces', () => {
   }
 
   async function storedGold(): Promise<Annotation[]> {
-    return (await new AnnotationStore(annotationsPath(real.ws.config.root)).read()).annotations;
+    return (await new AnnotationStore(annotationsPath(real.ws.root)).read()).annotations;
   }
 
   test('"Mark as gold evidence" in a node\'s details posts a valid gold/mark for that node; the host stores its span for the question', async () => {
@@ -365,7 +382,7 @@ describe('inspector with real traces', () => {
       assert.equal(a.question, t.question);
       assert.equal(a.anchor.charEnd, kept.anchor.charEnd);
       assert.equal(a.anchor.startLine, kept.anchor.startLine);
-      const source = readFileSync(join(real.ws.config.root, kept.anchor.file), 'utf8');
+      const source = readFileSync(join(real.ws.root, kept.anchor.file), 'utf8');
       assert.equal(a.text, source.slice(kept.anchor.charStart, kept.anchor.charEnd));
       assert.equal(a.author, 'webview-test');
       // Marking it again (details re-opened from the citation) says it is already gold and stores nothing new.
@@ -521,3 +538,8 @@ describe('inspector with real traces', () => {
     }
   });
 });
+
+/** Whether a node is one of the kept regions of its item (kept nodes are visible after expand-to-kept). */
+function isKept(items: Array<{ keptNodeIds: string[] }>, id: string): boolean {
+  return items.some((i) => i.keptNodeIds.includes(id));
+}

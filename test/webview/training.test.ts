@@ -1,6 +1,6 @@
 /**
  * Webview tier, the Training view: real adapter checkpoints trained by the real trainer on a small
- * fixture (dataset gold imported into a workspace, CanopyWorkspace.trainAdapter with the built-in
+ * fixture (dataset gold imported into a workspace, TrainingService.train with the built-in
  * encoder; the recall-guarded recipe with one validation split, which shows the report's
  * validation table — "Canopy: Train Node Adapter" runs the cross-validated default instead),
  * read back with listCheckpoints and turned into the protocol's `inspector/showTraining` report by
@@ -15,11 +15,11 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { importGold } from '../../src/core/annotate/importGold';
 import { annotationsPath, AnnotationStore } from '../../src/core/annotate/store';
-import type { CanopyWorkspace } from '../../src/core/app/workspace';
+import type { TestServices } from '../helpers/services';
 import { listCheckpoints } from '../../src/core/train/checkpoint';
-import type { SideMetrics } from '../../src/core/train/report';
+import type { SideMetrics } from '../../src/contracts/training';
 import type { TrainRunReport } from '../../src/core/train/run';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { AskTrace } from '../../src/contracts/trace';
 import { trainingReport } from '../../src/extension/views/trainingReport';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type TrainingReport } from '../../src/protocol/messages';
 import { validateHostToWebview } from '../../src/protocol/validate';
@@ -44,7 +44,7 @@ describe('the Training view with real checkpoints', () => {
   let browser: Browser;
   let server: InspectorServer;
   let root: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let closeWs: () => Promise<void>;
   let outDir: string;
   /** The recall-guarded recipe (one validation split), seed 3; and plain §10 pairs by validation loss, seed 5. */
@@ -64,9 +64,9 @@ describe('the Training view with real checkpoints', () => {
     ({ ws, close: closeWs } = await openWorkspace(folder));
     outDir = join(root, 'adapters');
     const common = { annotationsFile: annotationsPath(folder), outDir, holdout: 0.25 };
-    recipe = await ws.trainAdapter({ ...common, prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true, validation: 0.25, train: { seed: 3, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4 } });
-    plain = await ws.trainAdapter({ ...common, selection: 'loss', prunePairs: false, balanceRules: false, blend: false, train: { seed: 5, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4, patience: 12 } });
-    trace = await ws.ask('Which city hosts the museum founded by Ada Byrne?');
+    recipe = await ws.training.train(ws.settings, { ...common, prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true, validation: 0.25, train: { seed: 3, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4 } });
+    plain = await ws.training.train(ws.settings, { ...common, selection: 'loss', prunePairs: false, balanceRules: false, blend: false, train: { seed: 5, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4, patience: 12 } });
+    trace = (await ws.ask.ask('Which city hosts the museum founded by Ada Byrne?', ws.settings)).trace;
     server = await InspectorServer.start();
     browser = await launchChromium();
   });

@@ -11,8 +11,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { CanopyWorkspace } from '../../src/core/app/workspace';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { TestServices } from '../helpers/services';
+import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
@@ -59,7 +59,7 @@ const question = `What do the flood gauge notes say? <img src=x onerror="${flag(
 describe('XSS corpus through index → ask → inspector', () => {
   let browser: Browser;
   let server: InspectorServer;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let closeWs: () => Promise<void>;
   let folder: string;
   let trace: AskTrace;
@@ -68,10 +68,10 @@ describe('XSS corpus through index → ask → inspector', () => {
   before(async () => {
     folder = demoFolder(hostileCorpus());
     ({ ws, close: closeWs } = await openWorkspace(folder));
-    trace = await ws.ask(question, { topK: 8 });
-    second = await ws.ask('Which gauge reading was logged in the hostile notes?', { topK: 8 });
-    await ws.saveTrace(trace);
-    await ws.saveTrace(second);
+    trace = (await ws.ask.ask(question, ws.settings, { topK: 8 })).trace;
+    second = (await ws.ask.ask('Which gauge reading was logged in the hostile notes?', ws.settings, { topK: 8 })).trace;
+    await ws.traces.save(trace);
+    await ws.traces.save(second);
     server = await InspectorServer.start();
     browser = await launchChromium();
   });
@@ -124,7 +124,7 @@ describe('XSS corpus through index → ask → inspector', () => {
       void d.dismiss();
     });
     await page.setViewportSize({ width: 1100, height: 900 });
-    const indexed = new Set(Object.keys((await ws.openIndex()).manifest.files));
+    const indexed = new Set(Object.keys((await ws.index.corpus(ws.settings)).manifest.files));
     const opened: string[] = [];
     await serveHost(
       page,
@@ -133,10 +133,10 @@ describe('XSS corpus through index → ask → inspector', () => {
         isIndexedFile: (rel) => indexed.has(rel),
         openSource: async (rel) => void opened.push(rel),
         readFile: async (rel) => new Uint8Array(readFileSync(join(folder, rel))),
-        listTraces: () => ws.listTraces(),
-        readTrace: (name) => ws.readTrace(name),
+        listTraces: () => ws.traces.list(),
+        readTrace: (name) => ws.traces.read(name),
         findTrace: async (id) => [trace, second].find((t) => t.id === id),
-        replay: (t, s) => ws.replay(t, s),
+        replay: (t, s) => ws.ask.replay(t, s, ws.settings),
       }),
     );
     try {
@@ -164,7 +164,7 @@ describe('XSS corpus through index → ask → inspector', () => {
       for (const tab of ['rounds', 'graph', 'topics', 'pdf', 'compare', 'replay']) await page.click(`vscode-tab-header[data-tab="${tab}"]`);
       await page.click('vscode-tab-header[data-tab="compare"]');
       await page.waitForSelector('vscode-single-select.canopy-compare-picker');
-      const other = (await ws.listTraces()).find((t) => t.id === second.id)!;
+      const other = (await ws.traces.list()).find((t) => t.id === second.id)!;
       await page.evaluate((name) => {
         const s = document.querySelector('vscode-single-select.canopy-compare-picker') as HTMLElement & { value: string };
         s.value = name;

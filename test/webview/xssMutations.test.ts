@@ -15,8 +15,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { CanopyWorkspace } from '../../src/core/app/workspace';
-import type { AskTrace } from '../../src/core/trace/schema';
+import type { TestServices } from '../helpers/services';
+import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { InspectorServer, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
@@ -129,7 +129,7 @@ function corpus(): Record<string, string> {
 describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â†’ ask â†’ inspector`, () => {
   let browser: Browser;
   let server: InspectorServer;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let closeWs: () => Promise<void>;
   let folder: string;
   const traces: AskTrace[] = [];
@@ -144,15 +144,15 @@ describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â
       'What do the gauge cues and the gauge page paragraphs say?',
     ];
     for (const q of questions) {
-      const t = await ws.ask(q, { topK: 12 });
-      await ws.saveTrace(t);
+      const t = (await ws.ask.ask(q, ws.settings, { topK: 12 })).trace;
+      await ws.traces.save(t);
       traces.push(t);
     }
     // Then questions naming the mutations no answer carries yet, eight at a time (BM25 finds the ids).
     const missing = all.filter((m) => !new RegExp(`\\b${m.id}\\b`).test(JSON.stringify(traces)));
     for (let i = 0; i < missing.length; i += 8) {
-      const t = await ws.ask(`What do the gauge notes ${missing.slice(i, i + 8).map((m) => m.id).join(' ')} say?`, { topK: 12 });
-      await ws.saveTrace(t);
+      const t = (await ws.ask.ask(`What do the gauge notes ${missing.slice(i, i + 8).map((m) => m.id).join(' ')} say?`, ws.settings, { topK: 12 })).trace;
+      await ws.traces.save(t);
       traces.push(t);
     }
     server = await InspectorServer.start();
@@ -209,7 +209,7 @@ describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â
       void d.dismiss();
     });
     await page.setViewportSize({ width: 1100, height: 900 });
-    const indexed = new Set(Object.keys((await ws.openIndex()).manifest.files));
+    const indexed = new Set(Object.keys((await ws.index.corpus(ws.settings)).manifest.files));
     await serveHost(
       page,
       inspectorRequestHandlers({
@@ -217,10 +217,10 @@ describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â
         isIndexedFile: (rel) => indexed.has(rel),
         openSource: async () => undefined,
         readFile: async (rel) => new Uint8Array(readFileSync(join(folder, rel))),
-        listTraces: () => ws.listTraces(),
-        readTrace: (name) => ws.readTrace(name),
+        listTraces: () => ws.traces.list(),
+        readTrace: (name) => ws.traces.read(name),
         findTrace: async (id) => traces.find((t) => t.id === id),
-        replay: (t, s) => ws.replay(t, s),
+        replay: (t, s) => ws.ask.replay(t, s, ws.settings),
       }),
     );
     try {

@@ -4,8 +4,8 @@
  * another B still line up) with each region's score in both, and per-item rank and score deltas.
  * B is picked from the saved traces, or set by a replay or the Questions view.
  */
-import type { AskTrace, TraceNode } from '../../src/core/trace/schema';
-import type { TraceSummary } from '../../src/protocol/messages';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
+import type { TraceSummary } from '../../src/contracts/savedTrace';
 import type { InspectorContext } from '../context';
 import { button, ce, clip, el, emptyState, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { TraceModel, nodeText, placeLabel, regionKey } from '../model';

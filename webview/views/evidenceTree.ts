@@ -8,7 +8,7 @@
  * only when it is opened (or when a filter, a search or expand-to-kept needs them), so the first
  * paint creates a few dozen elements whatever the trace's size.
  */
-import type { TraceNode } from '../../src/core/trace/schema';
+import type { TraceNode } from '../../src/contracts/trace';
 import { type InspectorContext, type TreeFilters } from '../context';
 import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { type ItemEntry, type NodeRef, type NodeStatus, nodeText, placeLabel, statusGroup } from '../model';
@@ -392,7 +392,7 @@ export class EvidenceTreeView {
       ['Status', statusLabels[ref.status]],
       ['Decision', n.decision],
       ['Rule', `${n.rule} — ${ruleExplanations[n.rule] ?? ''}`],
-      ['Score', fmtScore(n.score, 4)],
+      ['Score', n.components ? `dense ${fmtScore(n.components.dense, 2)} · lexical ${fmtScore(n.components.lexical, 2)} · fused ${fmtScore(n.score, 2)}` : fmtScore(n.score, 4)],
       ['Parent score', fmtScore(n.parentScore, 4)],
       ['Score − parent', n.score !== undefined && n.parentScore !== undefined ? fmtDelta(n.score - n.parentScore, 4) : '—'],
       ['Tokens', fmtInt(n.tokens)],

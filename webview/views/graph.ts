@@ -6,7 +6,7 @@
  * controller writes runs into traces the tab says so.
  */
 import { Graph, layout } from '@dagrejs/dagre';
-import type { ControllerNodeState, TraceController, TraceControllerStep } from '../../src/core/trace/schema';
+import type { ControllerNodeState, TraceController, TraceControllerStep } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { ce, clip, el, emptyState, fmtInt, fmtScore, svg, unit } from '../dom';
 

@@ -1,10 +1,10 @@
 /**
  * The replay tab: run the shown answer again with other settings — B, k, rounds, compressor,
- * critic — from the trace's cached scores (src/core/replay on the host: no re-embedding, no
+ * critic — from the trace's cached scores (src/core/engine/replay.ts on the host: no re-embedding, no
  * new retrieval). The replayed trace is shown next, compared with the original.
  */
-import type { AskTrace, CompressorSetting } from '../../src/core/trace/schema';
-import type { ReplayRequestSettings } from '../../src/protocol/messages';
+import type { AskTrace, CompressorSetting } from '../../src/contracts/trace';
+import { BRANCHING_FACTOR, COSINE_THRESHOLD, FLAT_M, MAX_ROUNDS, TOP_K, type ReplaySettings } from '../../src/contracts/askSettings';
 import type { InspectorContext } from '../context';
 import { ce, el } from '../dom';
 
@@ -23,9 +23,10 @@ function number(label: string, cls: string, value: number, min: number, max: num
 export function renderReplay(ctx: InspectorContext, onReplayed: (original: AskTrace, replayed: AskTrace) => void): HTMLElement {
   const t = ctx.model.trace;
   const s = t.settings;
-  const b = select('Branching factor B', 'canopy-replay-b', [['2', '2'], ['3', '3'], ['4', '4']], String(s.branchingFactor));
-  const k = number('Items per round k', 'canopy-replay-k', s.topK, 1, 100);
-  const rounds = number('Rounds', 'canopy-replay-rounds', s.maxRounds, 1, 10);
+  const bValues = Array.from({ length: BRANCHING_FACTOR.max - BRANCHING_FACTOR.min + 1 }, (_, i) => String(BRANCHING_FACTOR.min + i));
+  const b = select('Branching factor B', 'canopy-replay-b', bValues.map((v) => [v, v]), String(s.branchingFactor));
+  const k = number('Items per round k', 'canopy-replay-k', s.topK, TOP_K.min, TOP_K.max);
+  const rounds = number('Rounds', 'canopy-replay-rounds', s.maxRounds, MAX_ROUNDS.min, MAX_ROUNDS.max);
   const compressor = select(
     'Compressor',
     'canopy-replay-compressor',
@@ -37,8 +38,8 @@ export function renderReplay(ctx: InspectorContext, onReplayed: (original: AskTr
     ],
     s.compressor.name,
   );
-  const m = number('m (flat)', 'canopy-replay-m', s.compressor.name === 'flat' ? s.compressor.m : 10, 1, 10000);
-  const threshold = number('Threshold', 'canopy-replay-threshold', s.compressor.name === 'threshold' ? s.compressor.threshold : 0.3, -1, 1, '0.01');
+  const m = number('m (flat)', 'canopy-replay-m', s.compressor.name === 'flat' ? s.compressor.m : 10, FLAT_M.min, FLAT_M.max);
+  const threshold = number('Threshold', 'canopy-replay-threshold', s.compressor.name === 'threshold' ? s.compressor.threshold : 0.3, COSINE_THRESHOLD.min, COSINE_THRESHOLD.max, '0.01');
   const critic = select(
     'Critic',
     'canopy-replay-critic',
@@ -54,7 +55,7 @@ export function renderReplay(ctx: InspectorContext, onReplayed: (original: AskTr
   const field = (label: string, control: HTMLElement) => el('label', { class: 'canopy-field' }, el('span', {}, label), control);
 
   run.addEventListener('click', async () => {
-    const settings: ReplayRequestSettings = {};
+    const settings: ReplaySettings = {};
     const bv = Number(b.value);
     if (bv !== s.branchingFactor) settings.branchingFactor = bv;
     const kv = Number(k.value);

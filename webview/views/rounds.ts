@@ -4,7 +4,7 @@
  * items were new and what they added, the critic's verdict, what it found missing and the
  * follow-up query that became the next round's query. Items open in the evidence tree.
  */
-import type { TraceRound } from '../../src/core/trace/schema';
+import type { TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { button, el, fmtInt, fmtScore } from '../dom';
 

@@ -3,7 +3,7 @@
  * the query with their weights, and how much the topic signal moved each chunk (score without
  * and with topics, rank before and after). Shows an empty state until retrieval uses topics.
  */
-import type { TraceRound } from '../../src/core/trace/schema';
+import type { TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { button, el, emptyState, fmtDelta, fmtScore, unit } from '../dom';
 

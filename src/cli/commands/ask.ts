@@ -5,12 +5,13 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AskRequest } from '../../core/app/workspace';
-import type { Anchor } from '../../core/model/region';
-import type { AskTrace, CompressorSetting, TraceNode } from '../../core/trace/schema';
+import type { AskRequest } from '../../core/app/askService';
+import { resolveSettings } from '../../core/config/settings';
+import type { Anchor } from '../../contracts/region';
+import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { openWorkspace } from '../runtime';
+import { cliServices } from '../runtime';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
 
@@ -95,24 +96,25 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.adapter !== undefined ? { adapter: values.adapter && path.resolve(io.cwd, values.adapter) } : {}),
     ...(values['page-images'] ? { pageImages: true } : {}),
   };
-  const settings = {
+  const settings = resolveSettings({
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
-  };
-  const workspace = openWorkspace(values.dir ?? '.', values.index, settings, io);
+  });
+  const services = cliServices(values.dir ?? '.', values.index, io);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
   try {
-    const trace = await workspace.ask(question, { ...request, signal: abort.signal });
-    const file = await workspace.saveTrace(trace);
+    const { trace, warnings } = await services.ask.ask(question, settings, { ...request, signal: abort.signal });
+    for (const w of warnings) io.err(`warn: ${w.source}: ${w.message}`);
+    const file = await services.traces.save(trace);
     if (values.json) io.out(JSON.stringify(trace));
     else printAnswer(trace, file, io);
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
-    await workspace.dispose();
+    await services.close();
   }
 }
 

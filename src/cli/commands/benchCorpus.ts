@@ -1,13 +1,13 @@
 /**
  * `canopy bench corpus`: indexing throughput, index size, peak RSS and query latency of one
- * engine (Canopy or the vectra peer) over N pool documents (see core/eval/bench/corpusBench.ts).
+ * engine (Canopy or the vectra peer) over N pool documents (see eval/bench/corpusBench.ts).
  * One engine per process, so the peak RSS is that engine's.
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { prepareBenchCache, runCorpusBench } from '../../core/eval/bench/corpusBench';
-import { machine } from '../../core/eval/bench/measure';
-import { openEvalEmbeddings } from '../../core/eval/embeddings';
+import { prepareBenchCache, runCorpusBench } from '../../eval/bench/corpusBench';
+import { machine } from '../../eval/bench/measure';
+import { openEvalEmbeddings } from '../../eval/embeddings';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, packageRoot } from '../runtime';
 import { benchDocs, benchQueries, evalCacheDir, positive } from './benchShared';

@@ -2,13 +2,13 @@
  * `canopy bench index`: files/s, nodes/s and peak RSS of indexing a real folder with the
  * workspace indexer — pool documents written as one Markdown file each, or any folder (e.g. a
  * folder of PDFs) — and the time to re-index after editing one file of an N-file workspace,
- * asserting that only that file was parsed (see core/eval/bench/indexBench.ts).
+ * asserting that only that file was parsed (see eval/bench/indexBench.ts).
  */
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchFolder, benchReindex, writeMarkdownWorkspace } from '../../core/eval/bench/indexBench';
-import { machine, peakRssMiB } from '../../core/eval/bench/measure';
+import { benchFolder, benchReindex, writeMarkdownWorkspace } from '../../eval/bench/indexBench';
+import { machine, peakRssMiB } from '../../eval/bench/measure';
 import { type CliIO, UsageError } from '../io';
 import { packageRoot } from '../runtime';
 import { benchDocs, evalCacheDir, positive } from './benchShared';

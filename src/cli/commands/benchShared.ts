@@ -4,8 +4,8 @@
  */
 import { homedir } from 'node:os';
 import * as path from 'node:path';
-import { readBenchDocs, loadDataset } from '../../core/eval/bench/poolDocs';
-import type { PoolDoc } from '../../core/eval/datasets/types';
+import { readBenchDocs, loadDataset } from '../../eval/bench/poolDocs';
+import type { PoolDoc } from '../../eval/datasets/types';
 import { type CliIO, UsageError } from '../io';
 
 export function positive(value: string | undefined, flag: string, fallback: number): number {

@@ -1,11 +1,11 @@
 /**
  * `canopy bench topics <file>`: query latency with and without the topic compass on a dataset's
- * open pool (see core/eval/bench/topicsBench.ts).
+ * open pool (see eval/bench/topicsBench.ts).
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { machine } from '../../core/eval/bench/measure';
-import { runTopicsBench } from '../../core/eval/bench/topicsBench';
+import { machine } from '../../eval/bench/measure';
+import { runTopicsBench } from '../../eval/bench/topicsBench';
 import { type CliIO, UsageError } from '../io';
 import { packageRoot } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';

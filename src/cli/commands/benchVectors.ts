@@ -1,11 +1,11 @@
 /**
  * `canopy bench vectors`: eager (index time) against lazy (query time, cached) node vectors, from
- * an empty embedding cache each (see core/eval/bench/vectorsBench.ts).
+ * an empty embedding cache each (see eval/bench/vectorsBench.ts).
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { machine, peakRssMiB } from '../../core/eval/bench/measure';
-import { runVectorsBench } from '../../core/eval/bench/vectorsBench';
+import { machine, peakRssMiB } from '../../eval/bench/measure';
+import { runVectorsBench } from '../../eval/bench/vectorsBench';
 import type { CliIO } from '../io';
 import { packageRoot } from '../runtime';
 import { benchDocs, benchQueries, evalCacheDir, positive } from './benchShared';

@@ -4,16 +4,18 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
-import { topicVariants, type TopicVariant } from '../../core/eval/topicsAblation';
+import type { NodeScoreWeights } from '../../core/compress/hybridScore';
+import { topicVariants, type TopicVariant } from '../../eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CriticChoice } from '../../core/eval/configs';
-import { parseEvalCompressor } from '../../core/eval/configs';
+import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
+import type { CriticChoice } from '../../eval/configs';
+import { parseEvalCompressor } from '../../eval/configs';
 import { defaultControllerOptions, resolveControllerOptions, type ControllerOptions } from '../../core/controller/options';
-import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../core/eval/harness';
-import { renderReport, writePlots } from '../../core/eval/render';
+import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../eval/harness';
+import { renderReport, writePlots } from '../../eval/render';
 import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, packageRoot } from '../runtime';
@@ -42,8 +44,9 @@ Options:
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded] | peer
                          (default canopy)
   --critic <c>           none | rule | llm (pool mode; default rule)
-  --retrieval <r>        hybrid | dense | bm25 (pool mode; default hybrid); hybrid:bm25=<w>
-                         weights BM25 by w in the fusion (a measured variant)
+  --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)
+                         | dense | bm25 (pool mode); hybrid:bm25=<w> (RRF, BM25 weighted w) or
+                         hybrid:linear=<w> (normalised BM25 + w × cosine) are measured variants
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
   --topics <v>           pool mode: topic compass off | control | noselect | noabstract | full
                          (docs/topics.md; control = the scorer without topic features); scorers
@@ -53,11 +56,14 @@ Options:
   --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
   --thresholds <list>    sweep: threshold values (default 0.3,0.4)
   --branchings <list>    sweep (given mode): B values (default 2,3,4)
-  --gate <g>             sweep: item-gate margin (default 0.1)
+  --gate <g>[,<g>…]      sweep: item-gate margin(s) (default 0.1)
+  --skip-peer            sweep: leave out the vectra peer
   --margins <list>       sweep (given mode): CANOPY descend margins measured (default 0.05)
   --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
   --encoder <e>          builtin (default) or a Hugging Face ONNX folder
   --adapter <file>       node-encoder adapter checkpoint (canopy train): node scores go through it
+  --node-score dense=<w>,lexical=<w>
+                         node score weights for every configuration (default: the dense cosine alone)
   --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
                          CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
   --limit <n>            the first n questions only
@@ -126,8 +132,10 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       gate: { type: 'string' },
       margins: { type: 'string' },
       'skip-variants': { type: 'boolean' },
+      'skip-peer': { type: 'boolean' },
       encoder: { type: 'string' },
       adapter: { type: 'string' },
+      'node-score': { type: 'string' },
       reader: { type: 'string' },
       limit: { type: 'string' },
       seed: { type: 'string' },
@@ -149,7 +157,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const critic = (values.critic ?? (mode === 'pool' ? 'rule' : 'none')) as CriticChoice;
   if (!['none', 'rule', 'llm'].includes(critic)) throw new UsageError('--critic must be none, rule or llm');
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
-  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, dense, bm25 or hybrid:bm25=<weight>');
+  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, hybrid:rrf, dense, bm25, hybrid:bm25=<weight> or hybrid:linear=<weight>');
   const reader = values.reader ?? 'extractive';
   const topics = values.topics as TopicVariant | undefined;
   if (topics !== undefined && !(topicVariants as readonly string[]).includes(topics)) throw new UsageError(`--topics must be one of ${topicVariants.join(', ')}`);
@@ -168,25 +176,29 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     ...(list(values['flat-m'], '--flat-m', Number) ? { flatM: list(values['flat-m'], '--flat-m', Number)! } : {}),
     ...(list(values.thresholds, '--thresholds', Number) ? { thresholds: list(values.thresholds, '--thresholds', Number)! } : {}),
     ...(list(values.branchings, '--branchings', Number) ? { branchings: list(values.branchings, '--branchings', Number)! } : {}),
-    ...(values.gate !== undefined ? { gate: Number(values.gate) } : {}),
+    ...(values.gate !== undefined ? { gate: Number(values.gate.split(',')[0]), moreGates: values.gate.split(',').slice(1).map(Number) } : {}),
+    ...(values['skip-peer'] ? { peer: false } : {}),
     ...(list(values.margins, '--margins', Number) ? { margins: list(values.margins, '--margins', Number)! } : {}),
     ...(values['skip-variants'] ? { variants: false } : {}),
   };
-  if (sweepOptions.branchings?.some((b) => b < 2 || b > 4 || !Number.isInteger(b))) throw new UsageError('--branchings must be integers from 2 to 4');
-  if (sweepOptions.gate !== undefined && !(sweepOptions.gate >= 0)) throw new UsageError('--gate must be a non-negative number');
+  if (sweepOptions.branchings?.some((b) => b < BRANCHING_FACTOR.min || b > BRANCHING_FACTOR.max || !Number.isInteger(b))) {
+    throw new UsageError(`--branchings must be integers from ${BRANCHING_FACTOR.min} to ${BRANCHING_FACTOR.max}`);
+  }
+  if (sweepOptions.gate !== undefined && (!(sweepOptions.gate >= 0) || (sweepOptions.moreGates ?? []).some((g) => !(g >= 0)))) throw new UsageError('--gate must be non-negative numbers');
   const cacheDir = path.resolve(io.cwd, values.cache ?? io.env.CANOPY_EVAL_CACHE ?? path.join(homedir(), '.cache', 'canopy-eval'));
   const options: EvalOptions = {
     file: path.resolve(io.cwd, positionals[0]!),
     mode,
-    topK: int(values['top-k'], '--top-k', 10, 1, 100),
-    rounds: int(values.rounds, '--rounds', 3, 1, 10),
-    branching: int(values.branching, '--branching', 2, 2, 4),
+    topK: int(values['top-k'], '--top-k', 10, TOP_K.min, TOP_K.max),
+    rounds: int(values.rounds, '--rounds', 3, MAX_ROUNDS.min, MAX_ROUNDS.max),
+    branching: int(values.branching, '--branching', 2, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max),
     compressor,
     critic,
     retrieval,
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
     ...(values.adapter ? { adapter: path.resolve(io.cwd, values.adapter) } : {}),
+    ...(values['node-score'] ? { nodeScore: parseNodeScore(values['node-score']) } : {}),
     ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
     seed: int(values.seed, '--seed', 1, 0),
     resamples: int(values.resamples, '--resamples', 1000, 10, 100_000),
@@ -222,4 +234,20 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** `dense=1,lexical=0.5` → node score weights; a user mistake is E_BAD_INPUT naming the flag. */
+export function parseNodeScore(value: string): NodeScoreWeights {
+  const weights: NodeScoreWeights = { dense: 1, lexical: 0 };
+  for (const part of value.split(',')) {
+    const model = /^\s*model\s*=\s*(bm25|coverage)\s*$/.exec(part);
+    if (model) {
+      weights.model = model[1] as 'bm25' | 'coverage';
+      continue;
+    }
+    const m = /^\s*(dense|lexical)\s*=\s*(-?\d*\.?\d+)\s*$/.exec(part);
+    if (!m || !Number.isFinite(Number(m[2])) || Number(m[2]) < 0) throw new UsageError(`--node-score must look like dense=1,lexical=0.5 (weights ≥ 0), not "${value}"`);
+    weights[m[1] as 'dense' | 'lexical'] = Number(m[2]);
+  }
+  return weights;
 }

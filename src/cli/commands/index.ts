@@ -8,7 +8,7 @@ import { resolveSettings } from '../../core/config/settings';
 import { discoverFiles } from '../../core/ingest/discover';
 import type { IndexSummary } from '../../core/index/indexer';
 import { type CliIO, UsageError } from '../io';
-import { openWorkspace } from '../runtime';
+import { cliServices } from '../runtime';
 
 export const indexHelp = `Usage: canopy index <dir> [options]
 
@@ -51,14 +51,14 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   const branching = values.branching === undefined ? undefined : Number(values.branching);
   if (branching !== undefined && !(Number.isInteger(branching) && branching >= 2 && branching <= 4)) throw new UsageError('--branching must be 2, 3 or 4');
   const defaults = resolveSettings({});
-  const settings = {
+  const settings = resolveSettings({
     include: values.include ?? defaults.include,
     exclude: [...defaults.exclude, ...(values.exclude ?? [])],
     maxFileSizeMB: maxMb ?? defaults.maxFileSizeMB,
     maxParseMemoryMB: parseMb ?? defaults.maxParseMemoryMB,
     branchingFactor: branching ?? defaults.branchingFactor,
     ...(values.topics ? { topicsEnabled: true } : {}),
-  };
+  });
 
   if (values.list) {
     const d = await discoverFiles(positionals[0]!, { ...settings, exclude: [...settings.exclude, '**/.canopy/**'] });
@@ -70,7 +70,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
 
-  const workspace = openWorkspace(positionals[0]!, values.index, settings, io, values.verbose);
+  const services = cliServices(positionals[0]!, values.index, io, values.verbose);
   const bar = io.isTTY && !values.json ? new SingleBar({ format: 'indexing [{bar}] {value}/{total} {file}', hideCursor: true, clearOnComplete: true }) : undefined;
   const abort = new AbortController();
   const onSigint = () => abort.abort();
@@ -78,7 +78,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   let summary: IndexSummary;
   try {
     let started = false;
-    summary = await workspace.index({
+    summary = await services.index.index(settings, {
       signal: abort.signal,
       progress: {
         report: ({ done, total, message }) => {
@@ -95,10 +95,12 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
     bar?.stop();
-    await workspace.dispose();
+    await services.close();
   }
   if (values.json) {
-    io.out(JSON.stringify(summary));
+    // The generation stage's summary under its own name (`topics`), as the JSON has always had it.
+    const { stage, ...rest } = summary;
+    io.out(JSON.stringify({ ...rest, ...(stage ? { [stage.name]: stage.summary } : {}) }));
     return 0;
   }
   printSummary(summary, io);

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { coverage } from '../../core/annotate/overlap';
 import { EmbeddingCache } from '../../core/encode/cache';
 import { createEncoder } from '../../core/encode/createEncoder';
-import { readAnnotations } from '../../core/eval/annotations';
+import { readAnnotations } from '../../eval/annotations';
 import { CorpusIndex } from '../../core/index/corpusIndex';
 import { paths } from '../../core/index/layout';
 import { VectraStore } from '../../core/index/vectraStore';

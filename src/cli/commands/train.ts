@@ -6,16 +6,12 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { bpeTokenCounter } from '../../core/compress/tokens';
 import { resolveSettings } from '../../core/config/settings';
-import { EmbeddingCache } from '../../core/encode/cache';
-import { createEncoder } from '../../core/encode/createEncoder';
-import { paths } from '../../core/index/layout';
 import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatBeforeAfter } from '../../core/train/report';
-import { runTraining, type TrainSelection } from '../../core/train/run';
+import type { TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
-import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
+import { cliServices } from '../runtime';
 
 export const trainHelp = `Usage: canopy train --annotations <file> [options]
        canopy train --list [--dir <dir>] [--out <dir>] [--json]
@@ -97,7 +93,6 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
   }
   if (!values.annotations) throw new UsageError('--annotations <file> is required');
   const root = path.resolve(io.cwd, values.dir ?? '.');
-  const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
   const seed = num(values.seed, '--seed', Number.isInteger);
   const rank = num(values.rank, '--rank', (n) => Number.isInteger(n) && n >= 1 && n <= 256);
   const epochs = num(values.epochs, '--epochs', (n) => Number.isInteger(n) && n >= 1);
@@ -115,26 +110,14 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
   if (values.blend && selection === 'loss') throw new UsageError('--blend needs --select cross-validated or recall-guard');
   if (folds !== undefined && selection !== undefined && selection !== 'cross-validated') throw new UsageError('--folds is for --select cross-validated');
   if (validation !== undefined && (selection ?? 'cross-validated') === 'cross-validated') throw new UsageError('--validation is for --select recall-guard or loss (cross-validation uses every training question)');
-  const logger = cliLogger(io, false);
-  const modelFolder = io.env.CANOPY_ENCODER_FOLDER;
-  const encoder = await createEncoder(modelFolder ? { kind: 'onnx-folder', path: modelFolder } : { kind: 'builtin' }, {
-    builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
-    baseDir: root,
-  });
-  const cache = await EmbeddingCache.open({ dir: paths(indexDir).embeddings, encoder, logger });
+  const services = cliServices(root, values.index, io);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
   try {
-    const result = await runTraining({
-      root,
+    const result = await services.training.train(resolveSettings(branching !== undefined ? { branchingFactor: branching } : {}), {
       annotationsFile: path.resolve(io.cwd, values.annotations),
       outDir: values.out ? path.resolve(io.cwd, values.out) : path.join(root, '.canopy', 'adapters'),
-      embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal),
-      encoderId: encoder.id,
-      dim: encoder.dim,
-      tokens: bpeTokenCounter(),
-      branchingFactor: branching ?? resolveSettings({}).branchingFactor,
       ...(holdout !== undefined ? { holdout } : {}),
       ...(selection ? { selection } : {}),
       ...(folds !== undefined ? { folds } : {}),
@@ -144,10 +127,8 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       ...(validation !== undefined ? { validation } : {}),
       train: { ...(seed !== undefined ? { seed } : {}), ...(rank !== undefined ? { rank } : {}), ...(epochs !== undefined ? { epochs } : {}), ...(lr !== undefined ? { learningRate: lr } : {}) },
       signal: abort.signal,
-      logger,
       progress: { report: ({ done, total, message }) => io.isTTY && io.err(`  ${message ?? ''} ${done}/${total}`) },
     });
-    await cache.save();
     if (values.json) io.out(JSON.stringify(result));
     else {
       const r = result;
@@ -178,8 +159,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
-    await cache.save();
-    await encoder.dispose();
+    await services.close();
   }
 }
 

@@ -18,7 +18,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import type { Anchor } from '../model/region';
+import type { Anchor } from '../../contracts/region';
 import { textAnchor } from './relocate';
 import { type Annotation, contextFingerprint, makeAnnotation } from './store';
 

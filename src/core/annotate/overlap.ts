@@ -6,7 +6,7 @@
  * The finest shared coordinate wins: char offsets when both sides have them (text formats,
  * CSV rows), else table row indices, else PDF pages, else transcript seconds.
  */
-import type { Anchor, RegionNode } from '../model/region';
+import type { Anchor, RegionNode } from '../../contracts/region';
 
 type Range = [number, number];
 

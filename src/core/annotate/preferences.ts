@@ -8,7 +8,7 @@
  * Items without a located gold span give no pairs. Nothing else is added (no pairs pushing
  * non-gold children down): these are the paper's parent-relative comparisons, no more.
  */
-import type { Anchor, Item, RegionNode } from '../model/region';
+import type { Anchor, Item, RegionNode } from '../../contracts/region';
 import { goldStatus } from './overlap';
 
 export type PreferenceRule = 'refine' | 'keep-whole';

@@ -13,7 +13,7 @@
  * They are a training option (`canopy train --prune-pairs`), counted apart from the §10 pairs;
  * the report's refinement-decision accuracy is always measured on the §10 pairs alone.
  */
-import type { Anchor, Item, RegionNode } from '../model/region';
+import type { Anchor, Item, RegionNode } from '../../contracts/region';
 import { goldStatus } from './overlap';
 
 export interface PrunePair {

@@ -12,7 +12,7 @@
  * Only char-offset anchors can be re-located from text; PDF page/bbox and time anchors are
  * returned as 'unchecked'.
  */
-import type { Anchor } from '../model/region';
+import type { Anchor } from '../../contracts/region';
 import { LineIndex } from '../ingest/textAnchors';
 import type { Annotation } from './store';
 

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CanopyError, ErrorCodes } from '../errors';
-import type { Anchor } from '../model/region';
+import type { Anchor } from '../../contracts/region';
 import { isWriteErrno, removeDeadWritersTemps, writeError, writeFileAtomic } from '../store/atomicFile';
 
 export const ANNOTATION_VERSION = 1;

@@ -4,7 +4,7 @@
  * and a score-threshold filter on leaves. Each returns, per item, the kept regions in document
  * order, so every compressor feeds the reader the same way.
  */
-import type { Item, RegionNode } from '../model/region';
+import type { Item, RegionNode } from '../../contracts/region';
 
 export type CompressorName = 'none' | 'flat' | 'threshold' | 'canopy';
 

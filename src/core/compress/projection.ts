@@ -8,26 +8,10 @@
  * original regions at mixed depths. Every visited node gets a decision and the rule that fired,
  * so the inspector can show why a region was kept or dropped.
  */
-import type { RegionNode } from '../model/region';
+import type { RegionNode } from '../../contracts/region';
+import type { NodeDecision, ProjectionRule } from '../../contracts/trace';
 
-export type NodeDecision =
-  /** Replaced by its children that scored ≥ it. */
-  | 'descend'
-  /** Kept as one region: no child scored ≥ it (or it is a leaf, or a table kept whole). */
-  | 'keep-whole'
-  /** A sibling of a descended-into child that scored below the parent: its subtree is dropped. */
-  | 'dropped-sibling'
-  /** Never scored: inside a kept-whole node or a dropped subtree. */
-  | 'not-visited';
 
-export type ProjectionRule =
-  | 'child-ge-parent' // descend: at least one child scored ≥ the parent
-  | 'no-child-ge-parent' // keep-whole: every child scored below the parent
-  | 'leaf' // keep-whole: nothing finer exists
-  | 'aggregate-table' // keep-whole: an aggregate question keeps tables whole
-  | 'below-parent' // dropped-sibling: scored below the parent while a sibling did not
-  | 'ancestor-kept-whole' // not-visited: an ancestor was kept whole
-  | 'ancestor-dropped'; // not-visited: an ancestor was dropped
 
 export interface NodeVerdict {
   nodeId: string;

@@ -4,8 +4,8 @@
  * "aggregate" only costs tokens while a wrong "lookup" can drop the answer row, so the rule
  * leans towards aggregate when in doubt.
  */
-import type { Modality } from '../model/region';
-import type { TraceRouting } from '../trace/schema';
+import type { Modality } from '../../contracts/region';
+import type { TraceRouting } from '../../contracts/trace';
 
 const aggregateCues: Array<[RegExp, string]> = [
   [/\b(sum|total|totals|altogether|combined|overall)\b/i, 'asks for a total'],

@@ -4,6 +4,7 @@
  * `settingKeys` names each setting's key in package.json; a unit test checks that keys, defaults
  * and ranges agree with package.json's contributes.configuration.
  */
+import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
 
 export type LlmProviderName = 'none' | 'openai-compatible' | 'vscode-lm';
 
@@ -115,9 +116,9 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     exclude: stringList(partial.exclude, d.exclude),
     maxFileSizeMB: clampNumber(partial.maxFileSizeMB, d.maxFileSizeMB, 0.01, Number.MAX_SAFE_INTEGER),
     maxParseMemoryMB: Math.round(clampNumber(partial.maxParseMemoryMB, d.maxParseMemoryMB, 64, 65536)),
-    branchingFactor: Math.round(clampNumber(partial.branchingFactor, d.branchingFactor, 2, 4)),
-    topK: Math.round(clampNumber(partial.topK, d.topK, 1, 100)),
-    maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, 1, 10)),
+    branchingFactor: Math.round(clampNumber(partial.branchingFactor, d.branchingFactor, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max)),
+    topK: Math.round(clampNumber(partial.topK, d.topK, TOP_K.min, TOP_K.max)),
+    maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, MAX_ROUNDS.min, MAX_ROUNDS.max)),
     readerTokenCap: Math.round(clampNumber(partial.readerTokenCap, d.readerTokenCap, 256, Number.MAX_SAFE_INTEGER)),
     autoIndex: typeof partial.autoIndex === 'boolean' ? partial.autoIndex : d.autoIndex,
     encoderModelFolder: typeof partial.encoderModelFolder === 'string' ? partial.encoderModelFolder : d.encoderModelFolder,

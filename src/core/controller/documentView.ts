@@ -8,10 +8,11 @@
  * they only give the `section` and `subsection` relations between headings and the elements of
  * their sections.
  */
-import { buildDocumentGraph, type DocumentGraph, type GraphNode } from '../ingest/graph';
+import type { DocumentGraph, GraphNode } from '../../contracts/graph';
+import { buildDocumentGraph } from '../ingest/graph';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import { CanopyError, ErrorCodes } from '../errors';
-import type { Item, RegionNode } from '../model/region';
+import type { Item, RegionNode } from '../../contracts/region';
 import type { RelationType } from './trace';
 
 export interface Relation {

@@ -13,7 +13,8 @@
  * is what makes search and one-step lookahead cheap afterwards.
  */
 import { l2NormalizeInPlace } from '../encode/encoder';
-import type { EmbedTexts, NodeAdapter } from '../compress/nodeScorer';
+import type { NodeAdapter } from '../compress/nodeScorer';
+import type { EmbedTexts } from '../encode/nodeVectors';
 import { throwIfCancelled } from '../errors';
 import { contentTerms, words, indexTerm } from '../text/terms';
 import type { DocumentView } from './documentView';

@@ -6,14 +6,15 @@
  * result holds the kept regions — real RegionNodes with their parse-time anchors, ready for
  * `buildReaderInput` and citations — the XML rendering for the reader, and the ControllerTrace.
  */
-import { nodeVectors, scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
+import { scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
+import { nodeVectors } from '../encode/nodeVectors';
 import { projectItem } from '../compress/projection';
 import { routeQuestion } from '../compress/router';
 import type { TokenCounter } from '../compress/tokens';
 import { throwIfCancelled } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { ChatModel } from '../llm/llm';
-import type { Anchor, RegionNode } from '../model/region';
+import type { Anchor, RegionNode } from '../../contracts/region';
 import { systemClock, type Clock } from '../ports';
 import type { SubgraphElement } from '../read/evidenceXml';
 import type { EvidenceRegion } from '../read/reader';

@@ -8,8 +8,8 @@
  * (`kind: 'canopy.controller'`, `version`), so the ask trace can embed it as an optional field.
  * docs/controller.md describes every field for the inspector.
  */
-import type { Anchor } from '../model/region';
-import type { GraphNodeType } from '../ingest/graph';
+import type { Anchor } from '../../contracts/region';
+import type { GraphNodeType } from '../../contracts/graph';
 import type { ControllerBudgets } from './options';
 
 export const CONTROLLER_TRACE_KIND = 'canopy.controller';

@@ -11,7 +11,7 @@
  *                      read/evidenceXml.ts, shared with the reader input).
  * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
  */
-import type { RegionNode } from '../model/region';
+import type { RegionNode } from '../../contracts/region';
 import { escapeXml, renderSubgraphXml, xmlAttrs as attrs, type SubgraphElement, type SubgraphEntry } from '../read/evidenceXml';
 import type { Candidate } from './candidates';
 import type { DocumentView } from './documentView';

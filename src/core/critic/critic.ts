@@ -12,6 +12,8 @@ export interface EvidenceView {
   round: number;
   /** Texts of the regions kept for this item. */
   keptTexts: string[];
+  /** The same regions' leaves (sentences, rows) in document order, when the caller has the trees. */
+  keptLeaves?: string[];
 }
 
 export interface CriticInput {

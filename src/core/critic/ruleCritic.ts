@@ -1,65 +1,123 @@
 /**
- * The deterministic critic used when no LLM is configured (design §6). Two signals:
- *  - coverage: question content terms and entities that no kept region mentions are missing;
- *  - bridges: entities that the best kept evidence introduces (not in the question) and that
- *    no retrieved item is about yet — the second hop of a bridge question rarely resembles the
- *    question, so these name where to look next.
- * Sufficient when every question entity is covered, at least `minTermCoverage` of the question's
- * content terms are (predicates are often paraphrased: "played" vs "stars"), and no unexplored
- * bridge remains. The follow-up query is the question plus the missing words and the top bridges.
+ * The deterministic critic used when no LLM is configured (design §6). It asks, part by part
+ * (text/question.ts), whether the kept evidence answers the question:
+ *  - a part is answered when one kept sentence or row covers at least `minCoverage` of the part's
+ *    content terms (weighted by rarity among the kept regions; the item's title counts half) and,
+ *    when the part asks for a date, an amount or a name, carries one the question does not
+ *    already name (text/support.ts);
+ *  - every named thing in the question must be mentioned somewhere in the evidence, and a
+ *    comparison of named things ("Were X and Y of the same nationality?") needs a kept sentence
+ *    about each of them.
+ * When every part is answered the evidence is sufficient and the rounds stop — this is a stopping
+ * rule, not a guarantee. Otherwise the follow-up query is built from what is missing: for each
+ * unanswered part, its uncovered words, and the *bridge* — a named thing that the part's
+ * best-supporting sentences introduce (not in the question) and that no retrieved item is about
+ * yet, which is where the second hop of a multi-hop question lies. A query already issued is never
+ * repeated; with nothing new to ask, the verdict says so and names what is missing.
  */
+import { sentenceSpans } from '../ingest/sentences';
+import { analyzeQuestion, type QuestionPart } from '../text/question';
+import { answerCue, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
-import type { Critic, CriticInput, CriticVerdict } from './critic';
+import type { Critic, CriticInput, CriticVerdict, EvidenceView } from './critic';
 
 export interface RuleCriticOptions {
-  /** How many of the best evidence items bridges are taken from (default 3). */
-  bridgeSourceItems?: number;
-  /** At most this many bridge entities go into a follow-up query (default 4). */
+  /** Share of a part's weighted terms one kept sentence must cover for the part to count as answered (default 0.6). */
+  minCoverage?: number;
+  /** Sentences per unanswered part whose named things are bridge candidates (default 2, from different items). */
+  bridgeSources?: number;
+  /** At most this many bridges go into one follow-up query (default 2). */
   maxBridges?: number;
-  /** Share of question content terms the evidence must mention (default 0.75). */
-  minTermCoverage?: number;
+}
+
+/** One kept sentence or row, with its item's title as context. */
+interface Unit {
+  itemId: string;
+  title: string;
+  rank: number;
+  round: number;
+  text: string;
+  own: Set<string>;
+  context: Set<string>;
+}
+
+export interface PartVerdict {
+  part: string;
+  answerType: string;
+  coverage: number;
+  /** The answer of the asked kind found in the best sentence, if any. */
+  cue?: string;
+  answered: boolean;
+  /** The best-supporting sentence (its start), for the trace. */
+  best?: string;
+  missingTerms: string[];
+}
+
+function unitsOf(evidence: readonly EvidenceView[]): Unit[] {
+  const units: Unit[] = [];
+  for (const e of evidence) {
+    const context = new Set(contentTerms(e.title));
+    const texts = e.keptLeaves ?? e.keptTexts.flatMap((t) => sentenceSpans(t).map(([a, b]) => t.slice(a, b)));
+    for (const text of texts) {
+      const own = new Set(contentTerms(text));
+      if (own.size > 0) units.push({ itemId: e.itemId, title: e.title, rank: e.rank, round: e.round, text, own, context });
+    }
+  }
+  return units;
 }
 
 export class RuleCritic implements Critic {
   readonly kind = 'rule' as const;
-  private readonly sourceItems: number;
-  private readonly maxBridges: number;
   private readonly minCoverage: number;
+  private readonly bridgeSources: number;
+  private readonly maxBridges: number;
 
   constructor(options: RuleCriticOptions = {}) {
-    this.sourceItems = options.bridgeSourceItems ?? 3;
-    this.maxBridges = options.maxBridges ?? 4;
-    this.minCoverage = options.minTermCoverage ?? 0.75;
+    this.minCoverage = options.minCoverage ?? 0.6;
+    this.bridgeSources = options.bridgeSources ?? 2;
+    this.maxBridges = options.maxBridges ?? 2;
   }
 
   async judge(input: CriticInput): Promise<CriticVerdict> {
-    const evidenceText = input.evidence.flatMap((e) => [e.title, ...e.keptTexts]).join('\n');
-    const covered = new Set(contentTerms(evidenceText));
-    const questionTerms = [...new Set(contentTerms(input.question))];
-    const missingTerms = questionTerms.filter((t) => !covered.has(t));
+    const analysis = analyzeQuestion(input.question);
+    const questionTerms = new Set(analysis.terms);
+    const units = unitsOf(input.evidence);
+    const weight = termWeights(units.map((u) => u.own));
+    const evidenceTerms = new Set(units.flatMap((u) => [...u.own, ...u.context]));
 
-    const questionEntities = entitySpans(input.question);
-    const missingEntities = questionEntities.filter((e) => !contentTerms(e).every((t) => covered.has(t)));
+    const judgePart = (part: QuestionPart): { verdict: PartVerdict; ranked: Unit[] } => {
+      const scored = units
+        .map((u) => {
+          const c = partCoverage(part, u.own, u.context, weight);
+          const cue = answerCue(part.answerType, u.text, questionTerms);
+          return { u, c, cue };
+        })
+        .sort((a, b) => b.c.coverage + (b.cue ? 0.05 : 0) - (a.c.coverage + (a.cue ? 0.05 : 0)) || a.u.round - b.u.round || a.u.rank - b.u.rank);
+      const typed = part.answerType !== 'other' && part.answerType !== 'yesno';
+      const top = scored[0];
+      const answered = top !== undefined && top.c.coverage >= this.minCoverage && (!typed || top.cue !== undefined);
+      return {
+        verdict: {
+          part: part.text,
+          answerType: part.answerType,
+          coverage: top?.c.coverage ?? 0,
+          ...(top?.cue ? { cue: top.cue } : {}),
+          answered,
+          ...(top ? { best: top.u.text.slice(0, 160) } : {}),
+          missingTerms: top ? top.c.missing : [...part.terms],
+        },
+        ranked: scored.map((s) => s.u),
+      };
+    };
 
-    const questionTermSet = new Set(questionTerms);
-    const seen = new Set(input.seenTitles.flatMap((t) => contentTerms(t)));
-    const asked = new Set(input.previousQueries.flatMap((q) => contentTerms(q)));
-    const best = [...input.evidence].sort((a, b) => a.round - b.round || a.rank - b.rank).slice(0, this.sourceItems);
-    const bridgeCounts = new Map<string, number>();
-    for (const e of best) {
-      for (const entity of entitySpans(e.keptTexts.join(' '))) {
-        const terms = contentTerms(entity);
-        if (terms.length === 0 || /^\d/.test(entity)) continue;
-        if (terms.every((t) => questionTermSet.has(t))) continue; // the question already names it
-        if (terms.every((t) => seen.has(t))) continue; // an item about it was retrieved
-        if (terms.every((t) => asked.has(t))) continue; // already searched for
-        bridgeCounts.set(entity, (bridgeCounts.get(entity) ?? 0) + 1);
-      }
-    }
-    const bridges = [...bridgeCounts.entries()]
-      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
-      .slice(0, this.maxBridges)
-      .map(([entity]) => entity);
+    // A comparison asks the same of each named thing: each needs evidence about it.
+    const parts: QuestionPart[] =
+      analysis.comparison && analysis.parts.length === 1
+        ? analysis.entities.map((e) => ({ text: e, answerType: 'other' as const, terms: [...new Set(contentTerms(e))], entities: [e] }))
+        : analysis.parts;
+    const judged = parts.map(judgePart);
+    const missingEntities = analysis.entities.filter((e) => !contentTerms(e).every((t) => evidenceTerms.has(t)));
+    const sufficient = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
     const surface = new Map<string, string>();
@@ -67,19 +125,61 @@ export class RuleCritic implements Critic {
       const t = indexTerm(w);
       if (t && !surface.has(t)) surface.set(t, w);
     }
-    const missing = [
-      ...missingEntities,
-      ...missingTerms.filter((t) => !missingEntities.some((e) => contentTerms(e).includes(t))).map((t) => surface.get(t) ?? t),
-    ];
-    const coverage = questionTerms.length === 0 ? 1 : 1 - missingTerms.length / questionTerms.length;
-    const sufficient = missingEntities.length === 0 && coverage >= this.minCoverage && bridges.length === 0;
-    const verdict: CriticVerdict = {
-      sufficient,
-      missing,
-      source: 'rule',
-      details: { questionTerms, missingTerms, missingEntities, coverage, bridges },
+    const seenTitleTerms = input.seenTitles.map((t) => new Set(contentTerms(t)));
+    const asked = new Set(input.previousQueries.flatMap((q) => contentTerms(q)));
+    const aboutSeenItem = (entity: string) => {
+      const terms = contentTerms(entity);
+      return seenTitleTerms.some((title) => terms.every((t) => title.has(t)));
     };
-    if (!sufficient) verdict.followUpQuery = [input.question, ...missing, ...bridges].join(' ');
+
+    const missing: string[] = [...missingEntities];
+    const bridges: string[] = [];
+    const queries: string[] = [];
+    for (const { verdict, ranked } of judged) {
+      if (verdict.answered) continue;
+      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
+      missing.push(...words);
+      // Bridges: named things the part's best sentences (from different items) introduce.
+      const sources: Unit[] = [];
+      for (const u of ranked) {
+        if (sources.length >= this.bridgeSources) break;
+        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
+      }
+      const counts = new Map<string, number>();
+      for (const u of sources) {
+        for (const entity of entitySpans(u.text)) {
+          const terms = contentTerms(entity);
+          if (terms.length === 0 || /^\d/.test(entity)) continue;
+          if (terms.every((t) => questionTerms.has(t))) continue; // the question already names it
+          if (aboutSeenItem(entity)) continue; // an item about it was retrieved
+          if (terms.every((t) => asked.has(t))) continue; // already searched for
+          counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
+        }
+      }
+      const partBridges = [...counts.entries()]
+        .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+        .slice(0, this.maxBridges)
+        .map(([e]) => e)
+        .filter((e) => !bridges.includes(e));
+      bridges.push(...partBridges);
+      const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
+      if (query) queries.push(query);
+    }
+    if (missingEntities.length > 0) queries.push(missingEntities.join(' '));
+
+    const details: Record<string, unknown> = {
+      parts: judged.map((j) => j.verdict),
+      missingEntities,
+      bridges,
+      minCoverage: this.minCoverage,
+    };
+    const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
+    if (!sufficient) {
+      const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
+      const query = [...new Set(queries)].join(' ').replace(/\s+/g, ' ').trim();
+      if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
+      else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
+    }
     return verdict;
   }
 }

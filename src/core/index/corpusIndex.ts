@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
-import type { Item } from '../model/region';
+import type { Item } from '../../contracts/region';
 import { paths, readCurrent, readManifest, type IndexManifest } from './layout';
 import { LexicalIndex } from './lexicalIndex';
 import type { VectorSearch, VectorStore } from './vectorStore';

@@ -7,15 +7,14 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { nodeVectors, type EmbedTexts } from '../compress/nodeScorer';
+import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
 import { CancelledError, CanopyError, describeError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { Discovery } from '../ingest/discover';
 import type { ParsedDocument } from '../ingest/parsedDocument';
-import type { RegionNode } from '../model/region';
+import type { RegionNode } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { isWriteErrno, removeStaleTemps, writeError, writeFileAtomic } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
-import { runTopicStage, type TopicIndexOptions, type TopicIndexSummary } from '../topics/indexTopics';
 import {
   acquireLock,
   INDEX_FORMAT,
@@ -51,8 +50,37 @@ export interface IndexerDeps {
   logger?: Logger;
   progress?: ProgressSink;
   tracer?: Tracer;
-  /** Fit / update the topic compass's metadata bank with each generation (`canopy.topics.enabled`). */
-  topics?: TopicIndexOptions;
+  /** Work on each new generation before it goes live: the topic compass's metadata bank (`canopy.topics.enabled`). */
+  stage?: GenerationStage;
+}
+
+/** A new generation as a stage run before it goes live sees it. */
+export interface GenerationInput {
+  dir: string;
+  generation: number;
+  /** The generation this one was built from, if any. */
+  previousGeneration?: number;
+  encoderId: string;
+  store: VectorStore;
+  /** Items added or replaced in this generation (vector and text) and items removed. */
+  upsert: ReadonlyArray<{ id: string; vector: Float32Array; text: string }>;
+  remove: readonly string[];
+  /** The files of the new generation. */
+  files: Readonly<Record<string, FileEntry>>;
+  logger?: Logger;
+}
+
+/**
+ * Work done on each new generation before it goes live, injected by the host (the topic
+ * compass's bank: src/core/topics/indexTopics.ts). A failure leaves the generation without the
+ * stage's output, never unwritten; `name` names its trace event (`index/<name>`), its key in
+ * `canopy index --json` and its warnings.
+ */
+export interface GenerationStage {
+  readonly name: string;
+  /** What it makes, for the warning when it fails ("topic bank"). */
+  readonly output: string;
+  run(input: GenerationInput): Promise<object | undefined>;
 }
 
 export interface IndexSummary {
@@ -68,8 +96,8 @@ export interface IndexSummary {
   skipped: Array<{ file: string; reason: string }>;
   /** Set when the old index could not be read and was rebuilt. */
   rebuilt?: string;
-  /** The topic stage's work, when topics are on. */
-  topics?: TopicIndexSummary;
+  /** The generation stage's summary, when one ran (the topic compass's). */
+  stage?: { name: string; summary: object };
   seconds: number;
 }
 
@@ -206,26 +234,28 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     lexical.remove([...removedItems, ...upsert.map((e) => e.id)]);
     lexical.add(lexicalAdd);
     await writeFileAtomic(p.lexical(generation), lexical.toJSON());
-    // A failed topic stage leaves this generation without a bank (retrieval stays hybrid), never the index unwritten.
-    const topics = deps.topics
-      ? await runTopicStage({
-          dir: deps.dir,
-          generation,
-          ...(base ? { previousGeneration: base.generation } : {}),
-          encoderId: deps.embeddings.id,
-          store: deps.store,
-          upsert: upsert.map((e, i) => ({ id: e.id, vector: e.vector, text: `${lexicalAdd[i]!.title}\n${lexicalAdd[i]!.text}` })),
-          remove: [...removedItems],
-          files,
-          options: deps.topics,
-          logger: log,
-        }).catch((err: unknown) => {
-          if (err instanceof CancelledError) throw err;
-          log.log('warn', `topics: no topic bank for generation ${generation}: ${describeError(err).message}`);
-          return undefined;
-        })
+    // A failed stage leaves this generation without its output (retrieval stays hybrid), never the index unwritten.
+    const stage = deps.stage;
+    const stageSummary = stage
+      ? await stage
+          .run({
+            dir: deps.dir,
+            generation,
+            ...(base ? { previousGeneration: base.generation } : {}),
+            encoderId: deps.embeddings.id,
+            store: deps.store,
+            upsert: upsert.map((e, i) => ({ id: e.id, vector: e.vector, text: `${lexicalAdd[i]!.title}\n${lexicalAdd[i]!.text}` })),
+            remove: [...removedItems],
+            files,
+            logger: log,
+          })
+          .catch((err: unknown) => {
+            if (err instanceof CancelledError) throw err;
+            log.log('warn', `${stage.name}: no ${stage.output} for generation ${generation}: ${describeError(err).message}`);
+            return undefined;
+          })
       : undefined;
-    if (topics) deps.tracer?.emit('index/topics', { ...topics });
+    if (stage && stageSummary) deps.tracer?.emit(`index/${stage.name}`, { ...stageSummary });
     await deps.embeddings.persist();
 
     const manifest: IndexManifest = {
@@ -258,7 +288,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       errors,
       skipped: manifest.skipped,
       ...(rebuilt ? { rebuilt } : {}),
-      ...(topics ? { topics } : {}),
+      ...(stage && stageSummary ? { stage: { name: stage.name, summary: stageSummary } } : {}),
       seconds: (Date.now() - started) / 1000,
     };
   } catch (err) {

@@ -10,51 +10,7 @@ import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { throwIfCancelled } from '../errors';
-
-export type DocumentFormat =
-  | 'markdown'
-  | 'text'
-  | 'pdf'
-  | 'csv'
-  | 'tsv'
-  | 'html'
-  | 'notebook'
-  | 'json'
-  | 'jsonl'
-  | 'subtitles'
-  | 'image';
-
-const formatByExtension: Record<string, DocumentFormat> = {
-  '.md': 'markdown',
-  '.markdown': 'markdown',
-  '.mdx': 'markdown',
-  '.txt': 'text',
-  '.text': 'text',
-  '.rst': 'text',
-  '.pdf': 'pdf',
-  '.csv': 'csv',
-  '.tsv': 'tsv',
-  '.tab': 'tsv',
-  '.html': 'html',
-  '.htm': 'html',
-  '.ipynb': 'notebook',
-  '.json': 'json',
-  '.jsonl': 'jsonl',
-  '.ndjson': 'jsonl',
-  '.vtt': 'subtitles',
-  '.srt': 'subtitles',
-  '.png': 'image',
-  '.jpg': 'image',
-  '.jpeg': 'image',
-  '.gif': 'image',
-  '.webp': 'image',
-  '.svg': 'image',
-};
-
-/** The format a file is parsed as, or undefined when Canopy does not read it. */
-export function detectFormat(relPath: string): DocumentFormat | undefined {
-  return formatByExtension[path.extname(relPath).toLowerCase()];
-}
+import { formatForPath, type DocumentFormat } from './documentFormat';
 
 export interface DiscoverOptions {
   include: string[];
@@ -163,7 +119,7 @@ export async function discoverFiles(root: string, options: DiscoverOptions): Pro
       }
       if (!isFile) continue;
       if (isExcluded(relPath) || !isIncluded(relPath)) continue;
-      const format = detectFormat(relPath);
+      const format = formatForPath(relPath);
       if (!format) continue; // not a document format: silently out of scope, like source code
       if (format === 'image' && !options.listImages) continue;
       const stat = await fs.stat(absPath).catch(() => undefined);

@@ -4,7 +4,7 @@
  * the parser's (decoded) text of its span and its anchor the exact source range of that span.
  */
 
-import type { Modality, RegionKind } from '../model/region';
+import type { Modality, RegionKind } from '../../contracts/region';
 import type { DraftNode } from './parsedDocument';
 import { sentenceSpans } from './sentences';
 import { MappedText, TextAnchorer } from './textAnchors';

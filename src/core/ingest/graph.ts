@@ -14,47 +14,11 @@
  * page (`virtual: true`) so that "an element's page is active" means the same thing everywhere.
  */
 
-import type { Anchor, Item, RegionNode } from '../model/region';
+import type { Anchor, Item, RegionNode } from '../../contracts/region';
+import type { DocumentGraph, GraphEdge, GraphNode, GraphNodeType } from '../../contracts/graph';
 import type { EmbedFn, PageInfo } from './parsedDocument';
 import { headingPath } from './sections';
 import { spanAnchors } from './hierarchy';
-
-export type GraphNodeType = 'page' | 'section' | 'heading' | 'paragraph' | 'table' | 'figure' | 'list' | 'code';
-export type GraphEdgeType = 'contains' | 'subsection' | 'next' | 'prev' | 'near' | 'semantic';
-
-export interface GraphNode {
-  id: string;
-  type: GraphNodeType;
-  text: string;
-  /** First sentence, or the heading path for headings and sections; at most ~200 chars. */
-  summary: string;
-  anchor: Anchor;
-  /** PDF user-space box on `page` (absent for non-PDF formats). */
-  bbox?: [number, number, number, number];
-  /** 0-based page (PDF) — the virtual page 0 for other formats. */
-  page: number;
-  /** The region this node stands for (absent for section nodes and virtual pages). */
-  regionId?: string;
-  itemId?: string;
-  /** Headings and sections. */
-  level?: number;
-  /** True for the one page of a format without pages. */
-  virtual?: boolean;
-}
-
-export interface GraphEdge {
-  type: GraphEdgeType;
-  from: string;
-  to: string;
-  /** Cosine similarity for semantic edges; box distance in points for near edges. */
-  weight?: number;
-}
-
-export interface DocumentGraph {
-  file: string;
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-}
 
 export interface GraphInput {
   file: string;

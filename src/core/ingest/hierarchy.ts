@@ -19,7 +19,7 @@
  *   give the same ids.
  */
 
-import type { Anchor, Item, RegionKind, RegionNode } from '../model/region';
+import type { Anchor, Item, RegionKind, RegionNode } from '../../contracts/region';
 import type { DraftDocument, DraftNode } from './parsedDocument';
 import { headingPath } from './sections';
 import { wordCount } from './sentences';

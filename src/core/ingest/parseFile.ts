@@ -6,7 +6,7 @@
  */
 
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import type { Item, RegionNode } from '../model/region';
+import type { Item, RegionNode } from '../../contracts/region';
 import { decodeText } from './decodeText';
 import { parseDelimited } from './formats/delimited';
 import { parseHtml } from './formats/html';
@@ -19,51 +19,9 @@ import { parseSubtitles } from './formats/subtitles';
 import { titleFromPath } from './formats/titles';
 import { buildDocumentGraph, type GraphOptions } from './graph';
 import { buildItems } from './hierarchy';
-import type { DocumentFormat, DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
+import { formatForPath, type DocumentFormat } from './documentFormat';
+import type { DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
 import { parsePdf } from './pdf/pdfParser';
-
-const formatsByExtension: Readonly<Record<string, DocumentFormat>> = {
-  md: 'markdown',
-  markdown: 'markdown',
-  mdown: 'markdown',
-  mkd: 'markdown',
-  mdx: 'markdown',
-  txt: 'text',
-  text: 'text',
-  log: 'text',
-  rst: 'text',
-  pdf: 'pdf',
-  csv: 'csv',
-  tsv: 'tsv',
-  tab: 'tsv',
-  html: 'html',
-  htm: 'html',
-  xhtml: 'html',
-  ipynb: 'notebook',
-  json: 'json',
-  jsonl: 'jsonl',
-  ndjson: 'jsonl',
-  vtt: 'subtitles',
-  srt: 'subtitles',
-  png: 'image',
-  jpg: 'image',
-  jpeg: 'image',
-  gif: 'image',
-  webp: 'image',
-  svg: 'image',
-  bmp: 'image',
-};
-
-/** Extensions (lower case, no dot) parseFile accepts. */
-export const supportedExtensions: readonly string[] = Object.freeze(Object.keys(formatsByExtension));
-
-/** The format parseFile would use for a path, or undefined when the extension is not supported. */
-export function formatForPath(relPath: string): DocumentFormat | undefined {
-  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  if (dot <= 0 && !base.startsWith('.')) return undefined;
-  return formatsByExtension[base.slice(dot + 1).toLowerCase()];
-}
 
 export const defaultParseOptions = Object.freeze({
   branchingFactor: 2,

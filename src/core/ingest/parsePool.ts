@@ -27,7 +27,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CanopyError, CancelledError, ErrorCodes, type ErrorCode, throwIfCancelled } from '../errors';
 import { type Logger, silentLogger } from '../ports';
-import { defaultParseOptions, formatForPath, parseFile } from './parseFile';
+import { formatForPath } from './documentFormat';
+import { defaultParseOptions, parseFile } from './parseFile';
 import type { ParseOptions, ParsedDocument } from './parsedDocument';
 import { type FromWorker, serializeError, type SerializedError, type ToWorker, type WorkerParseOptions } from './parseWorkerProtocol';
 

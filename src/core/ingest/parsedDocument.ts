@@ -4,21 +4,9 @@
  * numbers it, groups it and cuts it into items.
  */
 
-import type { Anchor, Item, Modality, RegionKind } from '../model/region';
-import type { DocumentGraph } from './graph';
-
-export type DocumentFormat =
-  | 'markdown'
-  | 'text'
-  | 'pdf'
-  | 'csv'
-  | 'tsv'
-  | 'html'
-  | 'notebook'
-  | 'json'
-  | 'jsonl'
-  | 'subtitles'
-  | 'image';
+import type { Anchor, Item, Modality, RegionKind } from '../../contracts/region';
+import type { DocumentFormat } from './documentFormat';
+import type { DocumentGraph } from '../../contracts/graph';
 
 /** Embeds texts into unit-length (or at least comparable) vectors; used for semantic graph edges. */
 export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;

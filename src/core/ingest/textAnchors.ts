@@ -5,7 +5,7 @@
  * with char offsets and 1-based line / 0-based column (UTF-16), counting CRLF as one line break.
  */
 
-import type { Anchor } from '../model/region';
+import type { Anchor } from '../../contracts/region';
 
 /** Text plus a map from each of its characters back to a [start, end) range of the source. */
 export class MappedText {

@@ -2,16 +2,17 @@
  * The ChatModel for any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, LM Studio,
  * vLLM, llama.cpp server, …) through the `openai` package (design §8).
  *
- * The package's own retries and timeout are switched off and done here instead, so that the
- * behaviour is one documented, tested policy:
- *  - a request timeout is the longest silence allowed: until the first byte, and between chunks
- *    when streaming (a long answer that keeps streaming is not cut off);
- *  - a total time budget bounds the whole call, retries and their waits included;
- *  - retries with exponential backoff and jitter on 408/409/429/5xx, connection failures and
- *    timeouts, honouring `Retry-After` / `retry-after-ms`; never after text has been passed to
- *    `onDelta` (the caller would see it twice);
- *  - the response body is capped in bytes (as it is read, so a huge or endless body never sits
- *    in memory) and the answer in characters; passing either is an error, not a silent cut.
+ * Retries are the package's own: 408/409/429/5xx, connection failures and timeouts before an
+ * answer starts, exponential backoff with jitter, `retry-after-ms` / `Retry-After` honoured up to a
+ * minute (`maxRetries`). A request, once its answer streams, is never retried by the package, so
+ * text passed to `onDelta` is never sent twice. What the package lacks is added around it:
+ *  - a request timeout that is the longest silence allowed: the package's timeout until the
+ *    response starts, then between chunks (a long answer that keeps streaming is not cut off);
+ *  - a total time budget over the whole call, the package's retries and waits included; a
+ *    `Retry-After` beyond what is left of it fails at once, saying so, instead of waiting;
+ *  - the response body capped in bytes (as it is read, so a huge or endless body never sits in
+ *    memory) and the answer in characters; passing either is an error, not a silent cut;
+ *  - every retry logged, and errors that name the endpoint and the status.
  * Errors are LlmError (E_LLM) naming the endpoint host and the status. The API key is handed in
  * by the caller (SecretStorage in the extension, an environment variable in the CLI), is sent
  * only in the Authorization header, and is redacted from every message this module produces.
@@ -31,12 +32,8 @@ export interface OpenAiCompatibleOptions {
   requestTimeoutMs?: number;
   /** Bound on the whole call, retries and waits included (default 180 s). */
   totalTimeoutMs?: number;
-  /** Retries after the first request (default 3). */
+  /** Retries after the first request, by the `openai` package (default 3). */
   maxRetries?: number;
-  /** First backoff delay; doubles per retry (default 500 ms). */
-  retryBaseDelayMs?: number;
-  /** Cap on a computed backoff delay (default 10 s). A server's Retry-After is honoured beyond it, within the total budget. */
-  retryMaxDelayMs?: number;
   /** Cap on the raw response body (default 16 MiB). */
   maxResponseBytes?: number;
   /** Cap on the answer text (default 200,000 characters). */
@@ -51,18 +48,12 @@ export interface OpenAiCompatibleOptions {
   jsonResponseFormat?: boolean;
   logger?: Logger;
   clock?: Clock;
-  /** Jitter source in [0, 1); injectable so tests are deterministic. */
-  random?: () => number;
-  /** Waits between retries; injectable so tests can record delays instead of sleeping. Must reject when the signal fires. */
-  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 const defaults = {
   requestTimeoutMs: 60_000,
   totalTimeoutMs: 180_000,
   maxRetries: 3,
-  retryBaseDelayMs: 500,
-  retryMaxDelayMs: 10_000,
   maxResponseBytes: 16 * 1024 * 1024,
   maxResponseChars: 200_000,
 };
@@ -79,7 +70,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
-/** Why the attempt's own controller fired. */
+/** Why the call's own controller fired. */
 type AbortWhy = 'cancel' | 'idle' | 'deadline';
 
 class ResponseTooLargeError extends Error {
@@ -88,14 +79,26 @@ class ResponseTooLargeError extends Error {
   }
 }
 
-/** One attempt's failure, before deciding whether to retry. */
+/** A call's failure, as the error message will describe it. */
 interface Failure {
   kind: LlmFailureKind;
+  /** Whether the package retries this failure (then, when it is the last one, it gave up). */
   retryable: boolean;
   detail: string;
   status?: number;
-  retryAfterMs?: number;
 }
+
+/** What one call saw, filled in by its fetch wrapper as the package's attempts go by. */
+interface CallState {
+  /** Requests sent (the first and the package's retries). */
+  attempts: number;
+  /** Characters passed to `onDelta`. */
+  chars: number;
+  /** A `Retry-After` (ms) the call refused to wait for: it lay beyond the total time budget. */
+  refusedRetryAfterMs?: number;
+}
+
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
 export class OpenAiCompatibleChatModel implements ChatModel {
   readonly id: string;
@@ -106,8 +109,6 @@ export class OpenAiCompatibleChatModel implements ChatModel {
   private readonly o: Required<Pick<OpenAiCompatibleOptions, keyof typeof defaults>> & OpenAiCompatibleOptions;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly random: () => number;
-  private readonly sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 
   constructor(options: OpenAiCompatibleOptions) {
     let url: URL;
@@ -129,61 +130,31 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     this.id = `openai-compatible:${options.model}@${url.host}`;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
-    this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? abortableSleep;
   }
 
   async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
-    const signal = options.signal;
-    if (signal?.aborted) throw new CancelledError();
+    if (options.signal?.aborted) throw new CancelledError();
     const started = this.clock.now();
-    const deadline = started + this.o.totalTimeoutMs;
-    const maxAttempts = 1 + Math.max(0, this.o.maxRetries);
-    for (let attempt = 1; ; attempt++) {
-      const progress = { chars: 0 };
-      let failure: Failure;
-      try {
-        const result = await this.attempt(messages, options, deadline, progress);
-        return { ...result, attempts: attempt, ms: this.clock.now() - started };
-      } catch (err) {
-        if (err instanceof CancelledError) throw err;
-        if (err instanceof CallbackFailure) throw err.inner;
-        failure = this.classify(err, progress.chars);
+    const state: CallState = { attempts: 0, chars: 0 };
+    try {
+      const result = await this.call(messages, options, started + this.o.totalTimeoutMs, state);
+      return { ...result, attempts: state.attempts, ms: this.clock.now() - started };
+    } catch (err) {
+      if (err instanceof CancelledError) throw err;
+      if (err instanceof CallbackFailure) throw err.inner;
+      const failure = this.classify(err, state.chars);
+      const n = Math.max(1, state.attempts);
+      const tries = `${n} attempt${n === 1 ? '' : 's'}`;
+      if (state.refusedRetryAfterMs !== undefined) {
+        throw this.error(failure, `${failure.detail}; the server asked to retry after ${seconds(state.refusedRetryAfterMs)}, beyond the total time budget of ${seconds(this.o.totalTimeoutMs)} (after ${tries})`, n);
       }
-      const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
-      if (!failure.retryable || attempt >= maxAttempts) {
-        const suffix = failure.retryable ? ` (gave up after ${tries})` : attempt > 1 ? ` (after ${tries})` : '';
-        throw this.error(failure, `${failure.detail}${suffix}`, attempt);
-      }
-      const delay = failure.retryAfterMs ?? this.backoff(attempt);
-      const left = deadline - this.clock.now();
-      if (delay >= left) {
-        const why = failure.retryAfterMs !== undefined ? `the server asked to retry after ${seconds(delay)}` : `a retry would start after ${seconds(delay)}`;
-        throw this.error(failure, `${failure.detail}; ${why}, beyond the total time budget of ${seconds(this.o.totalTimeoutMs)} (after ${tries})`, attempt);
-      }
-      this.logger.log('warn', this.redact(`LLM ${this.host}: ${failure.detail}; retrying in ${seconds(delay)} (attempt ${attempt + 1} of ${maxAttempts})`));
-      try {
-        await this.sleep(delay, signal);
-      } catch {
-        throw new CancelledError();
-      }
-      if (signal?.aborted) throw new CancelledError();
+      const suffix = failure.retryable ? ` (gave up after ${tries})` : n > 1 ? ` (after ${tries})` : '';
+      throw this.error(failure, `${failure.detail}${suffix}`, n);
     }
   }
 
-  /** Exponential backoff with "equal jitter": half the delay fixed, half random, so retries of many clients spread out. */
-  private backoff(attempt: number): number {
-    const full = Math.min(this.o.retryMaxDelayMs, this.o.retryBaseDelayMs * 2 ** (attempt - 1));
-    return Math.round(full / 2 + this.random() * (full / 2));
-  }
-
-  /** One request. Settles as soon as the caller's signal, the idle timer or the deadline fires. */
-  private async attempt(
-    messages: ChatMessage[],
-    options: ChatOptions,
-    deadline: number,
-    progress: { chars: number },
-  ): Promise<Omit<ChatResult, 'attempts' | 'ms'>> {
+  /** The whole call, the package's retries included. Settles as soon as the caller's signal, the idle timer or the deadline fires. */
+  private async call(messages: ChatMessage[], options: ChatOptions, deadline: number, state: CallState): Promise<Omit<ChatResult, 'attempts' | 'ms'>> {
     const controller = new AbortController();
     let why: AbortWhy | undefined;
     const fire = (reason: AbortWhy) => {
@@ -193,23 +164,28 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     };
     const onCallerAbort = () => fire('cancel');
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const remaining = Math.max(0, deadline - this.clock.now());
-    const deadlineTimer = setTimeout(() => fire('deadline'), remaining);
+    const deadlineTimer = setTimeout(() => fire('deadline'), Math.max(0, deadline - this.clock.now()));
+    // The idle timer runs once a response has started (until then the package's timeout governs,
+    // and the package retries): it is re-armed by every chunk of the body.
     let idleTimer: ReturnType<typeof setTimeout> | undefined;
-    const touch = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => fire('idle'), this.o.requestTimeoutMs);
+    const idle = {
+      arm: () => {
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => fire('idle'), this.o.requestTimeoutMs);
+      },
+      touch: () => {
+        if (idleTimer !== undefined) idle.arm();
+      },
     };
-    touch();
-    // Rejects the moment the controller fires, whatever the SDK is doing, so cancellation and
-    // timeouts never wait on a socket.
+    // Rejects the moment the controller fires, whatever the package is doing (a retry wait
+    // included), so cancellation and timeouts never wait on a socket or a timer.
     let stopWaiting: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       const onAbort = () => reject(this.abortError(why ?? 'cancel'));
       stopWaiting = () => controller.signal.removeEventListener('abort', onAbort);
       controller.signal.addEventListener('abort', onAbort, { once: true });
     });
-    const work = this.request(messages, options, controller, touch, progress, () => why);
+    const work = this.request(messages, options, controller, idle, state, deadline, () => why);
     work.catch(() => undefined); // the loser of the race may reject later; nobody listens then
     try {
       return await Promise.race([work, aborted]);
@@ -224,23 +200,24 @@ export class OpenAiCompatibleChatModel implements ChatModel {
 
   private abortError(why: AbortWhy): Error {
     if (why === 'cancel') return new CancelledError();
-    return new AttemptTimeout(why);
+    return new CallTimeout(why);
   }
 
   private async request(
     messages: ChatMessage[],
     options: ChatOptions,
     controller: AbortController,
-    touch: () => void,
-    progress: { chars: number },
+    idle: { arm(): void; touch(): void },
+    state: CallState,
+    deadline: number,
     why: () => AbortWhy | undefined,
   ): Promise<Omit<ChatResult, 'attempts' | 'ms'>> {
-    const client = this.client(touch);
+    const client = this.client(idle, state, deadline, why);
     const body: Record<string, unknown> = { model: this.o.model, messages: messages.map(wireMessage) };
     if (options.maxTokens !== undefined) body[this.o.tokenLimitField ?? 'max_tokens'] = options.maxTokens;
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.json && this.o.jsonResponseFormat) body.response_format = { type: 'json_object' };
-    const requestOptions = { signal: controller.signal, maxRetries: 0 };
+    const requestOptions = { signal: controller.signal };
     const stream = this.o.stream ?? true;
     // A throwing callback is the caller's bug, not a transport failure: it must not be retried.
     const emit = (piece: string) => {
@@ -263,7 +240,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       if (!choice || typeof choice.message !== 'object' || choice.message === null) throw new ProtocolError('the response has no choices — is the base URL an OpenAI-compatible /v1 endpoint?');
       const text = typeof choice.message.content === 'string' ? choice.message.content : '';
       checkChars(text.length);
-      progress.chars = text.length;
+      state.chars = text.length;
       if (text) emit(text);
       return { text, model: completion.model || this.o.model, finishReason: choice.finish_reason ?? undefined, usage: usageOf(completion.usage) };
     }
@@ -288,12 +265,12 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       if (piece) {
         checkChars(text.length + piece.length);
         text += piece;
-        progress.chars = text.length;
+        state.chars = text.length;
         emit(piece);
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
-    // The SDK ends a stream quietly when it is aborted; the race in attempt() reports why.
+    // The package ends a stream quietly when it is aborted; the race in call() reports why.
     const stopped = why();
     if (stopped) throw this.abortError(stopped);
     // A server that ignores `stream: true` answers with plain JSON, which holds no SSE events:
@@ -302,25 +279,50 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     return { text, model, finishReason, usage };
   }
 
-  /** A client per attempt: its fetch wrapper reports bytes to this attempt's idle timer and enforces the size cap. */
-  private client(touch: () => void): OpenAI {
+  /**
+   * A client for one call. Its fetch wrapper sees every attempt the package makes: it counts
+   * them, logs the ones the package will retry, refuses a `Retry-After` beyond the budget (by the
+   * package's own `x-should-retry: false`), arms the idle timer once an answer starts and caps
+   * the body's size.
+   */
+  private client(idle: { arm(): void; touch(): void }, state: CallState, deadline: number, why: () => AbortWhy | undefined): OpenAI {
     const limit = this.o.maxResponseBytes;
+    const maxRetries = Math.max(0, this.o.maxRetries);
+    const retrying = (detail: string) => this.logger.log('warn', this.redact(`LLM ${this.host}: ${detail}; retrying (attempt ${state.attempts + 1} of ${maxRetries + 1})`));
     const limitedFetch = async (url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      const res = await fetch(url, init);
-      touch();
-      if (!res.body) return res;
+      state.attempts++;
+      const willRetry = state.attempts <= maxRetries;
+      let res: Response;
+      try {
+        res = await fetch(url, init);
+      } catch (err) {
+        // The package retries connection failures and its own timeouts, not our aborts.
+        if (willRetry && !why()) retrying(isAbort(err) ? `timed out: no response within ${seconds(this.o.requestTimeoutMs)}` : `could not connect (${transportCode(err)})`);
+        throw err;
+      }
+      let headers = res.headers;
+      if (!res.ok && RETRYABLE_STATUS(res.status) && res.headers.get('x-should-retry') !== 'false' && willRetry) {
+        const wait = retryAfterMs(res.headers);
+        if (wait !== undefined && wait >= deadline - this.clock.now()) {
+          state.refusedRetryAfterMs = wait;
+          headers = new Headers(res.headers);
+          headers.set('x-should-retry', 'false');
+        } else retrying(`HTTP ${res.status}${statusText(res.status)}`);
+      }
+      if (res.ok) idle.arm();
+      if (!res.body) return headers === res.headers ? res : new Response(null, { status: res.status, statusText: res.statusText, headers });
       let bytes = 0;
       const counted = res.body.pipeThrough(
         new TransformStream<Uint8Array, Uint8Array>({
           transform(chunk, ctl) {
             bytes += chunk.byteLength;
-            touch();
+            idle.touch();
             if (bytes > limit) ctl.error(new ResponseTooLargeError(limit));
             else ctl.enqueue(chunk);
           },
         }),
       );
-      return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+      return new Response(counted, { status: res.status, statusText: res.statusText, headers });
     };
     const key = this.o.apiKey;
     return new OpenAI({
@@ -332,9 +334,9 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       defaultHeaders: key ? undefined : { Authorization: null },
       organization: null,
       project: null,
-      maxRetries: 0,
-      // Our own timers govern; this only has to never fire first.
-      timeout: this.o.totalTimeoutMs + 60_000,
+      maxRetries,
+      // The package's timeout bounds each attempt until its response starts; the idle timer takes over then.
+      timeout: this.o.requestTimeoutMs,
       logLevel: 'off',
       fetch: limitedFetch as unknown as typeof fetch,
     });
@@ -342,7 +344,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
 
   private classify(err: unknown, charsEmitted: number): Failure {
     const started = charsEmitted > 0;
-    if (err instanceof AttemptTimeout) {
+    if (err instanceof CallTimeout) {
       return err.why === 'deadline'
         ? { kind: 'budget', retryable: false, detail: `did not finish within the total time budget of ${seconds(this.o.totalTimeoutMs)}` }
         : {
@@ -363,22 +365,18 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     if (err instanceof SyntaxError) {
       return { kind: 'protocol', retryable: false, detail: `the response is not valid chat-completions JSON — is the base URL an OpenAI-compatible /v1 endpoint?` };
     }
-    if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', retryable: !started, detail: 'timed out' };
+    if (err instanceof OpenAI.APIConnectionTimeoutError) {
+      return { kind: 'timeout', retryable: !started, detail: `timed out: no response within ${seconds(this.o.requestTimeoutMs)}` };
+    }
     if (err instanceof OpenAI.APIConnectionError) {
       return { kind: 'connection', retryable: !started, detail: `could not connect (${transportCode(err)})` };
     }
     if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
       const status = err.status;
-      const retryable = !started && (status === 408 || status === 409 || status === 429 || status >= 500);
+      const retryable = !started && RETRYABLE_STATUS(status);
       const hint = status === 401 || status === 403 ? ' — check the API key' : status === 404 ? ` — check the base URL and the model name "${this.o.model}"` : '';
       const server = serverMessage(err);
-      return {
-        kind: 'http',
-        status,
-        retryable,
-        retryAfterMs: retryable ? retryAfterMs(err.headers) : undefined,
-        detail: `HTTP ${status}${statusText(status)}${server ? `: ${server}` : ''}${hint}`,
-      };
+      return { kind: 'http', status, retryable, detail: `HTTP ${status}${statusText(status)}${server ? `: ${server}` : ''}${hint}` };
     }
     if (err instanceof OpenAI.APIError) {
       // An error event inside an SSE stream (no status): the server gave up mid-answer.
@@ -408,7 +406,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
   }
 }
 
-class AttemptTimeout extends Error {
+class CallTimeout extends Error {
   constructor(readonly why: 'idle' | 'deadline') {
     super(why);
   }
@@ -491,19 +489,8 @@ function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${+(ms / 1000).toFixed(1)} s`;
 }
 
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new CancelledError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CancelledError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+function isAbort(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -28,7 +28,7 @@
  *
  * Document text is untrusted: everything is escaped, and characters XML cannot carry are dropped.
  */
-import type { RegionNode } from '../model/region';
+import type { RegionNode } from '../../contracts/region';
 import type { ImageRequest } from './pageImages';
 
 // Control characters other than tab, LF and CR are not allowed in XML 1.0.

@@ -11,7 +11,7 @@
 import { CancelledError } from '../errors';
 import type { ChatMessage, ChatModel, ChatResult, ChatUsage } from '../llm/llm';
 import { silentLogger, type Logger } from '../ports';
-import type { TraceCitation } from '../trace/schema';
+import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, Reader, ReaderInput } from './reader';
 
 export interface LlmReaderOptions {

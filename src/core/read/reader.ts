@@ -4,8 +4,8 @@
  * and its token count go into the trace.
  */
 import type { TokenCounter } from '../compress/tokens';
-import type { RegionNode } from '../model/region';
-import type { TraceCitation } from '../trace/schema';
+import type { RegionNode } from '../../contracts/region';
+import type { TraceCitation } from '../../contracts/trace';
 import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
 import type { ImageRequest, ReaderImage } from './pageImages';
 

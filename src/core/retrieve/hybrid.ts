@@ -1,41 +1,89 @@
 /**
- * Hybrid retrieval (design §4): dense cosine over item vectors fused with BM25 by reciprocal
- * rank fusion. Both rankers look deeper than k (a pool of max(4k, 50)) so fusion can promote an
- * item one ranker misses; the fused ranking beyond k is returned as candidates for the trace.
+ * Hybrid retrieval (design §4): dense cosine over item vectors and BM25, fused by the encoder's
+ * retrieval profile (profile.ts) — score-level fusion by default, reciprocal-rank fusion for
+ * comparison. Both rankers look deeper than k (a pool of max(4k, 50), and at least the profile's
+ * depth) so fusion can promote an item one ranker misses; the fused ranking beyond k is returned
+ * as candidates for the trace.
  */
 import type { CorpusIndex } from '../index/corpusIndex';
-import type { ScoreComponents } from '../trace/schema';
-import { reciprocalRankFusion } from './fusion';
+import type { ScoreComponents } from '../../contracts/trace';
+import { reciprocalRankFusion, type Ranked } from './fusion';
+import { RRF_EQUAL, type FusionSetting } from './profile';
 import type { Retrieval, RetrieveOptions, Retriever } from './retriever';
 
 export interface HybridOptions {
   dense: boolean;
   bm25: boolean;
-  rrfK: number;
+  /** How the two rankings are fused (default: the design's equal-weight RRF). */
+  fusion?: FusionSetting;
+}
+
+interface FusedEntry {
+  id: string;
+  fused: number;
+  dense?: { rank: number; score: number };
+  bm25?: { rank: number; score: number };
+}
+
+/** Min-max normalised scores of one list; an item absent from it scores that list's minimum (0). */
+function normalised(list: Ranked[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (list.length === 0) return out;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const r of list) {
+    lo = Math.min(lo, r.score);
+    hi = Math.max(hi, r.score);
+  }
+  for (const r of list) out.set(r.id, hi > lo ? (r.score - lo) / (hi - lo) : 1);
+  return out;
+}
+
+/** Score-level fusion: normalised BM25 + w × normalised cosine over the union of both lists. */
+export function linearFusion(dense: Ranked[], lexical: Ranked[], denseWeight: number): FusedEntry[] {
+  const d = normalised(dense);
+  const l = normalised(lexical);
+  const table = new Map<string, FusedEntry>();
+  const entry = (id: string) => {
+    let e = table.get(id);
+    if (!e) table.set(id, (e = { id, fused: 0 }));
+    return e;
+  };
+  dense.forEach((r, rank) => {
+    const e = entry(r.id);
+    if (!e.dense) e.dense = { rank, score: r.score };
+  });
+  lexical.forEach((r, rank) => {
+    const e = entry(r.id);
+    if (!e.bm25) e.bm25 = { rank, score: r.score };
+  });
+  for (const e of table.values()) e.fused = (l.get(e.id) ?? 0) + denseWeight * (d.get(e.id) ?? 0);
+  const best = (e: FusedEntry) => Math.min(e.bm25?.rank ?? Infinity, e.dense?.rank ?? Infinity);
+  return [...table.values()].sort((a, b) => b.fused - a.fused || best(a) - best(b) || (a.id < b.id ? -1 : 1));
 }
 
 export class HybridRetriever implements Retriever {
+  private readonly fusion: FusionSetting;
+
   constructor(
     private readonly index: CorpusIndex,
     private readonly embedQuery: (text: string, signal?: AbortSignal) => Promise<Float32Array>,
-    private readonly options: HybridOptions = { dense: true, bm25: true, rrfK: 60 },
-  ) {}
+    private readonly options: HybridOptions = { dense: true, bm25: true },
+  ) {
+    this.fusion = options.fusion ?? RRF_EQUAL;
+  }
 
   async retrieve(query: string, k: number, options: RetrieveOptions = {}): Promise<Retrieval> {
-    const pool = Math.max(4 * k, options.candidates ?? 50);
+    const pool = Math.max(4 * k, options.candidates ?? 50, this.fusion.kind === 'linear' ? this.fusion.depth : 0);
     const filter = options.modalities ? { modalities: options.modalities } : undefined;
     const dense = this.options.dense ? await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter) : [];
     const lexical = this.options.bm25 ? this.index.lexical.query(query, pool, options.modalities) : [];
-    const fused = reciprocalRankFusion(
-      [dense, lexical].filter((_, i) => (i === 0 ? this.options.dense : this.options.bm25)),
-      this.options.rrfK,
-    ).filter((f) => !options.excludeIds?.has(f.id));
+    const fused = this.fuse(dense, lexical).filter((f) => !options.excludeIds?.has(f.id));
 
-    const components = (f: (typeof fused)[number]): ScoreComponents => {
-      const parts = this.options.dense && this.options.bm25 ? f.parts : this.options.dense ? [f.parts[0], undefined] : [undefined, f.parts[0]];
+    const components = (f: FusedEntry): ScoreComponents => {
       const s: ScoreComponents = { fused: f.fused };
-      if (parts[0]) Object.assign(s, { dense: parts[0].score, denseRank: parts[0].rank });
-      if (parts[1]) Object.assign(s, { bm25: parts[1].score, bm25Rank: parts[1].rank });
+      if (f.dense) Object.assign(s, { dense: f.dense.score, denseRank: f.dense.rank });
+      if (f.bm25) Object.assign(s, { bm25: f.bm25.score, bm25Rank: f.bm25.rank });
       return s;
     };
     const top = fused.slice(0, k);
@@ -44,5 +92,19 @@ export class HybridRetriever implements Retriever {
       items,
       candidates: fused.slice(0, Math.max(k, options.candidates ?? 50)).map((f) => ({ itemId: f.id, scores: components(f) })),
     };
+  }
+
+  private fuse(dense: Ranked[], lexical: Ranked[]): FusedEntry[] {
+    const f = this.fusion;
+    if (f.kind === 'linear' && this.options.dense && this.options.bm25) return linearFusion(dense, lexical, f.dense);
+    // RRF; with one ranker only, its own order (RRF of one list).
+    const lists = [dense, lexical].filter((_, i) => (i === 0 ? this.options.dense : this.options.bm25));
+    const weights = f.kind === 'rrf' && f.bm25Weight !== undefined && lists.length === 2 ? [1, f.bm25Weight] : lists.map(() => 1);
+    const rrfK = f.kind === 'rrf' ? f.rrfK : 60;
+    return reciprocalRankFusion(lists, rrfK).map((r) => {
+      const parts = this.options.dense && this.options.bm25 ? r.parts : this.options.dense ? [r.parts[0], undefined] : [undefined, r.parts[0]];
+      const fused = parts.reduce((a, p, i) => a + (p ? (weights[lists.length === 2 ? i : 0] ?? 1) / (rrfK + p.rank + 1) : 0), 0);
+      return { id: r.id, fused, ...(parts[0] ? { dense: parts[0] } : {}), ...(parts[1] ? { bm25: parts[1] } : {}) };
+    }).sort((a, b) => b.fused - a.fused || Math.min(a.bm25?.rank ?? Infinity, a.dense?.rank ?? Infinity) - Math.min(b.bm25?.rank ?? Infinity, b.dense?.rank ?? Infinity) || (a.id < b.id ? -1 : 1));
   }
 }

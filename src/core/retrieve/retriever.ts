@@ -2,8 +2,8 @@
  * The Retriever port: a query in, the top-k items out, each with the score components that
  * produced its rank (dense, BM25, topic, fused) so the trace can show them.
  */
-import type { Item, Modality } from '../model/region';
-import type { ScoreComponents, TraceTopics } from '../trace/schema';
+import type { Item, Modality } from '../../contracts/region';
+import type { ScoreComponents, TraceTopics } from '../../contracts/trace';
 
 export interface RetrievedItem {
   item: Item;

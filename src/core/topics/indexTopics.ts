@@ -12,11 +12,12 @@
  */
 import { promises as fs } from 'node:fs';
 import { CanopyError, ErrorCodes } from '../errors';
+import type { GenerationInput, GenerationStage, IndexSummary } from '../index/indexer';
 import type { FileEntry } from '../index/layout';
 import { paths } from '../index/layout';
 import type { VectorStore } from '../index/vectorStore';
 import type { ParsedDocument } from '../ingest/parsedDocument';
-import { silentLogger, type Logger } from '../ports';
+import { silentLogger } from '../ports';
 import { writeFileAtomic } from '../store/atomicFile';
 import { TopicBank } from './bank';
 import { chooseTopicCount, fitTopics, topicDefaults, updateTopics, type TopicChunk } from './fit';
@@ -42,23 +43,22 @@ export interface TopicIndexSummary {
   seconds: number;
 }
 
-export interface TopicStageInput {
-  dir: string;
-  generation: number;
-  /** The generation this one was built from (its bank is updated), if any. */
-  previousGeneration?: number;
-  encoderId: string;
-  store: VectorStore;
-  /** Items added or replaced in this generation (vector and text) and items removed. */
-  upsert: ReadonlyArray<{ id: string; vector: Float32Array; text: string }>;
-  remove: readonly string[];
-  /** The files of generation N (to read item texts for labels on a full fit). */
-  files: Readonly<Record<string, FileEntry>>;
+export interface TopicStageInput extends GenerationInput {
   options?: TopicIndexOptions;
-  logger?: Logger;
 }
 
-/** Reads a bank; undefined when the file does not exist, CanopyError(E_INDEX_CORRUPT) when damaged. */
+const STAGE_NAME = 'topics';
+
+/** The topic compass's stage for the indexer: fits or updates the metadata bank of each generation. */
+export function topicStage(options: TopicIndexOptions = {}): GenerationStage {
+  return { name: STAGE_NAME, output: 'topic bank', run: (input) => runTopicStage({ ...input, options }) };
+}
+
+/** What the topic stage did in an index run, if it ran. */
+export function topicSummaryOf(summary: IndexSummary): TopicIndexSummary | undefined {
+  return summary.stage?.name === STAGE_NAME ? (summary.stage.summary as TopicIndexSummary) : undefined;
+}
+
 export async function readTopicBank(dir: string, generation: number): Promise<TopicBank | undefined> {
   const file = paths(dir).topics(generation);
   try {

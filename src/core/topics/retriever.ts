@@ -5,14 +5,14 @@
  * Each retrieval carries a TopicTrace: the selected topics (ids, labels, weights) and, per
  * candidate, its score with and without the topic signals and its rank before and after.
  */
-import type { Item } from '../model/region';
+import type { Item } from '../../contracts/region';
 import type { Retrieval, RetrievedItem, RetrieveOptions, Retriever } from '../retrieve/retriever';
-import type { ScoreComponents, TraceTopics } from '../trace/schema';
+import type { ScoreComponents, TraceTopics } from '../../contracts/trace';
 import type { TopicBank } from './bank';
 import { candidateFeatures, defaultCompassOptions, selectQueryTopics, type CandidateSignals, type CompassOptions } from './compass';
 import type { TopicScorer } from './scorer';
 
-/** The compass's record of one query; it is the ask trace's `TraceTopics` (trace/schema.ts) plus detail. */
+/** The compass's record of one query; it is the ask trace's `TraceTopics` (src/contracts/trace.ts) plus detail. */
 export interface TopicTrace extends TraceTopics {
   /** The bank entries selected (chunk ids) and their cosine with the query. */
   entries: Array<{ itemId: string; score: number }>;

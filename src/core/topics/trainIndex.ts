@@ -9,7 +9,7 @@
  * trained on and is scored at the end (IE@1/3/5 of the hybrid order and of the compass order).
  */
 import type { ChatModel } from '../llm/llm';
-import { ieAtK } from '../eval/metrics';
+import { ieAtK } from '../retrieve/metrics';
 import type { Retriever } from '../retrieve/retriever';
 import type { TopicBank } from './bank';
 import { defaultCompassOptions, type CompassOptions } from './compass';

@@ -5,7 +5,7 @@
  * did not come from are the hard negatives, BM25's among them). Plus the seeded split by query
  * that keeps a held-out set untouched. An LLM-teacher path (MCompassRAG §3.3) is not here yet.
  */
-import type { ScoreComponents } from '../trace/schema';
+import type { ScoreComponents } from '../../contracts/trace';
 import type { TopicBank } from './bank';
 import { baseFeatureCount, candidateFeatures, featureNames, selectQueryTopics, type CompassOptions } from './compass';
 import { trainScorer, type ScorerGroup, type TrainedScorer, type TrainScorerOptions } from './scorer';

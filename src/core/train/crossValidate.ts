@@ -27,7 +27,8 @@ import type { ProgressSink } from '../ports';
 import { seededRandom } from '../random';
 import { adapterFromWeights } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
-import { addQuestionCounts, questionCounts, sideMetrics, zeroCounts, type PreparedQuestion, type QuestionCounts, type SideMetrics } from './report';
+import { addQuestionCounts, questionCounts, sideMetrics, zeroCounts, type PreparedQuestion, type QuestionCounts } from './report';
+import type { SideMetrics } from '../../contracts/training';
 import { resolveTrainOptions, trainSteps, type TrainOptions } from './trainer';
 
 /** Folds of the default recipe. */

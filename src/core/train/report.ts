@@ -11,10 +11,11 @@
  * - evidence tokens: cl100k tokens of the kept regions' text (and of whole items, for the ratio);
  * - pruned items: share of candidate items where the projection dropped at least one subtree.
  */
+import type { SideMetrics } from '../../contracts/training';
 import { scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
 import { projectItem } from '../compress/projection';
 import type { TokenCounter } from '../compress/tokens';
-import type { Anchor, Item } from '../model/region';
+import type { Anchor, Item } from '../../contracts/region';
 import { coverage } from '../annotate/overlap';
 import { pairAgrees, type PreferencePair } from '../annotate/preferences';
 
@@ -34,25 +35,6 @@ export interface PreparedQuestion {
   pairs: PreferencePair[];
 }
 
-export interface SideMetrics {
-  /** Share of the projection's refinement decisions on the path to gold that agree with §10. */
-  decisionAccuracy: number;
-  decisions: number;
-  /** The same over every §10 pair, visited or not. */
-  pairAccuracy: number;
-  pairs: number;
-  /** Share of gold spans at least half covered by kept regions. */
-  goldRecall: number;
-  goldSpans: number;
-  evidenceTokens: number;
-  wholeTokens: number;
-  /** evidenceTokens / wholeTokens. */
-  tokenShare: number;
-  /** Share of candidate items where the projection dropped at least one subtree. */
-  prunedItemShare: number;
-  items: number;
-  questions: number;
-}
 
 export interface BeforeAfter {
   before: SideMetrics;

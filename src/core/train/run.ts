@@ -10,12 +10,14 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { EmbedTexts } from '../compress/nodeScorer';
-import { nodeVectors } from '../compress/nodeScorer';
+import type { EmbedTexts } from '../encode/nodeVectors';
+import { nodeVectors } from '../encode/nodeVectors';
 import type { TokenCounter } from '../compress/tokens';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import { formatForPath, parseFile } from '../ingest/parseFile';
-import type { Anchor, Item } from '../model/region';
+import { formatForPath } from '../ingest/documentFormat';
+import { parseFile } from '../ingest/parseFile';
+import type { ParseOptions, ParsedDocument } from '../ingest/parsedDocument';
+import type { Anchor, Item } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { addCounts, buildPreferences, type PreferenceCounts } from '../annotate/preferences';
 import { prunePairs, type PrunePair } from '../annotate/prunePairs';
@@ -23,7 +25,8 @@ import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
-import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion, type SideMetrics } from './report';
+import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
+import type { SideMetrics } from '../../contracts/training';
 import { seededRandom } from '../random';
 import { CV_FOLDS, crossValidate, type CrossValidation } from './crossValidate';
 import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';
@@ -40,6 +43,12 @@ export interface TrainRunOptions {
   dim: number;
   tokens: TokenCounter;
   branchingFactor?: number;
+  /**
+   * Parses one candidate file. The hosts pass their parse workers (core/ingest/parsePool.ts), so
+   * a hostile file fails alone under the memory and time limits instead of exhausting the
+   * extension host; default: `parseFile` in this thread (tests, research scripts).
+   */
+  parse?: (relPath: string, bytes: Uint8Array, options: ParseOptions) => Promise<ParsedDocument>;
   /** Share of questions held back for the before/after report (default 0.2). */
   holdout?: number;
   /**
@@ -208,13 +217,14 @@ export async function prepareRun(o: TrainRunOptions): Promise<PreparedRun> {
     return dirFiles.get(dir)!;
   };
   const parsed = new Map<string, Promise<Item[]>>();
+  const parse = o.parse ?? parseFile;
   const itemsOf = (file: string): Promise<Item[]> => {
     if (!parsed.has(file)) {
       parsed.set(
         file,
         fs
           .readFile(path.join(o.root, ...file.split('/')))
-          .then((bytes) => parseFile(file, bytes, { branchingFactor: o.branchingFactor ?? 2, ...(o.signal ? { signal: o.signal } : {}) }))
+          .then((bytes) => parse(file, bytes, { branchingFactor: o.branchingFactor ?? 2, ...(o.signal ? { signal: o.signal } : {}) }))
           .then((doc) => doc.items)
           .catch((err: unknown) => {
             log.log('warn', `${file}: ${(err as Error).message}; its items are left out`);

@@ -9,8 +9,10 @@
  *     written one after another, right after each file's parse and node vectors), its parse
  *     time from the document's own stats;
  *  3. ask, cold: per question one `canopy ask … --json` process (model load included), timed whole;
- *  4. ask, warm: one CanopyWorkspace in this process, as the extension holds it, asked a warm-up
- *     question and then every question (ask + saveTrace, as the extension does before painting);
+ *  4. ask, warm: the core services in this process, wired as the extension's activate() wires them
+ *     (Embeddings, ParseWorkers, IndexService over vectra, AskService, TraceStore), asked a warm-up
+ *     question and then every question (AskService.ask + TraceStore.save, as the extension does
+ *     before painting);
  *  5. demo: `npm run demo`'s own folder and question (read from package.json), indexed and asked
  *     through the CLI, for its rounds, stop reason and whether the answer covers both parts;
  *  6. scoring (realDocsScore.ts) against the index's parsed documents.
@@ -19,14 +21,20 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { CanopyWorkspace } from '../../core/app/workspace';
+import { AdapterCheckpoints } from '../../core/app/adapters';
+import { AskService } from '../../core/app/askService';
+import { Embeddings } from '../../core/app/embeddings';
+import { IndexService } from '../../core/app/indexService';
+import { ParseWorkers } from '../../core/app/parseWorkers';
+import { TraceStore } from '../../core/app/traceStore';
 import { resolveSettings } from '../../core/config/settings';
-import { machine, type Machine } from '../../core/eval/bench/measure';
+import { VectraStore } from '../../core/index/vectraStore';
+import { machine, type Machine } from './measure';
 import type { IndexSummary } from '../../core/index/indexer';
 import { paths, readCurrent, readManifest, type IndexManifest } from '../../core/index/layout';
 import type { ParsedDocument } from '../../core/ingest/parsedDocument';
-import type { RegionNode } from '../../core/model/region';
-import type { AskTrace } from '../../core/trace/schema';
+import type { RegionNode } from '../../contracts/region';
+import type { AskTrace } from '../../contracts/trace';
 import { buildRealDocsCorpus, type RealDocsGold, type RealDocsSampling, type RealDocsSelection } from './realDocsCorpus';
 import { summarise, type RealDocsSummary } from './realDocsReport';
 import { scoreAnswer, type AnswerMetrics } from './realDocsScore';
@@ -99,7 +107,7 @@ export interface RealDocsRow {
   gold: RealDocsGold;
   /** `ms`: wall time; `cpuMs`: CPU time (user + system, all threads) where the platform tells. */
   cli?: { ms: number; cpuMs?: number; exitCode: number; error?: string; metrics?: AnswerMetrics };
-  warm?: { ms: number; cpuMs?: number; error?: string; metrics?: AnswerMetrics };
+  warm?: { ms: number; cpuMs?: number; error?: string; warnings?: string[]; metrics?: AnswerMetrics };
 }
 
 export interface RealDocsDemo {
@@ -340,10 +348,22 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   // 4. Warm: one workspace in this process, as the extension holds it.
   let warmup: RealDocsReport['warmup'];
   if (o.warm !== false) {
-    const ws = new CanopyWorkspace({ root: corpus, indexDir, settings: resolveSettings({}), encoder: { kind: 'builtin' }, builtinModelDir: o.builtinModelDir });
+    // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
+    const settings = resolveSettings({});
+    const embeddings = new Embeddings({ indexDir, encoder: () => ({ kind: 'builtin' }), builtinModelDir: o.builtinModelDir, baseDir: corpus });
+    const parseWorkers = new ParseWorkers();
+    const vectra = new VectraStore(indexDir);
+    const indexService = new IndexService({ root: corpus, indexDir, embeddings, parseWorkers, storeFor: () => vectra });
+    const traceStore = new TraceStore(join(indexDir, 'traces'));
+    const asker = new AskService({ index: indexService, embeddings, adapters: new AdapterCheckpoints(corpus) });
+    const askAndSave = async (question: string) => {
+      const { trace, warnings } = await asker.ask(question, settings);
+      await traceStore.save(trace);
+      return { trace, warnings };
+    };
     try {
       const t0 = performance.now();
-      await ws.saveTrace(await ws.ask(WARMUP_QUESTION, {}));
+      await askAndSave(WARMUP_QUESTION);
       warmup = { question: WARMUP_QUESTION, ms: performance.now() - t0 };
       for (const [i, row] of rows.entries()) {
         const t1 = performance.now();
@@ -353,9 +373,8 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
           return (c.user + c.system) / 1000;
         };
         try {
-          const trace = await ws.ask(row.question, {});
-          await ws.saveTrace(trace);
-          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs() };
+          const { trace, warnings } = await askAndSave(row.question);
+          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), ...(warnings.length > 0 ? { warnings: warnings.map((w) => `${w.source}: ${w.message}`) } : {}) };
           traces.warm.set(row.id, trace);
         } catch (err) {
           row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), error: (err as Error).message };
@@ -363,7 +382,8 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
         o.log(`realdocs: warm ${i + 1}/${rows.length} ${(row.warm.ms / 1000).toFixed(1)} s${row.warm.error ? ` ERROR ${row.warm.error}` : ''}`);
       }
     } finally {
-      await ws.dispose();
+      await parseWorkers.close();
+      await embeddings.dispose();
     }
   }
 

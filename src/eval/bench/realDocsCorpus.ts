@@ -17,9 +17,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { seededRandom } from '../../core/random';
-import { detectSchema } from '../../core/eval/datasets/detect';
-import { Fields, readJsonLines } from '../../core/eval/datasets/jsonl';
-import { readSquadArticles, squadArticlesPath, squadTitle } from '../../core/eval/datasets/squad';
+import { detectSchema } from '../datasets/detect';
+import { Fields, readJsonLines } from '../datasets/jsonl';
+import { readSquadArticles, squadArticlesPath, squadTitle } from '../datasets/squad';
 
 /** Where a question's gold evidence lies in the written corpus. */
 export type RealDocsGold =

@@ -3,7 +3,7 @@
  * section for BENCHMARKS.md (between its own markers, so `npm run bench` can rewrite it without
  * touching the other sections), and a before → after comparison of two JSON reports.
  */
-import { percentile } from '../../core/eval/bench/measure';
+import { percentile } from './measure';
 import type { RealDocsReport, RealDocsRow } from './realDocs';
 import type { AnswerMetrics } from './realDocsScore';
 

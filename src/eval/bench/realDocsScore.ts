@@ -14,10 +14,10 @@
  * Anchors: PDF pages are 0-based (`Anchor.page`, src/core/model/region.ts), as FinanceBench's
  * `evidence_page_num` is; Markdown anchors carry UTF-16 character offsets into the file.
  */
-import { containsAnswer, normalizeAnswer, searchableAnswer } from '../../core/eval/answers';
-import type { Anchor, RegionNode } from '../../core/model/region';
+import { containsAnswer, normalizeAnswer, searchableAnswer } from '../answers';
+import type { Anchor, RegionNode } from '../../contracts/region';
 import { contentTerms } from '../../core/text/terms';
-import type { AskTrace } from '../../core/trace/schema';
+import type { AskTrace } from '../../contracts/trace';
 import type { RealDocsGold, RealDocsQuestion } from './realDocsCorpus';
 
 /** Whether a region with this anchor lies on the gold (see the module comment). */

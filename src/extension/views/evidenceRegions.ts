@@ -4,7 +4,7 @@
  * and round, and a VS Code range from the node's parse-time anchor. Free of `vscode` (ranges are
  * plain numbers) so the Evidence view and the editor decorations share one reading of a trace.
  */
-import type { AskTrace, TraceNode, TraceRetrievedItem } from '../../core/trace/schema';
+import type { AskTrace, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 
 export interface EvidenceRegion {
   node: TraceNode;

@@ -5,7 +5,7 @@
  * the exact range and is selected in the inspector.
  */
 import * as vscode from 'vscode';
-import type { AskTrace, TraceNode, TraceRetrievedItem, TraceRound } from '../../core/trace/schema';
+import type { AskTrace, TraceNode, TraceRetrievedItem, TraceRound } from '../../contracts/trace';
 import { regionHover } from '../decorations';
 import { type EvidenceRegion, evidenceRegions } from './evidenceRegions';
 

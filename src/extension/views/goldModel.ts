@@ -7,7 +7,7 @@
  */
 import type { Relocation, RelocationStatus } from '../../core/annotate/relocate';
 import type { Annotation, CorruptLine } from '../../core/annotate/store';
-import type { Anchor } from '../../core/model/region';
+import type { Anchor } from '../../contracts/region';
 
 export interface GoldEntry {
   kind: 'annotation';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { relocateAll } from '../../core/annotate/relocate';
 import { annotationsPath, AnnotationStore } from '../../core/annotate/store';
-import { formatForPath } from '../../core/ingest/parseFile';
+import { formatForPath } from '../../core/ingest/documentFormat';
 import { goldTree, type GoldNode } from './goldModel';
 
 export class GoldProvider implements vscode.TreeDataProvider<GoldNode>, vscode.Disposable {

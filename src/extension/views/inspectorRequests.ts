@@ -5,11 +5,12 @@
  * PDFs and not too large, traces only by the history's own file names. Free of `vscode` (the
  * panel supplies the editor actions), so the refusals are unit-tested in plain Node.
  */
-import type { ReplaySettings } from '../../core/replay/replay';
-import type { Anchor } from '../../core/model/region';
-import type { AskTrace } from '../../core/trace/schema';
+import type { ReplaySettings } from '../../contracts/askSettings';
+import { isTraceFileName, type TraceSummary } from '../../contracts/savedTrace';
+import type { Anchor } from '../../contracts/region';
+import type { AskTrace } from '../../contracts/trace';
 import { findRegion } from './evidenceRegions';
-import { MAX_PDF_BYTES, type PlaceholderView, type TraceSummary } from '../../protocol/messages';
+import { MAX_PDF_BYTES, type PlaceholderView } from '../../protocol/messages';
 import { ProtocolError, type RequestHandlers } from '../../protocol/rpc';
 
 export interface SourceRange {
@@ -89,7 +90,7 @@ export function inspectorRequestHandlers(host: InspectorRequestHost): RequestHan
     },
     'traces/list': async () => ({ traces: await host.listTraces() }),
     'traces/get': async ({ name }) => {
-      if (!/^[A-Za-z0-9._-]+\.json$/.test(name) || name.startsWith('.')) throw new ProtocolError('E_FORBIDDEN', `${name} is not a saved trace`);
+      if (!isTraceFileName(name)) throw new ProtocolError('E_FORBIDDEN', `${name} is not a saved trace`);
       try {
         return { trace: await host.readTrace(name) };
       } catch (err) {

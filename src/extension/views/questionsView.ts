@@ -4,14 +4,14 @@
  * deletes it or compares it with the shown answer. Replays are marked as such.
  */
 import * as vscode from 'vscode';
-import type { SavedTraceSummary } from '../../core/app/workspace';
+import type { TraceSummary } from '../../contracts/savedTrace';
 
-export class QuestionsProvider implements vscode.TreeDataProvider<SavedTraceSummary>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<SavedTraceSummary | undefined | void>();
+export class QuestionsProvider implements vscode.TreeDataProvider<TraceSummary>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TraceSummary | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
 
   constructor(
-    private readonly list: () => Promise<SavedTraceSummary[]>,
+    private readonly list: () => Promise<TraceSummary[]>,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
@@ -19,7 +19,7 @@ export class QuestionsProvider implements vscode.TreeDataProvider<SavedTraceSumm
     this.changed.fire();
   }
 
-  getTreeItem(s: SavedTraceSummary): vscode.TreeItem {
+  getTreeItem(s: TraceSummary): vscode.TreeItem {
     const item = new vscode.TreeItem(s.question, vscode.TreeItemCollapsibleState.None);
     const when = s.createdAt.replace('T', ' ').slice(0, 16);
     item.id = s.name;
@@ -34,7 +34,7 @@ export class QuestionsProvider implements vscode.TreeDataProvider<SavedTraceSumm
     return item;
   }
 
-  async getChildren(element?: SavedTraceSummary): Promise<SavedTraceSummary[]> {
+  async getChildren(element?: TraceSummary): Promise<TraceSummary[]> {
     if (element) return [];
     try {
       return await this.list();

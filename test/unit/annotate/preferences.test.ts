@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { coverage, goldStatus } from '../../../src/core/annotate/overlap';
 import { buildPreferences, itemPreferences, pairAgrees } from '../../../src/core/annotate/preferences';
-import type { Anchor, Item, RegionNode } from '../../../src/core/model/region';
+import type { Anchor, Item, RegionNode } from '../../../src/contracts/region';
 
 /** A tree from [id, start, end, children?]: char ranges in file f.md. */
 type Spec = [string, number, number, Spec[]?];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { itemPreferences } from '../../../src/core/annotate/preferences';
 import { itemPrunePairs, prunePairs } from '../../../src/core/annotate/prunePairs';
-import type { Anchor, Item, RegionNode } from '../../../src/core/model/region';
+import type { Anchor, Item, RegionNode } from '../../../src/contracts/region';
 
 type Spec = [string, number, number, Spec[]?, string?];
 function item(spec: Spec, file = 'f.md'): Item {

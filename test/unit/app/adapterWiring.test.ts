@@ -1,22 +1,20 @@
-// The node-encoder adapter in use (design §10): a checkpoint given to CanopyWorkspace.ask (per
+// The node-encoder adapter in use (design §10): a checkpoint given to AskService.ask (per
 // request or through the `adapterCheckpoint` setting) changes the pipeline's node scores and is
-// recorded in the trace; a missing, corrupt or foreign checkpoint is reported by file name and
-// the untrained encoder is used. Also the inspector's `gold/mark` request on a real trace.
+// recorded in the trace; a missing, corrupt or foreign checkpoint is returned as a warning naming
+// the file, and the untrained encoder is used. Also the inspector's `gold/mark` request on a real trace.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { defaultSettings } from '../../../src/core/config/settings';
+import { openServices, type TestServices } from '../../helpers/services';
 import { loadAdapter, makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
 import { seededRandom } from '../../../src/core/random';
 import { initLowRank } from '../../../src/core/train/lowRank';
-import type { AskTrace, TraceNode } from '../../../src/core/trace/schema';
+import type { AskTrace, TraceNode } from '../../../src/contracts/trace';
 import { ProtocolError } from '../../../src/protocol/rpc';
 import { inspectorRequestHandlers, type GoldMark, type InspectorRequestHost } from '../../../src/extension/views/inspectorRequests';
-import { builtinModelDir } from '../encode/support/builtinModel';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 
@@ -40,10 +38,10 @@ function roundOneScores(t: AskTrace): Map<string, number> {
   return out;
 }
 
-describe('adapter checkpoints in CanopyWorkspace.ask', () => {
+describe('adapter checkpoints in AskService.ask', () => {
   let dir: string;
   let indexDir: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   let base: AskTrace;
   let checkpointFile: string;
   let checkpointId: string;
@@ -51,9 +49,9 @@ describe('adapter checkpoints in CanopyWorkspace.ask', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'canopy-adapter-'));
     indexDir = join(dir, 'index');
-    ws = new CanopyWorkspace({ root: demo, indexDir, settings: { ...defaultSettings }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-    await ws.index();
-    base = await ws.ask(question, { critic: 'none' });
+    ws = openServices({ root: demo, indexDir });
+    await ws.index.index(ws.settings);
+    base = (await ws.ask.ask(question, ws.settings, { critic: 'none' })).trace;
     // A deliberately strong adapter (A far from zero), so node scores must move.
     const w = initLowRank(512, 4, 7);
     const rand = seededRandom(11);
@@ -64,14 +62,14 @@ describe('adapter checkpoints in CanopyWorkspace.ask', () => {
   });
 
   after(async () => {
-    await ws?.dispose();
+    await ws?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('a checkpoint changes node scores and is recorded in the trace', async () => {
-    const t = await ws.ask(question, { critic: 'none', adapter: checkpointFile });
+    const { trace: t, warnings } = await ws.ask.ask(question, ws.settings, { critic: 'none', adapter: checkpointFile });
     assert.equal(t.settings.adapterId, checkpointId);
-    assert.equal(ws.adapterProblem, undefined);
+    assert.deepEqual(warnings, []);
     const before = roundOneScores(base);
     const afterScores = roundOneScores(t);
     let common = 0;
@@ -84,21 +82,20 @@ describe('adapter checkpoints in CanopyWorkspace.ask', () => {
     }
     assert.ok(common > 5, `round 1 shares scored nodes (${common})`);
     assert.ok(changed > common / 2, `most shared node scores changed (${changed} of ${common})`);
-    // The same checkpoint through the setting (a path relative to the workspace folder is resolved there too).
-    const viaSetting = new CanopyWorkspace({ root: demo, indexDir, settings: { ...defaultSettings, adapterCheckpoint: checkpointFile }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-    try {
-      const t2 = await viaSetting.ask(question, { critic: 'none' });
-      assert.equal(t2.settings.adapterId, checkpointId);
-      assert.deepEqual([...roundOneScores(t2)], [...afterScores]);
-      // '' per request switches the setting's adapter off.
-      const t3 = await viaSetting.ask(question, { critic: 'none', adapter: '' });
-      assert.equal(t3.settings.adapterId, undefined);
-    } finally {
-      await viaSetting.dispose();
-    }
+    // The same checkpoint through the setting, given with the request to the same service.
+    const viaSetting = { ...ws.settings, adapterCheckpoint: checkpointFile };
+    const t2 = (await ws.ask.ask(question, viaSetting, { critic: 'none' })).trace;
+    assert.equal(t2.settings.adapterId, checkpointId);
+    assert.deepEqual([...roundOneScores(t2)], [...afterScores]);
+    // '' per request switches the setting's adapter off.
+    const t3 = (await ws.ask.ask(question, viaSetting, { critic: 'none', adapter: '' })).trace;
+    assert.equal(t3.settings.adapterId, undefined);
+    // And the next request without the setting asks untrained again: nothing was kept from the last one.
+    const t4 = (await ws.ask.ask(question, ws.settings, { critic: 'none' })).trace;
+    assert.equal(t4.settings.adapterId, undefined);
   });
 
-  it('a missing, corrupt or foreign checkpoint is reported by file name and ask falls back to the untrained encoder', async () => {
+  it('a missing, corrupt or foreign checkpoint comes back as a warning naming the file, and ask falls back to the untrained encoder', async () => {
     const corrupt = join(dir, 'corrupt.json');
     writeFileSync(corrupt, '{"format":"canopy-adapter", not json');
     const truncated = join(dir, 'truncated.json');
@@ -115,10 +112,12 @@ describe('adapter checkpoints in CanopyWorkspace.ask', () => {
     const baseScores = [...roundOneScores(base)];
     for (const [file, why] of cases) {
       await assert.rejects(loadAdapter(file, base.settings.encoderId), why);
-      const t = await ws.ask(question, { critic: 'none', adapter: file });
+      const { trace: t, warnings } = await ws.ask.ask(question, ws.settings, { critic: 'none', adapter: file });
       assert.equal(t.settings.adapterId, undefined, file);
-      assert.match(ws.adapterProblem ?? '', why);
-      assert.match(ws.adapterProblem ?? '', /asking with the untrained encoder/);
+      assert.equal(warnings.length, 1, file);
+      assert.equal(warnings[0]!.source, 'adapter');
+      assert.match(warnings[0]!.message, why);
+      assert.match(warnings[0]!.message, /asking with the untrained encoder/);
       assert.deepEqual([...roundOneScores(t)], baseScores, `${file}: the untrained scores`);
     }
   });

@@ -1,4 +1,4 @@
-// Page images through the real workspace: an indexed folder with a ten-page PDF, a question the
+// Page images through the real services: an indexed folder with a ten-page PDF, a question the
 // MAGE controller answers, and a multimodal reader (an in-memory model) that receives the page
 // images and crops rendered from the file on disk — and text only, with a note, once the file
 // changed since it was indexed (its boxes would no longer match).
@@ -7,28 +7,26 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { defaultSettings } from '../../../src/core/config/settings';
 import type { ChatMessage, ChatModel, ChatResult } from '../../../src/core/llm/llm';
 import { LlmReader } from '../../../src/core/read/llmReader';
-import { builtinModelDir } from '../encode/support/builtinModel';
+import { openServices, type TestServices } from '../../helpers/services';
 import { longReportPdf, longReportQuestion } from '../../helpers/longReportPdf';
 
 describe('page images in the workspace', () => {
   let root: string;
   let indexDir: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'canopy-img-docs-'));
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-img-index-'));
     cpSync(new URL('../../fixtures/demo', import.meta.url), root, { recursive: true });
     mkdirSync(join(root, 'reports'));
     writeFileSync(join(root, 'reports', 'annual-2023.pdf'), longReportPdf());
-    ws = new CanopyWorkspace({ root, indexDir, settings: { ...defaultSettings }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
-    await ws.index();
+    ws = openServices({ root, indexDir });
+    await ws.index.index(ws.settings);
   });
   after(async () => {
-    await ws.dispose();
+    await ws.close();
     rmSync(root, { recursive: true, force: true });
     rmSync(indexDir, { recursive: true, force: true });
   });
@@ -48,7 +46,7 @@ describe('page images in the workspace', () => {
 
   it('renders the images the subgraph names from the indexed PDF, when asked', async () => {
     const { seen, reader } = vision();
-    const t = await ws.ask(longReportQuestion, { topK: 4, critic: 'none', reader, pageImages: true });
+    const t = (await ws.ask.ask(longReportQuestion, ws.settings, { topK: 4, critic: 'none', reader, pageImages: true })).trace;
     assert.ok(t.rounds[0]!.retrieved.some((i) => i.controller), 'the controller ran');
     const images = seen[0]!.at(-1)!.images ?? [];
     assert.ok(images.length >= 2, `images sent: ${images.length}`);
@@ -58,7 +56,7 @@ describe('page images in the workspace', () => {
 
     // Off by default (the setting), and then no refs and no images.
     const off = vision();
-    const plain = await ws.ask(longReportQuestion, { topK: 4, critic: 'none', reader: off.reader });
+    const plain = (await ws.ask.ask(longReportQuestion, ws.settings, { topK: 4, critic: 'none', reader: off.reader })).trace;
     assert.equal(off.seen[0]!.at(-1)!.images, undefined);
     assert.ok(!plain.readerInput.text.includes('ref="img'));
     assert.equal(plain.settings.pageImages, undefined);
@@ -67,7 +65,7 @@ describe('page images in the workspace', () => {
   it('sends text only, with a note naming the file, when the PDF changed since it was indexed', async () => {
     appendFileSync(join(root, 'reports', 'annual-2023.pdf'), '\n% appended after indexing\n');
     const { seen, reader } = vision();
-    const t = await ws.ask(longReportQuestion, { topK: 4, critic: 'none', reader, pageImages: true });
+    const t = (await ws.ask.ask(longReportQuestion, ws.settings, { topK: 4, critic: 'none', reader, pageImages: true })).trace;
     assert.equal(seen[0]!.at(-1)!.images, undefined);
     assert.match(t.readerInput.notes![0]!, /reports\/annual-2023\.pdf changed since it was indexed/);
     assert.ok(!t.readerInput.text.includes('ref="img'));

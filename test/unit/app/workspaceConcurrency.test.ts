@@ -1,4 +1,4 @@
-// Questions asked at once on a fresh workspace share one index open and one encoder/cache load
+// Questions asked at once on fresh services share one index open and one encoder/cache load
 // (the load test on a 10,785-file index had loaded the 232 MB embedding cache once per question).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,22 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { resolveSettings } from '../../../src/core/config/settings';
 import { EmbeddingCache } from '../../../src/core/encode/cache';
+import { openServices } from '../../helpers/services';
 
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
-const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
 
 let indexDir: string;
-const open = () =>
-  new CanopyWorkspace({ root: demo, indexDir, settings: resolveSettings({ topK: 3, maxRounds: 1 }), encoder: { kind: 'builtin' }, builtinModelDir: modelDir });
+const open = () => openServices({ root: demo, indexDir, settings: { topK: 3, maxRounds: 1 } });
 
 before(async () => {
   indexDir = mkdtempSync(join(tmpdir(), 'canopy-concurrency-'));
   const ws = open();
-  await ws.index();
-  await ws.dispose();
+  await ws.index.index(ws.settings);
+  await ws.close();
 });
 
 after(() => rmSync(indexDir, { recursive: true, force: true }));
@@ -30,10 +27,10 @@ describe('concurrent first use of a workspace', () => {
   it('opens the index once for concurrent callers', async () => {
     const ws = open();
     try {
-      const opened = await Promise.all(Array.from({ length: 6 }, () => ws.openIndex()));
+      const opened = await Promise.all(Array.from({ length: 6 }, () => ws.index.corpus(ws.settings)));
       assert.ok(opened.every((c) => c === opened[0]), 'every caller got the same CorpusIndex');
     } finally {
-      await ws.dispose();
+      await ws.close();
     }
   });
 
@@ -46,13 +43,14 @@ describe('concurrent first use of a workspace', () => {
       return realOpen(...args);
     };
     try {
-      const traces = await Promise.all(['Which plot lost ash trees?', 'When was the P6 battery replaced?', 'What was planted on the north plot?'].map((q) => ws.ask(q, { critic: 'none' })));
+      const answers = await Promise.all(['Which plot lost ash trees?', 'When was the P6 battery replaced?', 'What was planted on the north plot?'].map((q) => ws.ask.ask(q, ws.settings, { critic: 'none' })));
+      const traces = answers.map((a) => a.trace);
       assert.equal(traces.length, 3);
       assert.ok(traces.every((t) => t.rounds.length === 1));
       assert.equal(opens, 1, 'the embedding cache was opened once');
     } finally {
       (EmbeddingCache as unknown as { open: typeof EmbeddingCache.open }).open = realOpen;
-      await ws.dispose();
+      await ws.close();
     }
   });
 });

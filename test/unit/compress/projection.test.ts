@@ -2,7 +2,7 @@
 // children lower, tables, and trees of branching factor 2 to 4.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import { projectItem } from '../../../src/core/compress/projection';
 
 /** Builds a tree from a nested spec: [id, score, children?]. */

@@ -11,7 +11,7 @@
  */
 import { buildDocumentGraph } from '../../../src/core/ingest/graph';
 import type { PageInfo, ParsedDocument } from '../../../src/core/ingest/parsedDocument';
-import type { Item, RegionNode } from '../../../src/core/model/region';
+import type { Item, RegionNode } from '../../../src/contracts/region';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
 
 export type ElementSpec =

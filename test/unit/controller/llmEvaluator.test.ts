@@ -16,7 +16,7 @@ import { elementId, hashDeps, pageId } from './fixtureDoc';
 import { QUESTION, runScripted, setup, type Setup } from './scripted';
 
 function modelOn(server: OpenAiTestServer, maxRetries = 0): OpenAiCompatibleChatModel {
-  return new OpenAiCompatibleChatModel({ baseUrl: server.baseUrl, model: 'test-model', apiKey: 'sk-test-controller-key-0001', maxRetries, retryBaseDelayMs: 1, retryMaxDelayMs: 2, random: () => 0.5 });
+  return new OpenAiCompatibleChatModel({ baseUrl: server.baseUrl, model: 'test-model', apiKey: 'sk-test-controller-key-0001', maxRetries });
 }
 
 /** The candidate indices the model will see in iteration 1 with page 3 (index 2) as the only entry page. */

@@ -10,9 +10,9 @@ import { RelevanceModel } from '../../../src/core/controller/relevance';
 import { buildEvidenceSubgraph } from '../../../src/core/controller/subgraph';
 import { CONTROLLER_TRACE_KIND, CONTROLLER_TRACE_VERSION } from '../../../src/core/controller/trace';
 import { renderEvidenceXml } from '../../../src/core/controller/xml';
-import type { TraceController } from '../../../src/core/trace/schema';
+import type { TraceController } from '../../../src/contracts/trace';
 import { MemoryTracer } from '../../../src/core/trace/tracer';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import { buildFixtureDoc, elementId, FILE, hashDeps, pageId } from './fixtureDoc';
 import { QUESTION } from './scripted';
 

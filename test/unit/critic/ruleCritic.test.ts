@@ -9,45 +9,88 @@ const critic = new RuleCritic();
 const base = { round: 1, previousQueries: [] as string[] };
 
 describe('RuleCritic', () => {
-  it('is satisfied when every question term is covered and no unexplored entity remains', async () => {
-    const v = await critic.judge({
+  const judge = (question: string, evidence: Array<{ title: string; text: string }>, extra: Partial<{ previousQueries: string[]; seenTitles: string[] }> = {}) =>
+    critic.judge({
       ...base,
-      question: 'When was the oak planted?',
-      seenTitles: ['Oak'],
-      evidence: [{ itemId: 'a', title: 'Oak', rank: 0, round: 1, keptTexts: ['The oak was planted in spring.'] }],
+      question,
+      evidence: evidence.map((e, i) => ({ itemId: `i${i}`, title: e.title, rank: i, round: 1, keptTexts: [e.text] })),
+      seenTitles: extra.seenTitles ?? evidence.map((e) => e.title),
+      previousQueries: extra.previousQueries ?? [],
     });
-    assert.equal(v.sufficient, true);
+
+  it('stops a lookup whose answer is in one kept sentence (terms covered, an answer of the asked kind)', async () => {
+    const v = await judge('When did the 1973 oil crisis begin?', [
+      { title: '1973 oil crisis', text: '1973 oil crisis. The 1973 oil crisis began in October 1973 when the members of OAPEC proclaimed an oil embargo.' },
+    ]);
+    assert.equal(v.sufficient, true, JSON.stringify(v.details));
     assert.deepEqual(v.missing, []);
     assert.equal(v.followUpQuery, undefined);
+    const part = (v.details as { parts: Array<{ cue?: string; answered: boolean }> }).parts[0]!;
+    assert.equal(part.answered, true);
+    assert.equal(part.cue, 'October');
   });
 
-  it('names uncovered question words (not stems) and puts them in the follow-up', async () => {
-    const v = await new RuleCritic({ minTermCoverage: 1 }).judge({
-      ...base,
-      question: 'Which government position did the actress hold?',
-      seenTitles: ['Film'],
-      evidence: [{ itemId: 'a', title: 'Film', rank: 0, round: 1, keptTexts: ['The actress starred in a comedy.'] }],
-    });
+  it('is not satisfied by the question’s own terms without an answer of the asked kind', async () => {
+    // Every term is covered, but no date other than the question's own "1973" is there.
+    const v = await judge('When did the 1973 oil crisis begin?', [{ title: 'Oil', text: 'The 1973 oil crisis began with an embargo by the oil producers.' }]);
     assert.equal(v.sufficient, false);
-    assert.deepEqual(v.missing, ['government', 'position', 'hold']);
-    assert.match(v.followUpQuery ?? '', /government position hold/);
   });
 
-  it('proposes bridge entities that no retrieved item is about yet', async () => {
-    const evidence = [{ itemId: 'a', title: 'Kiss and Tell', rank: 0, round: 1, keptTexts: ['Kiss and Tell stars Shirley Temple as Corliss Archer.'] }];
-    const v = await critic.judge({ ...base, question: 'Who played Corliss Archer in Kiss and Tell?', seenTitles: ['Kiss and Tell'], evidence });
-    assert.deepEqual((v.details as { bridges: string[] }).bridges, ['Shirley Temple']);
+  it('answers each part of a two-part question separately, and asks only for the unanswered part', async () => {
+    const question = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+    const one = await judge(question, [{ title: 'Survey', text: 'Plot P5 lost three mature ash trees to ash dieback in 2025.' }]);
+    assert.equal(one.sufficient, false);
+    const parts = (one.details as { parts: Array<{ part: string; answered: boolean }> }).parts;
+    assert.deepEqual(parts.map((p) => p.answered), [true, false]);
+    assert.match(one.followUpQuery ?? '', /replanted/);
+    assert.doesNotMatch(one.followUpQuery ?? '', /dieback/, 'the answered part is not searched again');
+    const both = await judge(question, [
+      { title: 'Survey', text: 'Plot P5 lost three mature ash trees to ash dieback in 2025.' },
+      { title: 'Recommendations', text: 'The P5 gap should be replanted with oak and small-leaved lime.' },
+    ]);
+    assert.equal(both.sufficient, true, JSON.stringify(both.details));
+  });
+
+  it('follows a bridge: a named thing the best sentence introduces, searched with the unanswered words', async () => {
+    const question = 'What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?';
+    const v = await judge(question, [{ title: 'Kiss and Tell (1945 film)', text: 'Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.' }]);
     assert.equal(v.sufficient, false);
-    // Once an item about the bridge has been retrieved, the bridge is explored.
-    const v2 = await critic.judge({ ...base, question: 'Who played Corliss Archer in Kiss and Tell?', seenTitles: ['Kiss and Tell', 'Shirley Temple'], evidence });
-    assert.deepEqual((v2.details as { bridges: string[] }).bridges, []);
-    assert.equal(v2.sufficient, true);
+    assert.deepEqual((v.details as { bridges: string[] }).bridges.includes('Shirley Temple'), true);
+    const q = v.followUpQuery ?? '';
+    assert.match(q, /^Shirley Temple/);
+    assert.match(q, /government/);
+    assert.doesNotMatch(q, /Kiss and Tell/, 'the hop already found is not searched again');
+    // With an item about the bridge retrieved, the bridge is explored and not proposed again.
+    const v2 = await judge(question, [
+      { title: 'Kiss and Tell (1945 film)', text: 'Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.' },
+      { title: 'Shirley Temple', text: 'Shirley Temple Black was an American actress who later served as United States ambassador.' },
+    ]);
+    assert.ok(!(v2.details as { bridges: string[] }).bridges.includes('Shirley Temple'));
   });
 
-  it('does not repeat a bridge it already searched for', async () => {
-    const evidence = [{ itemId: 'a', title: 'Kiss and Tell', rank: 0, round: 1, keptTexts: ['Kiss and Tell stars Shirley Temple.'] }];
-    const v = await critic.judge({ ...base, question: 'Who starred in Kiss and Tell?', seenTitles: ['Kiss and Tell'], evidence, previousQueries: ['Who starred? Shirley Temple'] });
-    assert.deepEqual((v.details as { bridges: string[] }).bridges, []);
+  it('never repeats a query it already issued: it says there is nothing new to ask', async () => {
+    const question = 'Which government position did the actress hold?';
+    const evidence = [{ title: 'Film', text: 'The actress starred in a comedy about a teenager.' }];
+    const first = await judge(question, evidence);
+    assert.equal(first.sufficient, false);
+    assert.ok(first.followUpQuery);
+    assert.deepEqual(first.missing.slice(0, 3), ['government', 'position', 'hold']);
+    const again = await judge(question, evidence, { previousQueries: [first.followUpQuery!] });
+    assert.equal(again.sufficient, false);
+    assert.equal(again.followUpQuery, undefined);
+    assert.ok((again.details as { noNewQuery?: string }).noNewQuery);
+  });
+
+  it('needs every named thing of a comparison in the evidence', async () => {
+    const question = 'Were Scott Derrickson and Ed Wood of the same nationality?';
+    const one = await judge(question, [{ title: 'Scott Derrickson', text: 'Scott Derrickson is an American director, screenwriter and producer.' }]);
+    assert.equal(one.sufficient, false);
+    assert.match(one.followUpQuery ?? '', /Ed Wood/);
+    const both = await judge(question, [
+      { title: 'Scott Derrickson', text: 'Scott Derrickson is an American director, screenwriter and producer.' },
+      { title: 'Ed Wood', text: 'Edward Davis Wood Jr. was an American filmmaker, actor, writer and producer.' },
+    ]);
+    assert.equal(both.sufficient, true, JSON.stringify(both.details));
   });
 });
 

@@ -1,7 +1,7 @@
 // nDCG@k as trec_eval computes it (linear gain, log2 discount), on hand-worked examples.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { meanNdcgAtK, ndcgAtK } from '../../../src/core/eval/metrics';
+import { meanNdcgAtK, ndcgAtK } from '../../../src/core/retrieve/metrics';
 
 const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12, `${a} != ${b}`);
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { runEval, type EvalOptions } from '../../../src/core/eval/harness';
+import { runEval, type EvalOptions } from '../../../src/eval/harness';
 import { makeCheckpoint, saveCheckpoint } from '../../../src/core/train/checkpoint';
 import { seededRandom } from '../../../src/core/random';
 import { initLowRank } from '../../../src/core/train/lowRank';

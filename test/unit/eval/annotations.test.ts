@@ -2,7 +2,7 @@
 // its file and line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ANNOTATION_FORMAT_VERSION, formatAnnotation, readAnnotations } from '../../../src/core/eval/annotations';
+import { ANNOTATION_FORMAT_VERSION, formatAnnotation, readAnnotations } from '../../../src/eval/annotations';
 
 describe('annotation format', () => {
   it('round-trips through formatAnnotation and readAnnotations; anchors default to the line’s file', () => {

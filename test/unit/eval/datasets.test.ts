@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { leavesOf } from '../../../src/core/compress/baselines';
-import { loadDataset } from '../../../src/core/eval/datasets/load';
-import type { EvalQuestion } from '../../../src/core/eval/datasets/types';
-import { resolveGold } from '../../../src/core/eval/gold';
-import { buildContext, ParsedFileCache } from '../../../src/core/eval/items';
+import { loadDataset } from '../../../src/eval/datasets/load';
+import type { EvalQuestion } from '../../../src/eval/datasets/types';
+import { resolveGold } from '../../../src/eval/gold';
+import { buildContext, ParsedFileCache } from '../../../src/eval/items';
 import { writePdf } from '../ingest/pdfWriter';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadDataset } from '../../../src/core/eval/datasets/load';
-import { EvalDataError } from '../../../src/core/eval/datasets/jsonl';
+import { loadDataset } from '../../../src/eval/datasets/load';
+import { EvalDataError } from '../../../src/eval/datasets/jsonl';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
 

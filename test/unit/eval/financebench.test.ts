@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import { runEval, type EvalOptions, type EvalReport } from '../../../src/core/eval/harness';
-import { renderReport } from '../../../src/core/eval/render';
-import { SHORT_ANSWER_PROMPT } from '../../../src/core/eval/shortAnswer';
+import { runEval, type EvalOptions, type EvalReport } from '../../../src/eval/harness';
+import { renderReport } from '../../../src/eval/render';
+import { SHORT_ANSWER_PROMPT } from '../../../src/eval/shortAnswer';
 import { longReportEvidencePage, longReportPdf } from '../../helpers/longReportPdf';
 
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));

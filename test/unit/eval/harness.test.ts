@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import { runEval, type EvalOptions, type EvalReport } from '../../../src/core/eval/harness';
-import { renderReport, writePlots } from '../../../src/core/eval/render';
+import { runEval, type EvalOptions, type EvalReport } from '../../../src/eval/harness';
+import { renderReport, writePlots } from '../../../src/eval/render';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
@@ -166,15 +166,17 @@ describe('eval harness', () => {
 });
 
 describe('retrieval variants', () => {
-  it('parses the retrieval choices; a BM25 weight of 1 ranks like the pipeline’s RRF', async () => {
-    const { parseRetrieval } = await import('../../../src/core/eval/harness');
+  it('parses the retrieval choices; a BM25 weight of 1 ranks like the equal-weight RRF', async () => {
+    const { parseRetrieval } = await import('../../../src/eval/harness');
     assert.deepEqual(parseRetrieval('hybrid'), { dense: true, bm25: true });
-    assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true });
-    assert.deepEqual(parseRetrieval('hybrid:bm25=2'), { dense: true, bm25: true, bm25Weight: 2 });
+    assert.deepEqual(parseRetrieval('hybrid:rrf'), { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60 } });
+    assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true, fusion: { kind: 'rrf', rrfK: 60 } });
+    assert.deepEqual(parseRetrieval('hybrid:bm25=2'), { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60, bm25Weight: 2 } });
+    assert.deepEqual(parseRetrieval('hybrid:linear=0.3'), { dense: true, bm25: true, fusion: { kind: 'linear', dense: 0.3, depth: 100 } });
     assert.equal(parseRetrieval('sparse'), undefined);
     const cache = mkdtempSync(join(tmpdir(), 'canopy-eval-w-'));
     try {
-      const base = options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'none', critic: 'none', topK: 3 });
+      const base = options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'none', critic: 'none', topK: 3, retrieval: 'hybrid:rrf' });
       const plain = await runEval(base);
       const weighted = await runEval({ ...base, retrieval: 'hybrid:bm25=1' });
       assert.deepEqual(weighted.results.rows[0]!.metrics['recall@3'], plain.results.rows[0]!.metrics['recall@3']);

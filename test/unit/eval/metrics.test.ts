@@ -4,15 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { projectItem } from '../../../src/core/compress/projection';
-import type { RegionNode } from '../../../src/core/model/region';
-import { bestAnswerScores, containsAnswer, exactMatch, f1Score, normalizeAnswer } from '../../../src/core/eval/answers';
-import { BootstrapPlan, percentiles } from '../../../src/core/eval/bootstrap';
+import type { RegionNode } from '../../../src/contracts/region';
+import { bestAnswerScores, containsAnswer, exactMatch, f1Score, normalizeAnswer } from '../../../src/eval/answers';
+import { BootstrapPlan, percentiles } from '../../../src/eval/bootstrap';
 import { seededRandom } from '../../../src/core/random';
-import { coveredLeaves, isCovered } from '../../../src/core/eval/gold';
-import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from '../../../src/core/eval/metrics';
-import { answerIn, eligibleAnswers } from '../../../src/core/eval/outcome';
-import { refinementDecisions } from '../../../src/core/eval/refinement';
-import { interpolate } from '../../../src/core/eval/report';
+import { coveredLeaves, isCovered } from '../../../src/eval/gold';
+import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from '../../../src/core/retrieve/metrics';
+import { answerIn, eligibleAnswers } from '../../../src/eval/outcome';
+import { refinementDecisions } from '../../../src/eval/refinement';
+import { interpolate } from '../../../src/eval/report';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
 
@@ -191,7 +191,7 @@ describe('paired bootstrap', () => {
 
 describe('CANOPY descend margin (harness option)', () => {
   it('adding δ per level makes "child ≥ parent − δ" the projection rule', async () => {
-    const { depthOf } = await import('../../../src/core/eval/given');
+    const { depthOf } = await import('../../../src/eval/given');
     assert.equal(depthOf('q0/p1#0/0'), 0);
     assert.equal(depthOf('q0/p1#0/0.1.0'), 2);
     const root = tree();

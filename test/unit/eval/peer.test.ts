@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { containedLeaves } from '../../../src/core/eval/given';
-import { cl100kTokenizer, VectraPeer } from '../../../src/core/eval/peer';
-import { textItem } from '../../../src/core/eval/items';
+import { containedLeaves } from '../../../src/eval/given';
+import { cl100kTokenizer, VectraPeer } from '../../../src/eval/peer';
+import { textItem } from '../../../src/eval/items';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
 
 const embeddings = { embedTexts: async (texts: string[]) => texts.map((t) => hashEmbed(t)) };

@@ -1,7 +1,7 @@
 // The SVG figures: text is escaped, axes get round ticks, every series and point is drawn.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escapeXml, niceTicks, qualityTokenSvg, recallByRoundSvg } from '../../../src/core/eval/plots';
+import { escapeXml, niceTicks, qualityTokenSvg, recallByRoundSvg } from '../../../src/eval/plots';
 
 const iv = (value: number, lo = value, hi = value) => ({ value, lo, hi, n: 10 });
 

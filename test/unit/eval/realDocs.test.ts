@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import type { AskTrace } from '../../../src/core/trace/schema';
+import type { AskTrace } from '../../../src/contracts/trace';
 import { demoFromPackage, runRealDocsBench, type RealDocsReport } from '../../../src/eval/bench/realDocs';
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
 import { compareRealDocs, renderRealDocsMarkdown, replaceRealDocsSection } from '../../../src/eval/bench/realDocsReport';

@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import { runEval, type EvalOptions } from '../../../src/core/eval/harness';
-import { runTopicsBench } from '../../../src/core/eval/bench/topicsBench';
-import { topicVariants } from '../../../src/core/eval/topicsAblation';
+import { runEval, type EvalOptions } from '../../../src/eval/harness';
+import { runTopicsBench } from '../../../src/eval/bench/topicsBench';
+import { topicVariants } from '../../../src/eval/topicsAblation';
 
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeCheckpoint, type AdapterCheckpoint } from '../../../src/core/train/checkpoint';
-import type { SideMetrics } from '../../../src/core/train/report';
+import type { SideMetrics } from '../../../src/contracts/training';
 import { checkpointSummary, trainingFigures, trainingReport } from '../../../src/extension/views/trainingReport';
 import { validateHostToWebview } from '../../../src/protocol/validate';
 

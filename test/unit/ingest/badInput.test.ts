@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { CanopyError, ErrorCodes } from '../../../src/core/errors';
-import { formatForPath, parseFile, supportedExtensions } from '../../../src/core/ingest/parseFile';
+import { formatForPath, supportedExtensions } from '../../../src/core/ingest/documentFormat';
+import { parseFile } from '../../../src/core/ingest/parseFile';
 import { assertExactLeaves, leaves } from './helpers';
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {

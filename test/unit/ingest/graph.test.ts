@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DocumentGraph, GraphNode } from '../../../src/core/ingest/graph';
+import type { DocumentGraph, GraphNode } from '../../../src/contracts/graph';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { fakeEmbed, fixture } from './helpers';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Item, RegionNode } from '../../../src/core/model/region';
+import type { Item, RegionNode } from '../../../src/contracts/region';
 
 export const fixtureDir = join(__dirname, '..', '..', 'fixtures', 'ingest');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { wordCount } from '../../../src/core/ingest/sentences';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import { allNodes, assertExactLeaves, assertInnerTexts, assertTreeShape, fixture, leaves, ofKind, walk } from './helpers';
 
 /** A text with paragraphs of 1, 2, 5, 9 and 23 sentences. */

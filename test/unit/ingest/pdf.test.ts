@@ -4,7 +4,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { CanopyError, ErrorCodes } from '../../../src/core/errors';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import type { ParsedDocument } from '../../../src/core/ingest/parsedDocument';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import { allNodes, assertInnerTexts, assertTreeShape, fixture, leaves, ofKind } from './helpers';
 import { TextRun, writePdf } from './pdfWriter';
 

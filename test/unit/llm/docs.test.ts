@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CRITIC_SYSTEM_PROMPT } from '../../../src/core/critic/llmCritic';
-import { ROUTER_SYSTEM_PROMPT } from '../../../src/core/llm/llmRouter';
+import { ROUTER_SYSTEM_PROMPT } from '../../../src/core/compress/llmRouter';
 import { READER_SYSTEM_PROMPT } from '../../../src/core/read/llmReader';
 
 const doc = readFileSync(new URL('../../../docs/llm.md', import.meta.url), 'utf8');

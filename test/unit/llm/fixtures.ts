@@ -1,5 +1,6 @@
-// Shared bits of the LLM tests: a model on the loopback server with fast, deterministic retry
-// settings, a key that must never leak, and a check that searches anything for it.
+// Shared bits of the LLM tests: a model on the loopback server, a key that must never leak, and a
+// check that searches anything for it. Retries are the `openai` package's (its backoff starts at
+// about 0.5 s); tests that script failures say how many retries they want.
 import { inspect } from 'node:util';
 import { OpenAiCompatibleChatModel, type OpenAiCompatibleOptions } from '../../../src/core/llm/openaiProvider';
 import type { OpenAiTestServer } from '../../helpers/openaiServer';
@@ -12,9 +13,6 @@ export function modelOn(server: OpenAiTestServer, options: Partial<OpenAiCompati
     baseUrl: server.baseUrl,
     model: 'test-model',
     apiKey: SECRET_KEY,
-    retryBaseDelayMs: 5,
-    retryMaxDelayMs: 20,
-    random: () => 0.5,
     ...options,
   });
 }

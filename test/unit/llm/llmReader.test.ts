@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { TokenCounter } from '../../../src/core/compress/tokens';
 import { CancelledError } from '../../../src/core/errors';
 import { LlmError } from '../../../src/core/llm/llm';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
 import { citedNumbers, LlmReader } from '../../../src/core/read/llmReader';
 import { buildReaderInput, type EvidenceRegion } from '../../../src/core/read/reader';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { routeQuestion } from '../../../src/core/compress/router';
-import { routeQuestionWithLlm } from '../../../src/core/llm/llmRouter';
+import { routeQuestionWithLlm } from '../../../src/core/compress/llmRouter';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { modelOn } from './fixtures';
 

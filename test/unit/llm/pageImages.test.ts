@@ -3,7 +3,7 @@
 // image parts, and the ask pipeline attaches them — or says why it did not, and answers anyway.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, type AskDeps, type AskOptions } from '../../../src/core/ask/pipeline';
+import { ask, type AskDeps, type AskOptions } from '../../../src/core/engine/ask';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import type { ParsedDocument } from '../../../src/core/ingest/parsedDocument';
 import { parseFile } from '../../../src/core/ingest/parseFile';

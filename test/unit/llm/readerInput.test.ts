@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TokenCounter } from '../../../src/core/compress/tokens';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 import type { SubgraphElement } from '../../../src/core/read/evidenceXml';
 import { mapCitations } from '../../../src/core/read/llmReader';
 import { buildReaderInput, type EvidenceRegion } from '../../../src/core/read/reader';

@@ -50,3 +50,29 @@ describe('LexicalIndex', () => {
     assert.deepEqual(copy.query('soil', 3).map((h) => h.id), ['2']);
   });
 });
+
+describe('score-level (linear) fusion', () => {
+  it('adds min-max normalised BM25 and w × normalised cosine over the union; an item one list misses gets 0 there', async () => {
+    const { linearFusion } = await import('../../../src/core/retrieve/hybrid');
+    const dense = [
+      { id: 'a', score: 0.9 },
+      { id: 'b', score: 0.5 },
+      { id: 'c', score: 0.1 },
+    ];
+    const lexical = [
+      { id: 'c', score: 12 },
+      { id: 'b', score: 7 },
+      { id: 'd', score: 2 },
+    ];
+    const onlyBm25 = linearFusion(dense, lexical, 0).map((e) => e.id);
+    assert.deepEqual(onlyBm25.slice(0, 2), ['c', 'b'], 'weight 0 keeps the BM25 order (a and d tie at 0 after it)');
+    const fused = linearFusion(dense, lexical, 0.5);
+    const byId = new Map(fused.map((e) => [e.id, e]));
+    assert.ok(Math.abs(byId.get('b')!.fused - (0.5 + 0.5 * 0.5)) < 1e-12);
+    assert.ok(Math.abs(byId.get('a')!.fused - 0.5) < 1e-12, 'a: no BM25 (0) + 0.5 × 1');
+    assert.ok(Math.abs(byId.get('d')!.fused - 0) < 1e-12, 'd: BM25 minimum (0), no cosine (0)');
+    assert.deepEqual(fused.map((e) => e.id), ['c', 'b', 'a', 'd']);
+    assert.deepEqual(byId.get('b')!.bm25, { rank: 1, score: 7 });
+    assert.deepEqual(byId.get('b')!.dense, { rank: 1, score: 0.5 });
+  });
+});

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { resolveSettings } from '../../../src/core/config/settings';
+import { openServices } from '../../helpers/services';
 import { CancelledError, CanopyError } from '../../../src/core/errors';
 import { runIndexer } from '../../../src/core/index/indexer';
 import { VectraStore } from '../../../src/core/index/vectraStore';
@@ -27,7 +26,6 @@ import { hostilePdf } from './hostilePdf';
 const fixtures = fileURLToPath(new URL('../../fixtures/ingest', import.meta.url));
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
 const hooks = fileURLToPath(new URL('../../helpers/parseWorkerHooks.ts', import.meta.url));
-const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
 const bundledWorker = fileURLToPath(new URL('../../../dist/parseWorker.js', import.meta.url));
 const canopyBin = fileURLToPath(new URL('../../../bin/canopy.js', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -276,21 +274,21 @@ describe('per-file memory limit (parse workers)', () => {
     }
   });
 
-  it('CanopyWorkspace indexes through the workers with canopy.maxParseMemoryMB', async () => {
+  it('the IndexService indexes through the workers with canopy.maxParseMemoryMB', async () => {
     const root = mkdtempSync(join(tmpdir(), 'canopy-memlimit-app-'));
     const indexDir = mkdtempSync(join(tmpdir(), 'canopy-memlimit-app-idx-'));
     writeFileSync(join(root, 'hostile.md'), hostileMarkdown());
     writeFileSync(join(root, 'oak.md'), '# Oaks\n\nThe pedunculate oak grows slowly. It lives for centuries.\n');
-    const ws = new CanopyWorkspace({ root, indexDir, settings: resolveSettings({ maxParseMemoryMB: LIMIT_MB }), encoder: { kind: 'builtin' }, builtinModelDir: modelDir });
+    const ws = openServices({ root, indexDir, settings: { maxParseMemoryMB: LIMIT_MB } });
     try {
-      const summary = await ws.index();
+      const summary = await ws.index.index(ws.settings);
       assert.deepEqual(
         summary.errors.map((e) => [e.file, e.code]),
         [['hostile.md', 'E_MEMORY_LIMIT']],
       );
       assert.equal(summary.parsed, 1);
     } finally {
-      await ws.dispose();
+      await ws.close();
       rmSync(root, { recursive: true, force: true });
       rmSync(indexDir, { recursive: true, force: true });
     }

@@ -1,8 +1,11 @@
-// Property-based fuzzing of every parser (fast-check), seeded with the real fixture files:
-// random byte flips, truncations, insertions and splices. A parser must either return a document
-// whose every text leaf slices back to exactly its text, or throw a CanopyError naming the file —
-// never another exception. CI runs a fixed number of inputs per format; set CANOPY_FUZZ_RUNS for
-// a longer run. Inputs that ever broke a parser live in test/fixtures/fuzz/ as regressions.
+// Property-based fuzzing of every parser (fast-check), seeded with the fixture files of
+// test/fixtures/ingest/: random byte flips, truncations, insertions and splices. A parser must
+// either return a document whose anchors lie inside the source (and, for the formats whose leaves
+// are exact source slices, whose every text leaf slices back to exactly its text), or throw a
+// CanopyError naming the file — never another exception. CI runs a fixed number of inputs per
+// fixture file (a third of it for PDFs); set CANOPY_FUZZ_RUNS for a longer run. Any file put in
+// test/fixtures/fuzz/ runs as a regression; that folder does not exist until an input that broke
+// a parser is kept there.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -11,7 +14,7 @@ import fc from 'fast-check';
 import { CanopyError } from '../../../src/core/errors';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { decodeText } from '../../../src/core/ingest/decodeText';
-import type { RegionNode } from '../../../src/core/model/region';
+import type { RegionNode } from '../../../src/contracts/region';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/ingest/', import.meta.url));
 const regressions = fileURLToPath(new URL('../../fixtures/fuzz/', import.meta.url));

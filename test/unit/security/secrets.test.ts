@@ -7,37 +7,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { resolveSettings } from '../../../src/core/config/settings';
 import { OpenAiCompatibleChatModel } from '../../../src/core/llm/openaiProvider';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { openServices, type TestServices } from '../../helpers/services';
 
 const KEY = 'sk-canopy-test-7f3e9a1b2c4d5e6f';
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
-const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
 
 let server: OpenAiTestServer;
 let indexDir: string;
 let logs: string[];
-let workspace: CanopyWorkspace;
+let workspace: TestServices;
 
 before(async () => {
   server = await startOpenAiServer();
   indexDir = mkdtempSync(join(tmpdir(), 'canopy-secrets-'));
   logs = [];
-  workspace = new CanopyWorkspace({
+  workspace = openServices({
     root: demo,
     indexDir,
-    settings: resolveSettings({ maxRounds: 2, topK: 3 }),
-    encoder: { kind: 'builtin' },
-    builtinModelDir: modelDir,
+    settings: { maxRounds: 2, topK: 3 },
     logger: { log: (level, message) => logs.push(`${level}: ${message}`) },
   });
-  await workspace.index();
+  await workspace.index.index(workspace.settings);
 });
 
 after(async () => {
-  await workspace.dispose();
+  await workspace.close();
   await server.close();
   rmSync(indexDir, { recursive: true, force: true });
 });
@@ -58,8 +54,8 @@ describe('API keys never leak', () => {
       { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
       { kind: 'reply', content: ['Plot P5 lost its ash trees [1].'] },
     );
-    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model(), routing: 'llm' });
-    const file = await workspace.saveTrace(trace);
+    const trace = (await workspace.ask.ask('Which plot lost ash trees?', workspace.settings, { llm: model(), routing: 'llm' })).trace;
+    const file = await workspace.traces.save(trace);
     assert.equal(server.requests[0]?.headers.authorization, `Bearer ${KEY}`);
     assert.equal(trace.rounds[0]?.routing.source, 'llm', 'the LLM routed the question');
     assert.match(trace.rounds[0]!.routing.reason, /lookup/);
@@ -76,7 +72,7 @@ describe('API keys never leak', () => {
       { kind: 'reply', content: '{"sufficient": true, "missing": [], "followUpQuery": ""}' },
       { kind: 'reply', content: ['Plot P5 lost its ash trees [1].'] },
     );
-    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model() });
+    const trace = (await workspace.ask.ask('Which plot lost ash trees?', workspace.settings, { llm: model() })).trace;
     assert.equal(trace.rounds[0]?.routing.source, 'rule');
     assert.equal(server.requests.length, 2, 'critic and reader only');
     assert.ok(!JSON.stringify(server.requests.map((r) => r.body)).includes('You route questions'));
@@ -86,7 +82,7 @@ describe('API keys never leak', () => {
     server.reset();
     const echo = { kind: 'status' as const, status: 401, message: `Incorrect API key provided: ${KEY}` };
     server.script(echo, echo, echo, echo, echo);
-    const trace = await workspace.ask('Which plot lost ash trees?', { llm: model(), routing: 'llm' });
+    const trace = (await workspace.ask.ask('Which plot lost ash trees?', workspace.settings, { llm: model(), routing: 'llm' })).trace;
     const text = JSON.stringify(trace);
     assert.match(trace.rounds[0]!.routing.reason, /LLM routing failed .*so the rule routed/, 'the router fell back to the rule');
     assert.ok(!text.includes(KEY), 'the trace holds the echoed key');

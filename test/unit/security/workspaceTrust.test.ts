@@ -10,11 +10,11 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { resolveSettings, settingKeys } from '../../../src/core/config/settings';
+import { settingKeys } from '../../../src/core/config/settings';
 import { llmMayReceiveDocuments, userAdapterCheckpoint, userEncoderFolder } from '../../../src/core/config/trust';
 import { OpenAiCompatibleChatModel } from '../../../src/core/llm/openaiProvider';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { openServices, type TestServices } from '../../helpers/services';
 
 const repo = new URL('../../../', import.meta.url);
 const read = (rel: string) => readFileSync(new URL(rel, repo), 'utf8');
@@ -51,23 +51,17 @@ describe('Workspace Trust', () => {
   describe('a real workspace answering through a remote LLM', () => {
     let server: OpenAiTestServer;
     let tmp: string;
-    let ws: CanopyWorkspace;
+    let ws: TestServices;
     before(async () => {
       server = await startOpenAiServer();
       tmp = mkdtempSync(join(tmpdir(), 'canopy-trust-'));
       mkdirSync(join(tmp, 'ws'));
       for (const f of ['survey-report.md', 'field-notes.txt']) cpSync(new URL(`test/fixtures/demo/${f}`, repo), join(tmp, 'ws', f));
-      ws = new CanopyWorkspace({
-        root: join(tmp, 'ws'),
-        indexDir: join(tmp, 'index'),
-        settings: resolveSettings({ maxRounds: 1 }),
-        encoder: { kind: 'builtin' },
-        builtinModelDir: new URL('models/use-lite', repo).pathname,
-      });
-      await ws.index();
+      ws = openServices({ root: join(tmp, 'ws'), indexDir: join(tmp, 'index'), settings: { maxRounds: 1 } });
+      await ws.index.index(ws.settings);
     });
     after(async () => {
-      await ws.dispose();
+      await ws.close();
       await server.close();
       rmSync(tmp, { recursive: true, force: true });
     });
@@ -83,7 +77,7 @@ describe('Workspace Trust', () => {
       server.reset();
       const llm = chooseFor(false);
       assert.equal(llm, undefined);
-      const trace = await ws.ask('Which plot lost ash trees to dieback?', llm ? { llm } : {});
+      const trace = (await ws.ask.ask('Which plot lost ash trees to dieback?', ws.settings, llm ? { llm } : {})).trace;
       assert.equal(server.requests.length, 0);
       assert.equal(trace.settings.reader, 'extractive');
       assert.equal(trace.settings.llm, undefined, 'the trace records no LLM');
@@ -94,7 +88,7 @@ describe('Workspace Trust', () => {
       server.reset();
       const llm = chooseFor(true);
       assert.ok(llm);
-      const trace = await ws.ask('Which plot lost ash trees to dieback?', { llm });
+      const trace = (await ws.ask.ask('Which plot lost ash trees to dieback?', ws.settings, { llm })).trace;
       assert.ok(server.requests.length > 0, 'the LLM was asked');
       assert.deepEqual(trace.settings.llm, { id: llm.id, remote: true });
       assert.match(JSON.stringify(server.requests.map((r) => r.body)), /ash|dieback/i);
@@ -102,10 +96,13 @@ describe('Workspace Trust', () => {
   });
 
   it("the extension's code paths go through the gates with vscode.workspace.isTrusted", () => {
-    const session = read('src/extension/session.ts');
-    assert.match(session, /userEncoderFolder\(settings\.encoderModelFolder, vscode\.workspace\.isTrusted\)/);
-    assert.match(session, /userAdapterCheckpoint\(settings\.adapterCheckpoint, vscode\.workspace\.isTrusted\)/);
-    assert.match(session, /adapter: adapter\.value/);
+    // The encoder and the adapter checkpoint are chosen per request in activate() (extension.ts), the
+    // encoder through config.ts's gate; every question passes the gated checkpoint (questions.ts).
+    const activate = read('src/extension/extension.ts');
+    assert.match(activate, /encoderFromSettings\(settings\(\), vscode\.workspace\.isTrusted\)/);
+    assert.match(activate, /userAdapterCheckpoint\(s\.adapterCheckpoint, vscode\.workspace\.isTrusted\)/);
+    assert.match(read('src/extension/config.ts'), /userEncoderFolder\(settings\.encoderModelFolder, trusted\)/);
+    assert.match(read('src/extension/questions.ts'), /adapter: adapter\.value/);
     const llm = read('src/extension/llmConfig.ts');
     assert.match(llm, /llmMayReceiveDocuments\('vscode-lm', true, vscode\.workspace\.isTrusted\)/);
     assert.match(llm, /llmMayReceiveDocuments\('openai-compatible', model\.remote, vscode\.workspace\.isTrusted\)/);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
-import { formatAnnotation } from '../../../src/core/eval/annotations';
+import { formatAnnotation } from '../../../src/eval/annotations';
 import { paths } from '../../../src/core/index/layout';
 import type { TopicScorerCheckpoint } from '../../../src/core/topics/indexTopics';
 import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Item } from '../../../src/core/model/region';
+import type { Item } from '../../../src/contracts/region';
 import type { Retrieval, Retriever } from '../../../src/core/retrieve/retriever';
 import { TopicBank } from '../../../src/core/topics/bank';
 import { baseFeatureCount, candidateFeatures, featureNames, selectQueryTopics, defaultCompassOptions } from '../../../src/core/topics/compass';

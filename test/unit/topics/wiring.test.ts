@@ -9,8 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CanopyWorkspace } from '../../../src/core/app/workspace';
-import { defaultSettings } from '../../../src/core/config/settings';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
 import { runIndexer, type IndexerDeps } from '../../../src/core/index/indexer';
 import { paths, readCurrent } from '../../../src/core/index/layout';
@@ -19,9 +17,9 @@ import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
 import { openCompass, trainOnIndex } from '../../../src/core/topics/compassIndex';
-import { readTopicBank, readTopicScorer, writeTopicScorer } from '../../../src/core/topics/indexTopics';
+import { readTopicBank, readTopicScorer, topicStage, topicSummaryOf, writeTopicScorer, type TopicIndexOptions } from '../../../src/core/topics/indexTopics';
 import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
-import { builtinModelDir } from '../encode/support/builtinModel';
+import { openServices, type TestServices } from '../../helpers/services';
 
 const subjects: Record<string, string[]> = {
   trees: ['oak', 'ash', 'beech', 'birch', 'alder', 'willow'],
@@ -43,14 +41,14 @@ describe('topic compass in the indexer', () => {
     mkdirSync(join(root, rel, '..'), { recursive: true });
     writeFileSync(join(root, rel), content);
   };
-  const deps = (embeddings = hashEmbeddings(), topics: IndexerDeps['topics'] | null = { k: 3 }): IndexerDeps => ({
+  const deps = (embeddings = hashEmbeddings(), topics: TopicIndexOptions | null = { k: 3 }): IndexerDeps => ({
     dir,
     store: new VectraStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
     embeddings,
     parserVersion: 'test',
     branchingFactor: 2,
-    ...(topics ? { topics } : {}),
+    ...(topics ? { stage: topicStage(topics) } : {}),
   });
   const index = async (d = deps()) => runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), d);
   const topicFiles = () => readdirSync(dir).filter((n) => /^topics-\d+\.bin$/.test(n)).sort();
@@ -67,8 +65,8 @@ describe('topic compass in the indexer', () => {
 
   it('fits the bank with the generation, and a new process reopens it with every item', async () => {
     const s = await index();
-    assert.equal(s.topics?.action, 'fit');
-    assert.equal(s.topics?.k, 3);
+    assert.equal(topicSummaryOf(s)?.action, 'fit');
+    assert.equal(topicSummaryOf(s)?.k, 3);
     assert.deepEqual(topicFiles(), [`topics-${s.generation}.bin`]);
     // "Restart": nothing in memory, everything from disk.
     const generation = await readCurrent(dir);
@@ -94,7 +92,7 @@ describe('topic compass in the indexer', () => {
     // One file more whose text matches the fitted topics: an update, not a refit.
     write('trees/5.md', doc('trees', 0).replace('note 0', 'note 5'));
     const second = await index();
-    assert.equal(second.topics?.action, 'update');
+    assert.equal(topicSummaryOf(second)?.action, 'update');
     assert.deepEqual(topicFiles(), [`topics-${second.generation}.bin`], 'the bank of the old generation is garbage');
     const bank2 = (await readTopicBank(dir, second.generation))!;
     const corpus2 = await CorpusIndex.open(dir, new VectraStore(dir));
@@ -104,13 +102,13 @@ describe('topic compass in the indexer', () => {
     // Remove most of a subject: the changed share passes the drift threshold.
     for (const n of [0, 1, 2, 3, 4]) rmSync(join(root, 'birds', `${n}.md`));
     const third = await index();
-    assert.equal(third.topics?.action, 'refit');
+    assert.equal(topicSummaryOf(third)?.action, 'refit');
     const bank3 = (await readTopicBank(dir, third.generation))!;
     assert.equal(bank3.size, third.items);
     assert.equal(bank3.stats.changedSinceFit, 0, 'a refit starts the drift count again');
     // Another encoder: the bank is fitted from scratch in that encoder's space.
     const fourth = await index(deps(hashEmbeddings(128)));
-    assert.equal(fourth.topics?.action, 'fit');
+    assert.equal(topicSummaryOf(fourth)?.action, 'fit');
     assert.equal((await readTopicBank(dir, fourth.generation))!.model.dim, 128);
   });
 
@@ -120,11 +118,11 @@ describe('topic compass in the indexer', () => {
     writeFileSync(file, Buffer.from('CNPYTOPB garbage'));
     await assert.rejects(readTopicBank(dir, s.generation), (err: Error & { code?: string }) => err.code === 'E_INDEX_CORRUPT');
     const again = await index();
-    assert.equal(again.topics?.action, 'fit');
-    assert.match(again.topics?.reason ?? '', /unreadable/);
+    assert.equal(topicSummaryOf(again)?.action, 'fit');
+    assert.match(topicSummaryOf(again)?.reason ?? '', /unreadable/);
     assert.ok(await readTopicBank(dir, again.generation));
     const off = await index(deps(hashEmbeddings(), null));
-    assert.equal(off.topics, undefined);
+    assert.equal(topicSummaryOf(off), undefined);
     assert.deepEqual(topicFiles(), []);
   });
 
@@ -134,7 +132,7 @@ describe('topic compass in the indexer', () => {
     const store = { writeGeneration: vectra.writeGeneration.bind(vectra), open: vectra.open.bind(vectra), dropGeneration: vectra.dropGeneration.bind(vectra), listGenerations: vectra.listGenerations.bind(vectra) };
     const warnings: string[] = [];
     const s = await index({ ...deps(), store, logger: { log: (level, m) => void (level === 'warn' && warnings.push(m)) } });
-    assert.equal(s.topics, undefined);
+    assert.equal(topicSummaryOf(s), undefined);
     assert.deepEqual(topicFiles(), []);
     assert.match(warnings.join('\n'), /topics: no topic bank for generation \d+: this vector store cannot list its vectors/);
     assert.equal(await readCurrent(dir), s.generation, 'the generation was committed');
@@ -169,26 +167,26 @@ describe('topic compass in the indexer', () => {
   });
 });
 
-describe('topic compass in the workspace and the ask trace', () => {
+describe('topic compass in the services and the ask trace', () => {
   const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
   let indexDir: string;
-  let ws: CanopyWorkspace;
+  let ws: TestServices;
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-topics-wsidx-'));
-    ws = new CanopyWorkspace({ root: demo, indexDir, settings: { ...defaultSettings, topicsEnabled: true }, encoder: { kind: 'builtin' }, builtinModelDir: builtinModelDir() });
+    ws = openServices({ root: demo, indexDir, settings: { topicsEnabled: true } });
   });
   after(async () => {
-    await ws.dispose();
+    await ws.close();
     rmSync(indexDir, { recursive: true, force: true });
   });
 
   it('indexing fits topics and trains a first scorer; ask writes selected topics, weights and per-chunk lift into the trace', async () => {
-    const summary = await ws.index();
-    assert.equal(summary.topics?.action, 'fit');
+    const summary = await ws.index.index(ws.settings);
+    assert.equal(topicSummaryOf(summary)?.action, 'fit');
     assert.ok(existsSync(paths(indexDir).topics(summary.generation)));
     const checkpoint = await readTopicScorer(indexDir);
     assert.equal(checkpoint?.training.source, 'synthetic');
-    const trace = await ws.ask('Which plot lost ash trees to dieback, and what should be replanted there?', { critic: 'none' });
+    const trace = (await ws.ask.ask('Which plot lost ash trees to dieback, and what should be replanted there?', ws.settings, { critic: 'none' })).trace;
     assert.equal(trace.settings.retrieval.topics, true);
     const round = trace.rounds[0]!;
     const topics = round.topics;
@@ -210,13 +208,9 @@ describe('topic compass in the workspace and the ask trace', () => {
   });
 
   it('with topics off the same index answers from the hybrid alone, with no topics in the trace', async () => {
-    const plain = new CanopyWorkspace({ ...ws.config, settings: { ...defaultSettings } });
-    try {
-      const trace = await plain.ask('Which plot lost ash trees to dieback?', { critic: 'none' });
-      assert.equal(trace.settings.retrieval.topics, false);
-      assert.equal(trace.rounds[0]!.topics, undefined);
-    } finally {
-      await plain.dispose();
-    }
+    // The same services, asked with the topics setting off: the setting of the request decides.
+    const trace = (await ws.ask.ask('Which plot lost ash trees to dieback?', { ...ws.settings, topicsEnabled: false }, { critic: 'none' })).trace;
+    assert.equal(trace.settings.retrieval.topics, false);
+    assert.equal(trace.rounds[0]!.topics, undefined);
   });
 });

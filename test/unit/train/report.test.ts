@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildPreferences } from '../../../src/core/annotate/preferences';
 import type { TokenCounter } from '../../../src/core/compress/tokens';
-import type { Item, RegionNode } from '../../../src/core/model/region';
+import type { Item, RegionNode } from '../../../src/contracts/region';
 import { beforeAfter, evaluateSide, type PreparedQuestion } from '../../../src/core/train/report';
 
 const words: TokenCounter = { name: 'words', count: (t) => t.split(/\s+/).filter(Boolean).length };

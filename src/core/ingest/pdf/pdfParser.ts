@@ -11,7 +11,7 @@
  * sentences that cover parts of several lines also carry one box per line (`rects`).
  */
 
-import type { Anchor } from '../../model/region';
+import type { Anchor } from '../../../contracts/region';
 import type { DraftDocument, DraftNode, PageInfo, ParseWarning } from '../parsedDocument';
 import { nestSections, type OpenHeading } from '../sections';
 import { sentenceSpans } from '../sentences';

@@ -1,0 +1,196 @@
+/**
+ * Questions and replays: assembles the round engine's live configuration — retriever (hybrid, or
+ * the topic compass over it), critic, reader, router, MAGE controller, options — from the
+ * settings given with each request, and runs it (core/engine). Nothing is read from settings
+ * captured earlier, so a changed `canopy.topK`, `maxRounds`, `readerTokenCap`, `controller.*`,
+ * `topics.enabled`, `llm.routing` or `reader.pageImages` applies to the next question. What went
+ * wrong without failing the question (an unusable adapter checkpoint, topics unavailable) comes
+ * back as warnings with the trace.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ReplaySettings } from '../../contracts/askSettings';
+import { check } from '../../contracts/validation';
+import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
+import { routeQuestionWithLlm } from '../compress/llmRouter';
+import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
+import type { CanopySettings } from '../config/settings';
+import type { Critic } from '../critic/critic';
+import { LlmCritic } from '../critic/llmCritic';
+import { RuleCritic } from '../critic/ruleCritic';
+import { ask, type AskDeps, type AskOptions } from '../engine/ask';
+import { askControllerFromSettings } from '../engine/controllerStage';
+import type { ReplaySource } from '../engine/recorded';
+import { replayTrace } from '../engine/replay';
+import { CanopyError, ErrorCodes } from '../errors';
+import type { CorpusIndex } from '../index/corpusIndex';
+import type { ChatModel } from '../llm/llm';
+import { silentLogger, type Logger } from '../ports';
+import { ExtractiveReader } from '../read/extractiveReader';
+import { LlmReader } from '../read/llmReader';
+import { renderPageImages, type ImageRequest } from '../read/pageImages';
+import type { Reader } from '../read/reader';
+import { HybridRetriever } from '../retrieve/hybrid';
+import type { NodeScoreWeights } from '../compress/hybridScore';
+import type { Retriever } from '../retrieve/retriever';
+import { openCompass } from '../topics/compassIndex';
+import { rememberLastQuery } from '../topics/retriever';
+import type { Tracer } from '../trace/tracer';
+import type { AdapterCheckpoints } from './adapters';
+import type { Embeddings } from './embeddings';
+import type { IndexService } from './indexService';
+
+/** What a question needs beyond the settings: choices a host or a flag makes for this request only. */
+export interface AskRequest {
+  compressor?: CompressorSetting;
+  /** 'rule' (default; the LLM critic when `llm` is set), 'none' (one round), or a critic. */
+  critic?: 'rule' | 'none' | Critic;
+  reader?: Reader;
+  /** An LLM for the router, the critic and the reader (each falls back to its rule / extractive twin). */
+  llm?: ChatModel;
+  /** Modality / aggregate routing with `llm` (default: the `llmRouting` setting), or the rule. */
+  routing?: 'llm' | 'rule';
+  /** Overrides `topK` for this question (a CLI flag). */
+  topK?: number;
+  /** Overrides `maxRounds` for this question (a CLI flag). */
+  maxRounds?: number;
+  /** The MAGE controller for long PDFs: the settings decide (default), or force it off / on. */
+  controller?: boolean;
+  /** A node-encoder adapter checkpoint instead of the `adapterCheckpoint` setting ('' = none). */
+  adapter?: string;
+  /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
+  pageImages?: boolean;
+  /** Node score weights (dense cosine, lexical evidence); the dense cosine alone when absent. */
+  nodeScore?: NodeScoreWeights;
+  tracer?: Tracer;
+  signal?: AbortSignal;
+}
+
+/** Something that went wrong without failing the question; the host decides how loudly to say it. */
+export interface AskWarning {
+  /** What it is about: the adapter checkpoint, or the topic compass. */
+  source: 'adapter' | 'topics';
+  message: string;
+}
+
+export interface AskResult {
+  trace: AskTrace;
+  warnings: AskWarning[];
+}
+
+export interface AskServiceConfig {
+  index: IndexService;
+  embeddings: Embeddings;
+  adapters: AdapterCheckpoints;
+  tokens?: TokenCounter;
+  logger?: Logger;
+}
+
+export class AskService {
+  private readonly log: Logger;
+  private readonly tokens: TokenCounter;
+
+  constructor(private readonly config: AskServiceConfig) {
+    this.log = config.logger ?? silentLogger;
+    this.tokens = config.tokens ?? bpeTokenCounter();
+  }
+
+  /** Answers a question with these settings and the request's choices. */
+  async ask(question: string, s: CanopySettings, request: AskRequest = {}): Promise<AskResult> {
+    const { index, embeddings, adapters } = this.config;
+    const warnings: AskWarning[] = [];
+    const corpus = await index.corpus(s);
+    const { encoder } = await embeddings.load();
+    const chosen = await adapters.choose(request.adapter ?? s.adapterCheckpoint, encoder.id);
+    if (chosen.problem) warnings.push({ source: 'adapter', message: chosen.problem });
+    const adapter = chosen.adapter;
+    // One query embedding shared by the hybrid retriever, the compass and the engine.
+    const embedQuery = rememberLastQuery(embeddings.embedQuery);
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true });
+    let retriever: Retriever = hybrid;
+    if (s.topicsEnabled) {
+      const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
+      if ('retriever' in compass) retriever = compass.retriever;
+      else warnings.push({ source: 'topics', message: `retrieval stays hybrid: ${compass.reason}` });
+    }
+    const options: AskOptions = {
+      topK: request.topK ?? s.topK,
+      maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
+      branchingFactor: s.branchingFactor,
+      compressor: request.compressor ?? { name: 'canopy' },
+      readerTokenCap: s.readerTokenCap,
+      encoderId: encoder.id,
+      ...(adapter ? { adapterId: adapter.id } : {}),
+      retrieval: { dense: true, bm25: true, topics: retriever !== hybrid, fusion: 'rrf', rrfK: 60 },
+      controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
+      ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
+      ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
+    };
+    const llm = request.llm;
+    const critic = this.critic(request, llm);
+    const reader = request.reader ?? (llm ? new LlmReader(llm, { fallback: new ExtractiveReader(), logger: this.log }) : new ExtractiveReader());
+    const routeWithLlm = llm && (request.routing ?? (s.llmRouting ? 'llm' : 'rule')) === 'llm';
+    const deps: AskDeps = {
+      retriever,
+      embedQuery,
+      embedTexts: embeddings.embedTexts,
+      ...(adapter ? { adapter: adapter.adapter } : {}),
+      ...(critic ? { critic } : {}),
+      reader,
+      ...(routeWithLlm ? { route: (q: string, sig?: AbortSignal) => routeQuestionWithLlm(q, llm, {}, sig) } : {}),
+      ...(llm ? { llm: { id: llm.id, remote: llm.remote } } : {}),
+      tokens: this.tokens,
+      ...(request.tracer ? { tracer: request.tracer } : {}),
+      index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },
+      // The MAGE controller reads long PDFs from the index's parsed-document cache; its evaluator is the LLM when one is set.
+      loadDocument: (file: string) => corpus.document(file),
+      ...(llm ? { controllerLlm: llm } : {}),
+      renderImages: (file, requests, sig) => renderIndexedPageImages(corpus, file, requests, sig),
+    };
+    const trace = await ask(question, options, deps, request.signal);
+    await embeddings.saveSoon();
+    return { trace, warnings };
+  }
+
+  /** Replays a trace with other settings from its cached scores (core/engine/replay.ts); never encodes. */
+  async replay(trace: AskTrace, settings: ReplaySettings, s: CanopySettings, signal?: AbortSignal): Promise<AskTrace> {
+    // Both inputs are checked before the index is opened: a trace from anywhere but this process, settings from a user.
+    const checkedTrace = checkTrace(trace);
+    if (!checkedTrace.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedTrace.problem}`);
+    const checkedSettings = check(ReplaySettings, settings, 'settings');
+    if (!checkedSettings.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedSettings.problem}`);
+    return replayTrace(checkedTrace.value, checkedSettings.value, { tokens: this.tokens, source: await this.replaySource(s) }, signal);
+  }
+
+  /**
+   * What a replay reads beyond the trace: items from the live index, node vectors from the
+   * embedding cache (cached ones only) and the query vectors remembered from questions.
+   */
+  async replaySource(s: CanopySettings): Promise<ReplaySource> {
+    const { index, embeddings } = this.config;
+    const corpus = await index.corpus(s);
+    const { encoder } = await embeddings.load();
+    return {
+      encoderId: encoder.id,
+      item: (id) => corpus.item(id),
+      cachedVectors: (texts) => embeddings.cachedVectors(texts),
+      queryVector: (query) => embeddings.knownQueryVector(query),
+    };
+  }
+
+  private critic(request: AskRequest, llm: ChatModel | undefined): Critic | undefined {
+    if (request.critic === 'none') return undefined;
+    if (typeof request.critic === 'object') return request.critic;
+    return llm && request.critic === undefined ? new LlmCritic(llm, { logger: this.log }) : new RuleCritic();
+  }
+}
+
+/** Page images and crops rendered from the file on disk, only while it is the version indexed (else the boxes would lie). */
+async function renderIndexedPageImages(corpus: CorpusIndex, file: string, requests: ImageRequest[], signal?: AbortSignal) {
+  const bytes = await fs.readFile(path.resolve(corpus.manifest.root, file));
+  if (createHash('sha256').update(bytes).digest('hex') !== corpus.manifest.files[file]?.hash) {
+    throw new CanopyError(ErrorCodes.badInput, `${file} changed since it was indexed; re-index it for page images`, { file });
+  }
+  return renderPageImages(file, bytes, requests, signal ? { signal } : {});
+}

@@ -1,0 +1,47 @@
+/**
+ * The compressor a question runs with (design §5): the CANOPY projection (with the optional
+ * item-level gate), or one of the baselines every comparison needs — no compression, flat top-m
+ * leaves, a score threshold. Applied to one round's new items over their node scores.
+ */
+import type { CompressorSetting } from '../../contracts/trace';
+import type { Item, RegionNode } from '../../contracts/region';
+import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } from './baselines';
+import { projectItem, type NodeVerdict } from './projection';
+
+/** Applies the chosen compressor to one round's new items. */
+export function compress(
+  items: Item[],
+  setting: CompressorSetting,
+  score: (n: RegionNode) => number,
+  aggregate: boolean,
+): { kept: KeptByItem; verdicts: Map<string, NodeVerdict[]> } {
+  const verdicts = new Map<string, NodeVerdict[]>();
+  switch (setting.name) {
+    case 'canopy': {
+      const kept: KeptByItem = new Map();
+      const best = Math.max(...items.map((i) => score(i.root)));
+      for (const item of items) {
+        if (setting.itemGate !== undefined && score(item.root) < best - setting.itemGate) {
+          // Item-level gate (a measured extension, off by default): the whole item is dropped.
+          kept.set(item.id, []);
+          verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'dropped-sibling', rule: 'below-parent', score: score(item.root), depth: 0 }]);
+          continue;
+        }
+        const r = projectItem(item.root, score, { keepTablesWhole: aggregate });
+        kept.set(item.id, r.kept);
+        verdicts.set(item.id, r.verdicts);
+      }
+      return { kept, verdicts };
+    }
+    case 'none':
+      return { kept: keepWholeItems(items), verdicts };
+    case 'flat':
+      return { kept: keepFlatTopM(items, setting.m, score), verdicts };
+    case 'threshold':
+      return { kept: keepAboveThreshold(items, setting.threshold, score), verdicts };
+    default: {
+      const unreachable: never = setting;
+      throw new Error(`unknown compressor ${JSON.stringify(unreachable)}`);
+    }
+  }
+}

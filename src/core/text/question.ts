@@ -1,0 +1,120 @@
+/**
+ * What a question asks, read without a model: the kind of answer it expects (a date for "when",
+ * an amount for "how much", a name for "who"…), its parts when it asks several things at once
+ * ("Which plot lost ash trees, and what should be replanted there?"), and its content terms and
+ * named entities. The no-LLM critic judges sufficiency part by part with it, and the extractive
+ * reader picks one answering sentence per part with it (src/core/text/support.ts).
+ */
+import { contentTerms, entitySpans, words } from './terms';
+
+/** The kind of answer a question (part) expects; `other` when nothing in its wording says. */
+export type AnswerType = 'date' | 'number' | 'person' | 'place' | 'yesno' | 'other';
+
+export interface QuestionPart {
+  /** The part's own words, as the question wrote them. */
+  text: string;
+  answerType: AnswerType;
+  /** Content terms (stemmed, stop words removed), unique, in order. */
+  terms: string[];
+  /** Named-entity-like spans of the part. */
+  entities: string[];
+}
+
+export interface QuestionAnalysis {
+  question: string;
+  parts: QuestionPart[];
+  /** Content terms of the whole question, unique. */
+  terms: string[];
+  entities: string[];
+  /** A comparison of two or more named things ("Were X and Y of the same nationality?", "Which is older, X or Y?"). */
+  comparison: boolean;
+}
+
+const WH = new Set(['what', 'when', 'where', 'which', 'who', 'whom', 'whose', 'why', 'how']);
+const AUX = new Set(['is', 'are', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'has', 'have', 'had', 'will', 'would', 'should', 'shall', 'may', 'might', 'must']);
+
+const DATE_NOUNS = /\b(year|years|date|day|month|decade|century|era|period|time|season|week)\b/;
+const NUMBER_NOUNS =
+  /\b(amount|number|total|sum|count|percentage|percent|share|ratio|rate|margin|revenue|revenues|sales|income|profit|loss|cost|costs|expense|expenses|price|value|size|population|height|length|width|weight|distance|area|capacity|age|score|salary|budget|debt|cash|capex|capital|dividend|dividends|eps|earnings|assets|liabilities|equity)\b/;
+const PLACE_NOUNS = /\b(city|country|state|town|county|province|region|place|location|continent|island|river|mountain|village|capital|nation|headquarters)\b/;
+const PERSON_NOUNS = /\b(person|man|woman|actor|actress|author|writer|director|singer|player|president|founder|ceo|king|queen|leader|artist|composer|poet|politician|scientist|who)\b/;
+
+/** The answer type of one clause, from its wh-word and the noun it asks about. */
+export function answerTypeOf(clause: string): AnswerType {
+  const ws = words(clause);
+  const lower = ws.join(' ');
+  const firstWh = ws.findIndex((w) => WH.has(w));
+  if (firstWh < 0) return ws.length > 0 && AUX.has(ws[0]!) ? 'yesno' : 'other';
+  const wh = ws[firstWh]!;
+  const after = ws.slice(firstWh + 1, firstWh + 5).join(' ');
+  if (wh === 'when') return 'date';
+  if (wh === 'where') return 'place';
+  if (wh === 'who' || wh === 'whom' || wh === 'whose') return 'person';
+  if (wh === 'how') {
+    const next = ws[firstWh + 1];
+    if (next === 'much' || next === 'many' || next === 'long' || next === 'old' || next === 'far' || next === 'big' || next === 'large' || next === 'tall' || next === 'high' || next === 'often') {
+      return next === 'long' && /\bago\b/.test(lower) ? 'date' : 'number';
+    }
+    return 'other';
+  }
+  if (wh === 'what' || wh === 'which') {
+    if (DATE_NOUNS.test(after)) return 'date';
+    if (NUMBER_NOUNS.test(after)) return 'number';
+    if (PLACE_NOUNS.test(after)) return 'place';
+    if (PERSON_NOUNS.test(after)) return 'person';
+  }
+  if (/^(in|on|at|during) (what|which) (year|date|month|day|decade|century)/.test(lower)) return 'date';
+  return 'other';
+}
+
+/**
+ * Splits a question into the things it asks: at "?" between questions, and at ", and" / "and" /
+ * ";" when a wh-word follows (a new clause asking something else). A clause without its own
+ * content terms is not a part of its own.
+ */
+export function questionParts(question: string): string[] {
+  const sentences = question
+    .split(/\?\s*/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  const parts: string[] = [];
+  for (const s of sentences) {
+    const pieces = s.split(/\s*(?:,\s*and|;|\band)\s+(?=(?:what|when|where|which|who|whom|whose|why|how)\b)/i);
+    for (const p of pieces) {
+      const t = p.trim().replace(/^(and|but|also)\s+/i, '');
+      if (contentTerms(t).length > 0) parts.push(t);
+      else if (parts.length > 0) parts[parts.length - 1] = `${parts[parts.length - 1]} ${t}`;
+    }
+  }
+  return parts.length > 0 ? parts : [question.trim()];
+}
+
+const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+/**
+ * "Scott Derrickson and Ed Wood" is two names, "Kiss and Tell" one: a span is split at "and" /
+ * "or" when every side is itself a name of two or more capitalised words.
+ */
+export function splitConjoined(entity: string): string[] {
+  const sides = entity.split(/\s+(?:and|or|&)\s+/);
+  if (sides.length < 2) return [entity];
+  const name = (s: string) => (s.match(/\p{Lu}[\p{L}'’.-]*/gu) ?? []).length >= 2;
+  return sides.every(name) ? sides : [entity];
+}
+
+const entitiesOf = (text: string): string[] => unique(entitySpans(text).flatMap(splitConjoined));
+
+export function analyzeQuestion(question: string): QuestionAnalysis {
+  const parts = questionParts(question).map((text) => ({
+    text,
+    answerType: answerTypeOf(text),
+    terms: unique(contentTerms(text)),
+    entities: entitiesOf(text),
+  }));
+  const entities = entitiesOf(question);
+  const lower = question.toLowerCase();
+  const comparison =
+    entities.length >= 2 &&
+    (/\b(both|same|either|neither|compared?|than|older|younger|earlier|later|first|larger|smaller|bigger|longer|shorter|taller|higher|lower|more|less|fewer)\b/.test(lower) || /,? or /.test(lower));
+  return { question, parts, terms: unique(contentTerms(question)), entities, comparison };
+}

@@ -1,0 +1,106 @@
+/**
+ * How well one region (a sentence, a row) supports one part of a question, without a model:
+ *  - coverage: the share of the part's content terms the region mentions, each term weighted by
+ *    its rarity among the regions being compared (a term every region has says little); a term
+ *    found only in the region's context (its item's title, a row's header) counts half;
+ *  - cue: an answer of the kind the part asks for that the question does not already name (a date
+ *    for "when", an amount for "how much", a name for "who");
+ *  - quotable: a region an answer may quote — never a bare heading, caption or boilerplate line.
+ * The no-LLM critic calls a part answered when some kept region covers it well and carries a cue;
+ * the extractive reader quotes, per part, the region with the best support.
+ */
+import type { AnswerType, QuestionPart } from './question';
+import { contentTerms, entitySpans, indexTerm, words } from './terms';
+
+/** Inverse document frequency over a set of regions' term sets: ln(1 + N / df). */
+export function termWeights(regions: ReadonlyArray<ReadonlySet<string>>): (term: string) => number {
+  const df = new Map<string, number>();
+  for (const r of regions) for (const t of r) df.set(t, (df.get(t) ?? 0) + 1);
+  const n = Math.max(1, regions.length);
+  return (term) => Math.log(1 + n / Math.max(1, df.get(term) ?? 0));
+}
+
+export interface Coverage {
+  /** Weighted share of the part's terms mentioned, 0–1. */
+  coverage: number;
+  covered: string[];
+  missing: string[];
+}
+
+export function partCoverage(part: Pick<QuestionPart, 'terms'>, own: ReadonlySet<string>, context: ReadonlySet<string>, weight: (term: string) => number): Coverage {
+  let total = 0;
+  let got = 0;
+  const covered: string[] = [];
+  const missing: string[] = [];
+  for (const t of part.terms) {
+    const w = weight(t);
+    total += w;
+    if (own.has(t)) {
+      got += w;
+      covered.push(t);
+    } else if (context.has(t)) {
+      got += w / 2;
+      covered.push(t);
+    } else missing.push(t);
+  }
+  return { coverage: total > 0 ? got / total : 1, covered, missing };
+}
+
+const MONTHS = /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?/i;
+const YEAR = /\b(1[0-9]{3}|20[0-9]{2})s?\b/;
+const DATE_WORDS = /\b(\d{1,2}(st|nd|rd|th) century|centuries|decade|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|bc|bce|ad|ce)\b/i;
+const NUMERIC = /(?:[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|million|billion|thousand|trillion|bn|mn)\b|%)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|quarter)\b/i;
+
+/**
+ * The answer the region offers for the part's answer type, when it has one the question does not
+ * already name; undefined otherwise (and for types without a cue: yes/no, other).
+ */
+export function answerCue(type: AnswerType, text: string, questionTerms: ReadonlySet<string>): string | undefined {
+  const fresh = (s: string) => {
+    const terms = contentTerms(s);
+    return terms.length > 0 && !terms.every((t) => questionTerms.has(t));
+  };
+  switch (type) {
+    case 'date': {
+      for (const re of [MONTHS, YEAR, DATE_WORDS]) {
+        for (const m of text.matchAll(new RegExp(re.source, 'gi'))) if (fresh(m[0])) return m[0];
+      }
+      return undefined;
+    }
+    case 'number': {
+      for (const m of text.matchAll(new RegExp(NUMERIC.source, 'gi'))) {
+        const digits = m[0].replace(/[^\d.]/g, '').replace(/\.$/, '');
+        if (digits ? !questionTerms.has(digits) && !questionTerms.has(digits.replace(/\.\d+$/, '')) : fresh(m[0])) return m[0].trim();
+      }
+      return undefined;
+    }
+    case 'person':
+    case 'place': {
+      for (const e of entitySpans(text)) if (!/^\d/.test(e) && fresh(e)) return e;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const CAPTION = /^\s*(figure|fig\.|table|exhibit|chart|source|sources|note|notes|see|page|contents|table of contents|index)\b[\s\d.:-]/i;
+
+/**
+ * Whether an answer may quote the region: sentences and rows, not headings, captions, page
+ * furniture or title-like lines (most words capitalised), and not fragments of under four words.
+ */
+export function isQuotable(kind: string, text: string): boolean {
+  if (kind === 'heading') return false;
+  if (kind === 'row') return text.trim().length > 0;
+  const ws = words(text);
+  if (ws.length < 4) return false;
+  if (CAPTION.test(text)) return false;
+  const raw = text.match(/\p{L}[\p{L}'’-]*/gu) ?? [];
+  const capitalised = raw.filter((w) => /^\p{Lu}/u.test(w)).length;
+  // A title-like line: nearly every word capitalised and no sentence punctuation inside.
+  if (raw.length >= 3 && capitalised / raw.length > 0.8 && !/[.;:!?]\s/.test(text.trim())) return false;
+  // Mostly numbers and symbols (a page of figures, an exhibit index) with few words.
+  if (ws.filter((w) => indexTerm(w) !== undefined && /\p{L}/u.test(w)).length < 2) return false;
+  return true;
+}

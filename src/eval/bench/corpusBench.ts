@@ -1,0 +1,218 @@
+/**
+ * Corpus-scale benchmark of one engine in this process (so its peak RSS is that engine's):
+ *  - canopy: the real indexer (`runIndexer`: trees, node vectors through the embedding cache,
+ *    vectra item vectors, MiniSearch BM25) over N pool documents — a first build (which encodes
+ *    whatever the embedding cache lacks) and `repeats` fresh rebuilds with the cache warm; then
+ *    query latency of the ask pipeline without an LLM (hybrid retrieval, CANOPY, rule-critic
+ *    rounds, extractive reader) on a freshly opened index (cold: parsed trees read from disk)
+ *    and again (warm), plus retrieval alone;
+ *  - vectra: the peer — `LocalDocumentIndex` (default 512-token chunks, bulk-loaded) on the same
+ *    documents and embeddings, `queryDocuments` alone and with `renderSections`.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ask } from '../../core/engine/ask';
+import { bpeTokenCounter } from '../../core/compress/tokens';
+import { RuleCritic } from '../../core/critic/ruleCritic';
+import { CorpusIndex } from '../../core/index/corpusIndex';
+import { VectraStore } from '../../core/index/vectraStore';
+import type { Logger } from '../../core/ports';
+import { ExtractiveReader } from '../../core/read/extractiveReader';
+import { HybridRetriever } from '../../core/retrieve/hybrid';
+import type { PoolDoc } from '../datasets/types';
+import type { EvalEmbeddings } from '../embeddings';
+import { TextSplitter } from 'vectra/lib/TextSplitter';
+import { EmbeddingCache } from '../../core/encode/cache';
+import type { Encoder } from '../../core/encode/encoder';
+import { poolDocItem } from '../items';
+import { cl100kTokenizer, VectraPeer } from '../peer';
+import { indexPoolFiles, writePoolFiles } from '../poolIndex';
+import { folderBytes, latency, median, peakRssMiB, timed, type Latency } from './measure';
+
+export interface CorpusBenchOptions {
+  engine: 'canopy' | 'vectra';
+  docs: PoolDoc[];
+  queries: string[];
+  workDir: string;
+  embeddings: EvalEmbeddings;
+  repeats: number;
+  branchingFactor: number;
+  topK: number;
+  rounds: number;
+  /** vectra chunk size (its default is 512). */
+  peerChunkSize: number;
+  /** Token budget for vectra's renderSections per query. */
+  peerBudget: number;
+  logger?: Logger;
+}
+
+export interface BuildRun {
+  seconds: number;
+  cpuSeconds: number;
+  encodedTexts: number;
+}
+
+export interface CorpusBenchResult {
+  engine: 'canopy' | 'vectra';
+  documents: number;
+  items: number;
+  nodes: number;
+  chunks?: number;
+  first: BuildRun;
+  /** Fresh rebuilds with every vector cached: the indexing work itself. */
+  warm: BuildRun[];
+  warmMedianSeconds: number;
+  docsPerSecond: number;
+  nodesPerSecond: number;
+  indexBytes: number;
+  query: { cold: Latency; warm: Latency; retrieveOnly: Latency; openSeconds: number };
+  peakRssMiB: number;
+}
+
+/**
+ * The corpus's own embedding cache: every text the engine will embed (node texts of every tree,
+ * or vectra's chunks; the questions), looked up in the large shared evaluation cache and encoded
+ * only where it has no vector. The measuring process then loads just this cache — what a
+ * workspace of this corpus would hold — so its peak RSS is not the shared cache's.
+ */
+export async function prepareBenchCache(o: { engine: 'canopy' | 'vectra'; docs: PoolDoc[]; queries: string[]; cacheDir: string; source: EvalEmbeddings; branchingFactor: number; peerChunkSize: number }): Promise<{ texts: number; encodedTexts: number }> {
+  const texts: string[] = [...o.queries];
+  if (o.engine === 'canopy') {
+    for (const d of o.docs) {
+      const { item } = poolDocItem('x', d, o.branchingFactor);
+      const walk = (n: { kind: string; text: string; header?: string; children: unknown[] }) => {
+        if (n.kind !== 'group') texts.push(n.header ? `${n.header}\n${n.text}` : n.text);
+        for (const c of n.children) walk(c as typeof n);
+      };
+      if (item) walk(item.root);
+    }
+  } else {
+    const splitter = new TextSplitter({ chunkSize: o.peerChunkSize, chunkOverlap: 0, keepSeparators: true, tokenizer: cl100kTokenizer(), docType: 'txt' });
+    for (const d of o.docs) for (const c of splitter.split(d.text)) texts.push(c.text.replace(/\n/g, ' '));
+  }
+  const before = o.source.encoded;
+  const proxy: Encoder = { id: o.source.id, dim: o.source.dim, maxPieces: o.source.encoder.maxPieces, encode: (t) => o.source.embedTexts([...t]), dispose: async () => undefined };
+  const small = await EmbeddingCache.open({ dir: o.cacheDir, encoder: proxy });
+  for (let i = 0; i < texts.length; i += 2000) await small.getOrEncode(texts.slice(i, i + 2000), proxy);
+  await small.save();
+  await o.source.save();
+  return { texts: small.size, encodedTexts: o.source.encoded - before };
+}
+
+export async function runCorpusBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
+  mkdirSync(o.workDir, { recursive: true });
+  return o.engine === 'canopy' ? canopyBench(o) : vectraBench(o);
+}
+
+async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
+  const { discovery } = await writePoolFiles(join(o.workDir, 'files'), o.docs);
+  const build = async (dir: string): Promise<BuildRun & { items: number; nodes: number }> => {
+    rmSync(dir, { recursive: true, force: true });
+    const before = o.embeddings.encoded;
+    const t = await timed(() => indexPoolFiles(discovery, dir, { branchingFactor: o.branchingFactor, embeddings: o.embeddings, ...(o.logger ? { logger: o.logger } : {}) }));
+    return { seconds: t.seconds, cpuSeconds: t.cpuSeconds, encodedTexts: o.embeddings.encoded - before, items: t.value.items, nodes: t.value.nodes };
+  };
+  const indexDir = join(o.workDir, 'index');
+  const first = await build(indexDir);
+  const warm: BuildRun[] = [];
+  for (let r = 0; r < o.repeats; r++) {
+    const w = await build(join(o.workDir, `index-warm-${r}`));
+    warm.push({ seconds: w.seconds, cpuSeconds: w.cpuSeconds, encodedTexts: w.encodedTexts });
+    rmSync(join(o.workDir, `index-warm-${r}`), { recursive: true, force: true });
+  }
+  const warmMedian = median(warm.map((w) => w.seconds));
+
+  const opened = await timed(() => CorpusIndex.open(indexDir, new VectraStore(indexDir), { maxCachedDocs: 256 }));
+  const corpus = opened.value;
+  const retriever = new HybridRetriever(corpus, o.embeddings.embedQuery);
+  const tokens = bpeTokenCounter();
+  const reader = new ExtractiveReader();
+  const critic = new RuleCritic();
+  const askOnce = async (q: string): Promise<number> => {
+    const t = await timed(() =>
+      ask(
+        q,
+        {
+          topK: o.topK,
+          maxRounds: o.rounds,
+          branchingFactor: o.branchingFactor,
+          compressor: { name: 'canopy' },
+          readerTokenCap: 16000,
+          encoderId: o.embeddings.id,
+          retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
+        },
+        { retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: indexDir, generation: corpus.generation, items: corpus.itemCount } },
+      ),
+    );
+    return t.seconds * 1000;
+  };
+  const cold: number[] = [];
+  for (const q of o.queries) cold.push(await askOnce(q));
+  const warmQ: number[] = [];
+  for (const q of o.queries) warmQ.push(await askOnce(q));
+  const retrieveOnly: number[] = [];
+  for (const q of o.queries) retrieveOnly.push((await timed(() => retriever.retrieve(q, o.topK))).seconds * 1000);
+  const nodes = first.nodes;
+  return {
+    engine: 'canopy',
+    documents: o.docs.length,
+    items: first.items,
+    nodes,
+    first: { seconds: first.seconds, cpuSeconds: first.cpuSeconds, encodedTexts: first.encodedTexts },
+    warm,
+    warmMedianSeconds: warmMedian,
+    docsPerSecond: o.docs.length / warmMedian,
+    nodesPerSecond: nodes / warmMedian,
+    indexBytes: folderBytes(indexDir) - folderBytes(join(indexDir, 'embeddings')),
+    query: { cold: latency(cold), warm: latency(warmQ), retrieveOnly: latency(retrieveOnly), openSeconds: opened.seconds },
+    peakRssMiB: peakRssMiB(),
+  };
+}
+
+async function vectraBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
+  const embed = { embedTexts: (t: string[]) => o.embeddings.embedTexts(t) };
+  const build = async (dir: string): Promise<BuildRun & { chunks: number }> => {
+    const before = o.embeddings.encoded;
+    const t = await timed(async () => {
+      const peer = await VectraPeer.create(dir, embed, { chunkSize: o.peerChunkSize });
+      await peer.addBulk(o.docs.map((d) => ({ id: d.id, text: d.text })));
+      return peer.chunkCount;
+    });
+    return { seconds: t.seconds, cpuSeconds: t.cpuSeconds, encodedTexts: o.embeddings.encoded - before, chunks: await t.value };
+  };
+  const dir = join(o.workDir, `vectra-c${o.peerChunkSize}`);
+  const first = await build(dir);
+  await o.embeddings.save();
+  const warm: BuildRun[] = [];
+  for (let r = 0; r < o.repeats; r++) {
+    const d = join(o.workDir, `vectra-warm-${r}`);
+    const w = await build(d);
+    warm.push({ seconds: w.seconds, cpuSeconds: w.cpuSeconds, encodedTexts: w.encodedTexts });
+    rmSync(d, { recursive: true, force: true });
+  }
+  const warmMedian = median(warm.map((w) => w.seconds));
+  const opened = await timed(() => VectraPeer.open(dir, embed, { chunkSize: o.peerChunkSize }));
+  const peer = opened.value;
+  const run = async (q: string, budget: number) => (await timed(() => peer.retrieveAndRender(q, budget, { maxDocuments: o.topK, maxChunks: 50, bm25: false }))).seconds * 1000;
+  const cold: number[] = [];
+  for (const q of o.queries) cold.push(await run(q, o.peerBudget));
+  const warmQ: number[] = [];
+  for (const q of o.queries) warmQ.push(await run(q, o.peerBudget));
+  const retrieveOnly: number[] = [];
+  for (const q of o.queries) retrieveOnly.push(await run(q, 0));
+  return {
+    engine: 'vectra',
+    documents: o.docs.length,
+    items: o.docs.length,
+    nodes: first.chunks,
+    chunks: first.chunks,
+    first: { seconds: first.seconds, cpuSeconds: first.cpuSeconds, encodedTexts: first.encodedTexts },
+    warm,
+    warmMedianSeconds: warmMedian,
+    docsPerSecond: o.docs.length / warmMedian,
+    nodesPerSecond: first.chunks / warmMedian,
+    indexBytes: folderBytes(dir),
+    query: { cold: latency(cold), warm: latency(warmQ), retrieveOnly: latency(retrieveOnly), openSeconds: opened.seconds },
+    peakRssMiB: peakRssMiB(),
+  };
+}

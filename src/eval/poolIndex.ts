@@ -1,0 +1,180 @@
+/**
+ * The open pool as a real Canopy index, cached: every pool document is written once as a small
+ * JSON file (`{id, title, text, spans}`) under the cache folder and indexed with the project's
+ * own `runIndexer` (vectra item vectors, MiniSearch BM25, parsed trees on disk, node vectors
+ * through the embedding cache), with a parse function that builds each document's tree from the
+ * dataset's own sentence spans. A finished index is marked complete and reopened as is on reruns
+ * (no re-indexing, no re-embedding).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CanopyError, ErrorCodes } from '../core/errors';
+import { CorpusIndex } from '../core/index/corpusIndex';
+import { runIndexer, type IndexSummary } from '../core/index/indexer';
+import { VectraStore } from '../core/index/vectraStore';
+import type { Discovery, DiscoveredFile } from '../core/ingest/discover';
+import type { ParsedDocument } from '../core/ingest/parsedDocument';
+import { silentLogger, type Logger } from '../core/ports';
+import { writeFileAtomic } from '../core/store/atomicFile';
+import type { PoolDoc } from './datasets/types';
+import type { EvalEmbeddings } from './embeddings';
+import { poolDocItem } from './items';
+
+/** Bump when pool trees are built differently. */
+export const POOL_PARSER_VERSION = 'eval-pool-1';
+
+export interface PoolIndex {
+  dir: string;
+  corpus: CorpusIndex;
+  docOfItem: Map<string, string>;
+  itemOfDoc: Map<string, string>;
+  docs: Map<string, PoolDoc>;
+  /** Set when this call built (or completed) the index. */
+  built?: IndexSummary;
+}
+
+const sha = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
+
+export function poolFileOf(docId: string): string {
+  const h = sha(docId);
+  return `d/${h.slice(0, 2)}/${h.slice(2, 24)}.json`;
+}
+
+/** A parse function for pool files: the dataset's spans (or Canopy's splitter) → one item. */
+export function poolParser(branchingFactor: number) {
+  return async (relPath: string, bytes: Uint8Array): Promise<ParsedDocument> => {
+    const doc = JSON.parse(Buffer.from(bytes).toString('utf8')) as PoolDoc;
+    const { item } = poolDocItem(relPath, doc, branchingFactor);
+    const items = item ? [item] : [];
+    let nodes = 0;
+    let leaves = 0;
+    const walk = (n: { children: unknown[] }): void => {
+      nodes++;
+      if (n.children.length === 0) leaves++;
+      for (const c of n.children) walk(c as { children: unknown[] });
+    };
+    for (const it of items) walk(it.root);
+    return { file: relPath, format: 'json', title: doc.title, items, warnings: [], stats: { bytes: bytes.length, parseMs: 0, leaves, nodes } };
+  };
+}
+
+/** Writes the pool documents as files (only those missing or changed) and returns the discovery over them. */
+export async function writePoolFiles(filesDir: string, docs: PoolDoc[]): Promise<{ discovery: Discovery; docOfFile: Map<string, string> }> {
+  const files: DiscoveredFile[] = [];
+  const docOfFile = new Map<string, string>();
+  for (const doc of docs) {
+    const relPath = poolFileOf(doc.id);
+    const abs = join(filesDir, relPath);
+    const body = JSON.stringify({ id: doc.id, title: doc.title, text: doc.text, ...(doc.spans ? { spans: doc.spans } : {}) });
+    let st = existsSync(abs) ? statSync(abs) : undefined;
+    if (!st || st.size !== Buffer.byteLength(body)) {
+      await fs.mkdir(join(filesDir, relPath.slice(0, relPath.lastIndexOf('/'))), { recursive: true });
+      await fs.writeFile(abs, body);
+      st = statSync(abs);
+    }
+    docOfFile.set(relPath, doc.id);
+    files.push({ relPath, absPath: abs, format: 'json', size: st.size, mtimeMs: st.mtimeMs });
+  }
+  files.sort((a, b) => (a.relPath < b.relPath ? -1 : 1));
+  return { discovery: { root: filesDir, files, skipped: [] }, docOfFile };
+}
+
+export interface PoolIndexOptions {
+  cacheDir: string;
+  branchingFactor: number;
+  embeddings: EvalEmbeddings;
+  logger?: Logger;
+  signal?: AbortSignal;
+}
+
+/** Key of a pool: its documents' content, the branching factor, the tree builder and the encoder. */
+export function poolKey(docs: PoolDoc[], branchingFactor: number, encoderId: string): string {
+  const h = createHash('sha256');
+  h.update(`${POOL_PARSER_VERSION}\0${branchingFactor}\0${encoderId}\0`);
+  for (const d of docs) h.update(`${d.id}\0${d.title}\0${d.text}\0${JSON.stringify(d.spans ?? null)}\n`);
+  return h.digest('hex').slice(0, 16);
+}
+
+export interface BuildOptions {
+  branchingFactor: number;
+  embeddings: Pick<EvalEmbeddings, 'id' | 'embedTexts' | 'save'>;
+  /** Node vectors at index time (the product's behaviour) or only item root vectors (lazy). */
+  nodeVectors?: 'eager' | 'lazy';
+  logger?: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Indexes pool files into `indexDir` with `runIndexer`. Lazy mode encodes only each item's root
+ * (the dense retrieval vector; `nodeVectors` asks for the root first) and hands the indexer
+ * stand-ins for the other nodes, which it never stores: what an indexer that leaves node vectors
+ * to query time would cost.
+ */
+export async function indexPoolFiles(discovery: Discovery, indexDir: string, options: BuildOptions): Promise<IndexSummary> {
+  const log = options.logger ?? silentLogger;
+  const real = options.embeddings.embedTexts;
+  const embed =
+    options.nodeVectors === 'lazy'
+      ? async (texts: string[], signal?: AbortSignal) => {
+          if (texts.length === 0) return [];
+          const [root] = await real([texts[0]!], signal);
+          return texts.map(() => root!);
+        }
+      : real;
+  let last = 0;
+  return runIndexer(
+    discovery,
+    {
+      dir: indexDir,
+      store: new VectraStore(indexDir),
+      parse: poolParser(options.branchingFactor),
+      embeddings: { id: options.embeddings.id, embed, persist: () => options.embeddings.save() },
+      parserVersion: POOL_PARSER_VERSION,
+      branchingFactor: options.branchingFactor,
+      logger: log,
+      progress: {
+        report: ({ done, total }) => {
+          if (done - last >= 500 || done === total) {
+            last = done;
+            log.log('info', `pool index: ${done}/${total} documents`);
+          }
+        },
+      },
+    },
+    options.signal,
+  );
+}
+
+export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions): Promise<PoolIndex> {
+  const log = options.logger ?? silentLogger;
+  const key = poolKey(docs, options.branchingFactor, options.embeddings.id);
+  const dir = join(options.cacheDir, `pool-${key}`);
+  const indexDir = join(dir, 'index');
+  const marker = join(dir, 'complete.json');
+  const store = new VectraStore(indexDir);
+  const { discovery, docOfFile } = await writePoolFiles(join(dir, 'files'), docs);
+  let built: IndexSummary | undefined;
+  if (!existsSync(marker)) {
+    log.log('info', `indexing ${docs.length} pool documents into ${indexDir} (first run; cached afterwards)`);
+    built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, logger: log, ...(options.signal ? { signal: options.signal } : {}) });
+    if (built.errors.length > 0) {
+      throw new CanopyError(ErrorCodes.internal, `pool index: ${built.errors.length} document(s) failed, first: ${built.errors[0]!.file}: ${built.errors[0]!.reason}`);
+    }
+    await writeFileAtomic(marker, JSON.stringify({ documents: docs.length, items: built.items, nodes: built.nodes, seconds: built.seconds, encoder: options.embeddings.id }));
+  }
+  const corpus = await CorpusIndex.open(indexDir, store, { maxCachedDocs: 4096 });
+  const docOfItem = new Map<string, string>();
+  const itemOfDoc = new Map<string, string>();
+  for (const [file, entry] of Object.entries(corpus.manifest.files)) {
+    const docId = docOfFile.get(file);
+    if (docId === undefined) continue;
+    for (const id of entry.items) {
+      docOfItem.set(id, docId);
+      itemOfDoc.set(docId, id);
+    }
+  }
+  const out: PoolIndex = { dir, corpus, docOfItem, itemOfDoc, docs: new Map(docs.map((d) => [d.id, d])) };
+  if (built) out.built = built;
+  return out;
+}

@@ -1,0 +1,102 @@
+// Settings travel with each request (issue 18): one AskService, asked twice with different
+// settings, answers each question with the settings it was given — topK, maxRounds,
+// readerTokenCap, the controller's, topics, LLM routing and page images — and the index service
+// indexes with the settings of the run. Before, the workspace froze its settings when it was
+// built, and the extension built it once: a changed setting did nothing until a reload.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { resolveSettings, type CanopySettings } from '../../../src/core/config/settings';
+import type { ChatModel, ChatResult } from '../../../src/core/llm/llm';
+import { topicSummaryOf } from '../../../src/core/topics/indexTopics';
+import { openServices, type TestServices } from '../../helpers/services';
+
+const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
+const question = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+
+/** An in-memory model whose one reply serves as the router's JSON, the critic's verdict and the answer. */
+const memoryLlm: ChatModel = {
+  id: 'memory:settings',
+  remote: false,
+  async chat(): Promise<ChatResult> {
+    return { text: '{"aggregate": false, "modalities": ["text"], "reason": "one fact", "sufficient": true, "missing": [], "followUpQuery": ""}', model: 'memory', attempts: 1, ms: 1 };
+  },
+};
+
+describe('settings per request', () => {
+  let dir: string;
+  let ws: TestServices;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'canopy-settings-'));
+    // Topics are fitted by this run, so the compass can be switched on and off per question below.
+    ws = openServices({ root: demo, indexDir: join(dir, 'index'), settings: { topicsEnabled: true } });
+    const summary = await ws.index.index(ws.settings);
+    assert.equal(topicSummaryOf(summary)?.action, 'fit');
+  });
+  after(async () => {
+    await ws?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the same AskService answers each question with the settings it is given', async () => {
+    const first: CanopySettings = resolveSettings({ topK: 2, maxRounds: 1, readerTokenCap: 300, controllerEnabled: false, topicsEnabled: false });
+    const second: CanopySettings = resolveSettings({
+      topK: 5,
+      maxRounds: 2,
+      readerTokenCap: 4000,
+      controllerEnabled: true,
+      controllerMinPages: 3,
+      controllerInitialPages: 2,
+      controllerMaxIterations: 4,
+      controllerMaxOpenedNodes: 6,
+      controllerMaxSearches: 1,
+      controllerMaxActivationsPerIteration: 2,
+      topicsEnabled: true,
+    });
+    const a = (await ws.ask.ask(question, first)).trace;
+    const b = (await ws.ask.ask(question, second)).trace;
+    assert.deepEqual([a.settings.topK, a.settings.maxRounds, a.settings.readerTokenCap], [2, 1, 300]);
+    assert.deepEqual([b.settings.topK, b.settings.maxRounds, b.settings.readerTokenCap], [5, 2, 4000]);
+    assert.equal(a.settings.controller, undefined, 'controller off');
+    assert.deepEqual(b.settings.controller, {
+      minPages: 3,
+      evaluator: 'rule',
+      budgets: { initialPages: 2, maxActivationsPerIteration: 2, maxIterations: 4, maxOpenedNodes: 6, maxSearches: 1 },
+    });
+    assert.equal(a.settings.retrieval.topics, false);
+    assert.equal(b.settings.retrieval.topics, true);
+    assert.ok(b.rounds[0]!.topics, 'the compass ranked the second question');
+    assert.ok(a.rounds[0]!.retrieved.length <= 2);
+    // And back: nothing of the second request stays behind.
+    const c = (await ws.ask.ask(question, first)).trace;
+    assert.deepEqual([c.settings.topK, c.settings.maxRounds, c.settings.readerTokenCap, c.settings.retrieval.topics], [2, 1, 300, false]);
+  });
+
+  it('LLM routing and page images follow the setting of each question', async () => {
+    const off = resolveSettings({ maxRounds: 1, llmRouting: false, readerPageImages: false });
+    const on = resolveSettings({ maxRounds: 1, llmRouting: true, readerPageImages: true });
+    const a = (await ws.ask.ask(question, off, { llm: memoryLlm })).trace;
+    const b = (await ws.ask.ask(question, on, { llm: memoryLlm })).trace;
+    assert.equal(a.rounds[0]!.routing.source, 'rule');
+    assert.equal(b.rounds[0]!.routing.source, 'llm');
+    assert.equal(a.settings.pageImages, undefined);
+    assert.equal(b.settings.pageImages, true);
+  });
+
+  it('an index run uses the settings it is given (the branching factor here)', async () => {
+    const other = openServices({ root: demo, indexDir: join(dir, 'index-b') });
+    try {
+      const b3 = await other.index.index(resolveSettings({ branchingFactor: 3 }));
+      assert.ok(b3.parsed > 0);
+      const again = await other.index.index(resolveSettings({ branchingFactor: 3 }));
+      assert.equal(again.parsed, 0, 'same settings: nothing re-parsed');
+      const b2 = await other.index.index(resolveSettings({ branchingFactor: 2 }));
+      assert.equal(b2.parsed, b3.parsed, 'a new branching factor re-parses every file');
+    } finally {
+      await other.close();
+    }
+  });
+});

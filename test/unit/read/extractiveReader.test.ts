@@ -1,0 +1,65 @@
+// The extractive reader (no LLM): one quote per part of the question, chosen by term coverage
+// and an answer of the asked kind, never a heading; citations point at the quoted region.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
+import type { EvidenceRegion, ReaderInput } from '../../../src/core/read/reader';
+import type { RegionKind, RegionNode } from '../../../src/contracts/region';
+
+let n = 0;
+function leaf(text: string, kind: RegionKind = 'sentence'): RegionNode {
+  return { id: `it/0.${n++}`, kind, modality: 'text', text, anchor: { file: 'doc.md', charStart: 0, charEnd: text.length }, children: [] };
+}
+
+function input(items: Array<{ title: string; leaves: RegionNode[]; score?: number }>): ReaderInput {
+  const regions: EvidenceRegion[] = items.map((it, i) => {
+    const node: RegionNode = { id: `item${i}/0`, kind: 'paragraph', modality: 'text', text: it.leaves.map((l) => l.text).join(' '), anchor: { file: `f${i}.md` }, children: it.leaves };
+    return { itemId: `item${i}`, itemTitle: it.title, file: `f${i}.md`, node, score: it.score ?? 0.3, leafScores: new Map(it.leaves.map((l) => [l.id, it.score ?? 0.3])) };
+  });
+  return { text: '', tokens: 0, truncated: false, regions };
+}
+
+describe('ExtractiveReader', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the sentence that answers a "when" question, not the heading that repeats its words', async () => {
+    const heading = leaf('1973 oil crisis', 'heading');
+    const answer = leaf('The 1973 oil crisis began in October 1973, when the members of OAPEC proclaimed an oil embargo.');
+    const other = leaf('The crisis had many short- and long-term effects on global politics.');
+    const a = await reader.answer('When did the 1973 oil crisis begin?', input([{ title: '1973 oil crisis', leaves: [heading, other, answer] }]));
+    assert.match(a.text, /began in October 1973/);
+    assert.doesNotMatch(a.text, /^1973 oil crisis \[1\]/);
+    assert.equal(a.citations[0]!.nodeId, answer.id, 'the citation points at the quoted region');
+  });
+
+  it('answers every part of a two-part question with its own quote', async () => {
+    const lost = leaf('Plot P5 lost three mature ash trees to ash dieback between the visits.');
+    const replant = leaf('Replant the P5 gap with a mix of oak, lime and hornbeam.');
+    const noise = leaf('Soil moisture was logged hourly by buried sensors.');
+    const a = await reader.answer('Which plot lost ash trees to dieback, and what should be replanted there?', input([
+      { title: 'Survey', leaves: [lost, noise] },
+      { title: 'Recommendations', leaves: [replant] },
+    ]));
+    assert.deepEqual(a.citations.slice(0, 2).map((c) => c.nodeId), [lost.id, replant.id]);
+  });
+
+  it('prefers a sentence with an amount for "how much", and quotes each named thing of a comparison', async () => {
+    const vague = leaf('Capital expenditure grew as the company expanded its stores in 2019.');
+    const amount = leaf('In 2019 capital expenditure was $1.6 billion.');
+    const a = await reader.answer('How much was the capital expenditure in 2019?', input([{ title: '10-K', leaves: [vague, amount] }]));
+    assert.equal(a.citations[0]!.nodeId, amount.id);
+    const x = leaf('Scott Derrickson is an American director, screenwriter and producer.');
+    const y = leaf('Edward Davis Wood Jr. was an American filmmaker, actor, writer and producer.');
+    const b = await reader.answer('Were Scott Derrickson and Ed Wood of the same nationality?', input([
+      { title: 'Scott Derrickson', leaves: [x] },
+      { title: 'Ed Wood', leaves: [y] },
+    ]));
+    assert.deepEqual(new Set(b.citations.map((c) => c.nodeId)), new Set([x.id, y.id]));
+  });
+
+  it('says so when the evidence holds only headings', async () => {
+    const a = await reader.answer('When did it begin?', input([{ title: 'T', leaves: [leaf('1973 oil crisis', 'heading')] }]));
+    assert.equal(a.citations.length, 0);
+    assert.match(a.text, /only headings/);
+  });
+});

@@ -1,0 +1,77 @@
+// Question analysis (answer type, parts, entities) and region support (coverage, answer cues,
+// quotable regions): what the no-LLM critic and the extractive reader decide with.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyzeQuestion, answerTypeOf, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { answerCue, isQuotable, partCoverage, termWeights } from '../../../src/core/text/support';
+import { contentTerms } from '../../../src/core/text/terms';
+
+describe('question analysis', () => {
+  it('reads the expected kind of answer from the wh-word and the noun asked about', () => {
+    const cases: Array<[string, string]> = [
+      ['When did the 1973 oil crisis begin?', 'date'],
+      ['In what year was the company founded?', 'date'],
+      ['What year did the war end?', 'date'],
+      ['How much revenue did the segment report in 2022?', 'number'],
+      ['How many employees does the company have?', 'number'],
+      ['What was the total capital expenditure in FY2019?', 'number'],
+      ['Who portrayed Corliss Archer?', 'person'],
+      ['Where is the headquarters?', 'place'],
+      ['Which city hosted the games?', 'place'],
+      ['Were Scott Derrickson and Ed Wood of the same nationality?', 'yesno'],
+      ['What should be replanted there?', 'other'],
+    ];
+    for (const [q, want] of cases) assert.equal(answerTypeOf(q), want, q);
+  });
+
+  it('splits a question into the things it asks, and keeps one-clause questions whole', () => {
+    assert.deepEqual(questionParts('Which plot lost ash trees to dieback, and what should be replanted there?'), ['Which plot lost ash trees to dieback', 'what should be replanted there']);
+    assert.deepEqual(questionParts('Who founded the firm? When did it go public?'), ['Who founded the firm', 'When did it go public']);
+    assert.deepEqual(questionParts('Was the Bank of England founded before the Bank of Scotland and the Bank of Ireland?'), ['Was the Bank of England founded before the Bank of Scotland and the Bank of Ireland']);
+    assert.deepEqual(questionParts('What government position was held by the woman who portrayed Corliss Archer in Kiss and Tell?').length, 1);
+  });
+
+  it('splits conjoined names only when each side is a name of its own', () => {
+    assert.deepEqual(splitConjoined('Scott Derrickson and Ed Wood'), ['Scott Derrickson', 'Ed Wood']);
+    assert.deepEqual(splitConjoined('Kiss and Tell'), ['Kiss and Tell']);
+    const a = analyzeQuestion('Were Scott Derrickson and Ed Wood of the same nationality?');
+    assert.deepEqual(a.entities, ['Scott Derrickson', 'Ed Wood']);
+    assert.equal(a.comparison, true);
+    assert.equal(analyzeQuestion('When did the 1973 oil crisis begin?').comparison, false);
+  });
+});
+
+describe('region support', () => {
+  it('weights terms by rarity and counts the context (title) half', () => {
+    const regions = [new Set(['oil', 'crisis', 'octob']), new Set(['oil', 'price']), new Set(['oil', 'embargo'])];
+    const w = termWeights(regions);
+    assert.ok(w('crisis') > w('oil'), 'a term in one region outweighs one in all');
+    const part = { terms: ['oil', 'crisis'] };
+    assert.equal(partCoverage(part, regions[0]!, new Set(), w).coverage, 1);
+    const viaTitle = partCoverage(part, new Set(['oil']), new Set(['crisis']), w);
+    assert.ok(viaTitle.coverage > w('oil') / (w('oil') + w('crisis')) && viaTitle.coverage < 1);
+    assert.deepEqual(partCoverage(part, new Set(['oil']), new Set(), w).missing, ['crisis']);
+  });
+
+  it('finds an answer of the asked kind that the question does not already name', () => {
+    const q = new Set(contentTerms('When did the 1973 oil crisis begin?'));
+    assert.equal(answerCue('date', 'The 1973 oil crisis began in October 1973.', q), 'October');
+    assert.equal(answerCue('date', 'The 1973 oil crisis began with an embargo.', q), undefined);
+    const n = new Set(contentTerms('How much did revenue grow in 2022?'));
+    assert.equal(answerCue('number', 'Revenue grew by $4.2 billion in 2022.', n), '$4.2 billion');
+    assert.equal(answerCue('number', 'Revenue grew strongly in 2022.', n), undefined);
+    const p = new Set(contentTerms('Who portrayed Corliss Archer?'));
+    assert.equal(answerCue('person', 'Shirley Temple portrayed Corliss Archer.', p), 'Shirley Temple');
+    assert.equal(answerCue('other', 'Shirley Temple portrayed Corliss Archer.', p), undefined);
+  });
+
+  it('never lets an answer quote a heading, a caption, a title-like line or a fragment', () => {
+    assert.equal(isQuotable('heading', '1973 oil crisis'), false);
+    assert.equal(isQuotable('sentence', '1973 oil crisis'), false);
+    assert.equal(isQuotable('sentence', 'Non-GAAP Financial Measures And Reconciliations'), false);
+    assert.equal(isQuotable('sentence', 'Figure 3: Revenue by segment, 2019–2022'), false);
+    assert.equal(isQuotable('sentence', 'Exhibit 10.1 Credit Agreement dated March 3, 2020'), false);
+    assert.equal(isQuotable('sentence', 'The 1973 oil crisis began in October 1973.'), true);
+    assert.equal(isQuotable('row', 'P5 | 3 | ash'), true);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Retrieval features of an open pool, one JSON line per question: for the union of the dense and
+ * BM25 top-N items, every signal a fusion could use (BM25 score and rank, dense cosine of the
+ * item vector and rank, the best and second-best cosine of the item's sentences, the cosine of
+ * its first sentence, BM25 over titles only) and the item's gold grade. The fusion profiles of
+ * src/core/retrieve/ are fitted and checked on these dumps (`canopy tune` fits the same features
+ * from a workspace's own qrels or gold). Research tooling, not part of the tests.
+ *
+ *   node --import tsx tools/retrieval-features.ts <dataset file> --out features.jsonl [--n 100] [--cache DIR] [--limit N]
+ */
+import { createWriteStream } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { nodeVectors } from '../src/core/encode/nodeVectors';
+import { VectraStore } from '../src/core/index/vectraStore';
+import type { RegionNode } from '../src/contracts/region';
+import { loadDataset } from '../src/eval/datasets/load';
+import { openEvalEmbeddings } from '../src/eval/embeddings';
+import { openPoolIndex } from '../src/eval/poolIndex';
+import { defaultOutDir } from './convert-use/main';
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+function leaves(n: RegionNode, out: RegionNode[] = []): RegionNode[] {
+  if (n.children.length === 0) out.push(n);
+  else n.children.forEach((c) => leaves(c, out));
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { out: { type: 'string' }, n: { type: 'string' }, cache: { type: 'string' }, limit: { type: 'string' }, branching: { type: 'string' } },
+  });
+  const file = positionals[0];
+  if (!file || !values.out) throw new Error('usage: retrieval-features.ts <dataset file> --out features.jsonl [--n 100] [--cache DIR] [--limit N]');
+  const n = Number(values.n ?? 100);
+  const cacheDir = values.cache ?? process.env.CANOPY_EVAL_CACHE ?? `${process.env.HOME}/.cache/canopy-eval`;
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+  const dataset = loadDataset(file);
+  if (!dataset.pool || dataset.pool.kind !== 'docs') throw new Error(`${file}: no open pool of documents`);
+  const questions = values.limit ? dataset.questions.slice(0, Number(values.limit)) : dataset.questions;
+  const embeddings = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: defaultOutDir, cacheDir: `${cacheDir}/embeddings`, logger: { log: (_l, m) => log(m) } });
+  const pool = await openPoolIndex(dataset.pool.read(), { cacheDir, branchingFactor: Number(values.branching ?? 2), embeddings, logger: { log: (_l, m) => log(m) } });
+  const corpus = pool.corpus;
+  log(`pool: ${pool.docs.size} documents, ${corpus.itemCount} items`);
+  const itemVectors = new Map((await new VectraStore(corpus.dir).entries(corpus.generation)).map((e) => [e.id, e.vector]));
+  const out = createWriteStream(values.out);
+  let done = 0;
+  for (const q of questions) {
+    const qv = await embeddings.embedQuery(q.question);
+    const dense = await corpus.vectors.query(qv, n);
+    const bm25 = corpus.lexical.query(q.question, n);
+    const ids = [...new Set([...dense.map((h) => h.id), ...bm25.map((h) => h.id)])];
+    const denseRank = new Map(dense.map((h, i) => [h.id, i]));
+    const bm25Of = new Map(bm25.map((h, i) => [h.id, { score: h.score, rank: i }]));
+    const candidates = [];
+    for (const id of ids) {
+      const item = await corpus.item(id);
+      const vectors = await nodeVectors(item.root, embeddings.embedTexts);
+      const sims = leaves(item.root).map((l) => dot(qv, vectors.get(l.id)!));
+      const sorted = [...sims].sort((a, b) => b - a);
+      const doc = pool.docOfItem.get(id) ?? id;
+      candidates.push({
+        id: doc,
+        grade: q.goldDocs.get(doc) ?? 0,
+        dense: dot(qv, itemVectors.get(id)!),
+        denseRank: denseRank.get(id) ?? null,
+        bm25: bm25Of.get(id)?.score ?? 0,
+        bm25Rank: bm25Of.get(id)?.rank ?? null,
+        max1: sorted[0] ?? 0,
+        max2: sorted[1] ?? sorted[0] ?? 0,
+        first: sims[0] ?? 0,
+        leaves: sims.length,
+      });
+    }
+    const gold = [...q.goldDocs.entries()].filter(([, g]) => g > 0).map(([d]) => d);
+    out.write(`${JSON.stringify({ id: q.id, question: q.question, type: q.type ?? null, gold, candidates })}\n`);
+    if (++done % 50 === 0) log(`${done}/${questions.length}`);
+  }
+  out.end();
+  await embeddings.save();
+  await embeddings.dispose();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
