@@ -39,6 +39,12 @@ export interface RealDocsSummary {
   citedAnyGold: number;
   goldInEvidence: number;
   goldInEvidenceRound1: number;
+  /**
+   * The critic's verdicts (every round it judged) against "the gold is already in the kept
+   * evidence": true positive = said sufficient and the gold was there; false positive = said
+   * sufficient without it; false negative = said insufficient with the gold there.
+   */
+  critic: { verdicts: number; tp: number; fp: number; fn: number; tn: number };
   /** Rows with both runs whose answers are the same text. */
   warmSameAsCli?: { same: number; of: number };
 }
@@ -47,6 +53,24 @@ function spread(ms: number[]): Spread | undefined {
   if (ms.length === 0) return undefined;
   const s = ms.map((x) => x / 1000);
   return { p50: percentile(s, 0.5), p95: percentile(s, 0.95), max: Math.max(...s), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+function criticCounts(metrics: readonly AnswerMetrics[]): RealDocsSummary['critic'] {
+  const c = { verdicts: 0, tp: 0, fp: 0, fn: 0, tn: 0 };
+  // Reports written before the critic's verdicts were recorded have none.
+  for (const v of metrics.flatMap((m) => m.criticVerdicts ?? [])) {
+    c.verdicts++;
+    if (v.sufficient) c[v.goldKept ? 'tp' : 'fp']++;
+    else c[v.goldKept ? 'fn' : 'tn']++;
+  }
+  return c;
+}
+
+/** "precision p/q, recall r/s" of the critic's "sufficient" against "gold already kept". */
+export function criticText(c: RealDocsSummary['critic'] | undefined): string {
+  if (!c || c.verdicts === 0) return '—';
+  const pct = (n: number, of: number) => (of === 0 ? '—' : `${Math.round((100 * n) / of)}%`);
+  return `precision ${pct(c.tp, c.tp + c.fp)} (${c.tp}/${c.tp + c.fp}), recall ${pct(c.tp, c.tp + c.fn)} (${c.tp}/${c.tp + c.fn}); ${c.verdicts} verdicts`;
 }
 
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -79,6 +103,7 @@ export function summarise(rows: readonly RealDocsRow[]): RealDocsSummary {
     citedAnyGold: count((m) => m.citedAnyGold),
     goldInEvidence: count((m) => m.goldInEvidence),
     goldInEvidenceRound1: count((m) => m.goldInEvidenceRound1),
+    critic: criticCounts(metrics),
     ...(both.length > 0 ? { warmSameAsCli: { same: both.filter((r) => r.cli!.metrics!.answer === r.warm!.metrics!.answer).length, of: both.length } } : {}),
   };
 }
@@ -109,6 +134,7 @@ const tableRows: Array<[string, (s: RealDocsSummary) => string]> = [
   ['any citation on the gold paragraph / page', (s) => frac(s.citedAnyGold, s.scored)],
   ['gold paragraph / page in the kept evidence', (s) => frac(s.goldInEvidence, s.scored)],
   ['… already after round 1', (s) => frac(s.goldInEvidenceRound1, s.scored)],
+  ['critic "sufficient" vs gold already kept (every verdict)', (s) => criticText(s.critic)],
   ['warm answer identical to the CLI answer', (s) => (s.warmSameAsCli ? frac(s.warmSameAsCli.same, s.warmSameAsCli.of) : '—')],
   ['failed asks (CLI / warm)', (s) => `${s.failed.cli} / ${s.failed.warm}`],
 ];

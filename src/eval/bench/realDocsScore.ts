@@ -8,7 +8,10 @@
  *    the gold paragraph (Markdown), or at least half of its pages among the gold pages (PDF). A
  *    whole section or page group that merely contains the gold does not count.
  *  - gold in the kept evidence: some leaf of a kept region lies on the gold (same rule), over all
- *    rounds and over round 1 alone. Kept regions are looked up by id in the index's parsed
+ *    rounds and over round 1 alone.
+ *  - the critic's calibration: each verdict the critic gave (one per round it judged) beside
+ *    whether the gold was already in the evidence kept up to that round — "sufficient" is right
+ *    when the gold was there, "insufficient" when it was not. Kept regions are looked up by id in the index's parsed
  *    documents, so regions the MAGE controller kept outside the retrieved item count too.
  *
  * Anchors: PDF pages are 0-based (`Anchor.page`, src/core/model/region.ts), as FinanceBench's
@@ -143,6 +146,16 @@ export interface AnswerMetrics {
   goldInEvidenceRound1: boolean;
   /** Kept region ids that the index's documents do not hold (should be 0). */
   unresolvedKept: number;
+  /** Per round the critic judged: its verdict and whether the gold was in the evidence kept up to that round. */
+  criticVerdicts: CriticVerdict[];
+}
+
+export interface CriticVerdict {
+  round: number;
+  sufficient: boolean;
+  goldKept: boolean;
+  missing: string[];
+  followUpQuery?: string;
 }
 
 /** Node ids kept per round (round 1 first). */
@@ -160,6 +173,17 @@ export function scoreAnswer(trace: AskTrace, q: RealDocsQuestion, node: (id: str
   const byRound = keptIdsByRound(trace);
   const goldInEvidenceRound1 = keptOnGold(byRound[0] ?? []);
   const goldInEvidence = keptOnGold(byRound.flat());
+  const criticVerdicts: CriticVerdict[] = [];
+  trace.rounds.forEach((r, i) => {
+    if (!r.critic) return;
+    criticVerdicts.push({
+      round: r.round,
+      sufficient: r.critic.sufficient,
+      goldKept: keptOnGold(byRound.slice(0, i + 1).flat()),
+      missing: r.critic.missing,
+      ...(r.critic.followUpQuery !== undefined ? { followUpQuery: r.critic.followUpQuery } : {}),
+    });
+  });
   const unresolved = [...new Set(byRound.flat())].filter((id) => node(id) === undefined).length;
   const citations = trace.answer.citations.map((c) => ({
     marker: c.marker,
@@ -188,5 +212,6 @@ export function scoreAnswer(trace: AskTrace, q: RealDocsQuestion, node: (id: str
     goldInEvidence,
     goldInEvidenceRound1,
     unresolvedKept: unresolved,
+    criticVerdicts,
   };
 }

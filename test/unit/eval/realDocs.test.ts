@@ -12,7 +12,7 @@ import type { CliIO } from '../../../src/cli/io';
 import type { AskTrace } from '../../../src/contracts/trace';
 import { demoFromPackage, runRealDocsBench, type RealDocsReport } from '../../../src/eval/bench/realDocs';
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
-import { compareRealDocs, renderRealDocsMarkdown, replaceRealDocsSection } from '../../../src/eval/bench/realDocsReport';
+import { compareRealDocs, criticText, renderRealDocsMarkdown, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
 import { answerHasGoldString, factNumbers, keyFactCheck, onGold, scoreAnswer } from '../../../src/eval/bench/realDocsScore';
 import { longReportPdf } from '../../helpers/longReportPdf';
 
@@ -244,6 +244,39 @@ describe('real-document benchmark: one run end to end', () => {
     assert.ok(m.unresolvedKept > 0, 'kept regions the lookup cannot resolve are counted');
   });
 
+  it("judges each critic verdict against the gold kept up to its round", () => {
+    // A three-round trace: the gold leaf is kept only in round 2; the critic says "insufficient",
+    // "insufficient", "sufficient" — one false negative (round 2) and one true positive (round 3).
+    const gold: RealDocsQuestion['gold'] = { kind: 'paragraph', file: 'a.md', paraIdx: 0, charStart: 100, charEnd: 200, startLine: 3, endLine: 3 };
+    const leaf = (id: string, charStart: number, charEnd: number) => ({ id, anchor: { file: 'a.md', charStart, charEnd }, children: [] });
+    const nodes = new Map([leaf('off', 0, 50), leaf('on', 110, 190)].map((n) => [n.id, n]));
+    const round = (n: number, kept: string, sufficient: boolean) => ({
+      round: n,
+      retrieved: [{ repeated: false, keptNodeIds: [kept] }],
+      critic: { sufficient, missing: sufficient ? [] : ['x'], source: 'rule' },
+    });
+    const t = {
+      rounds: [round(1, 'off', false), round(2, 'on', false), round(3, 'off', true)],
+      stop: { reason: 'critic-sufficient' },
+      totals: { items: 3, evidenceTokens: 10 },
+      readerInput: { tokens: 10, truncated: false },
+      ms: 1,
+      answer: { text: 'x', citations: [] },
+    } as unknown as AskTrace;
+    const m = scoreAnswer(t, { id: 'c', source: 'squad', question: 'q?', answers: ['x'], gold }, (id) => nodes.get(id) as never);
+    assert.deepEqual(
+      m.criticVerdicts.map((v) => [v.round, v.sufficient, v.goldKept]),
+      [
+        [1, false, false],
+        [2, false, true],
+        [3, true, true],
+      ],
+    );
+    const rows = [{ id: 'c', source: 'squad', question: 'q?', answers: ['x'], gold, warm: { ms: 1, metrics: m } }] as RealDocsReport['questions'];
+    assert.deepEqual(summarise(rows).critic, { verdicts: 3, tp: 1, fp: 0, fn: 1, tn: 1 });
+    assert.equal(criticText(summarise(rows).critic), 'precision 100% (1/1), recall 50% (1/2); 3 verdicts');
+  });
+
   it('summarises per source from the rows', () => {
     const { all, squad, financebench } = report.summary;
     assert.equal(all.questions, 4);
@@ -255,6 +288,9 @@ describe('real-document benchmark: one run end to end', () => {
     assert.ok(all.cli && all.cli.p50 <= all.cli.p95 && all.cli.p95 <= all.cli.max);
     assert.ok(all.warmCpu && all.warmCpu.max > 0);
     assert.equal(all.warmSameAsCli?.of, 4);
+    const verdicts = rows.flatMap((m) => m.criticVerdicts);
+    assert.equal(all.critic.verdicts, verdicts.length);
+    assert.equal(all.critic.tp + all.critic.fp, verdicts.filter((v) => v.sufficient).length);
   });
 
   it('renders the table into its own section and compares two reports', async () => {
