@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REALDOCS_SCHEMA, runRealDocsBench, type RealDocsReport } from '../../eval/bench/realDocs';
 import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCorpus';
-import { compareRealDocs, renderRealDocsMarkdown, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
+import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
 import { type CliIO, UsageError } from '../io';
 import { packageRoot } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';
@@ -42,6 +42,7 @@ Options:
   --out <file>             write the JSON report (per-question rows) here
   --markdown <file>        write the table into this Markdown file's real-document section (e.g. BENCHMARKS.md)
   --compare <before.json>  print each figure before → after against an earlier report
+  --per-question           also print one row per question (answer, citation [1], critic verdicts, flags)
   --from <report.json>     do not run: print (and --markdown / --compare) an existing report
   --json                   print the JSON report instead of the table`;
 
@@ -88,6 +89,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       compare: { type: 'string' },
       from: { type: 'string' },
       json: { type: 'boolean' },
+      'per-question': { type: 'boolean' },
     },
   });
   const abs = (p: string) => path.resolve(io.cwd, p);
@@ -141,6 +143,11 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
   }
   if (values.json) io.out(JSON.stringify(report));
   else io.out(markdown);
+  if (values['per-question']) {
+    const say = values.json ? io.err : io.out;
+    say('');
+    say(renderRealDocsQuestions(report));
+  }
   if (before) {
     // With --json the comparison goes to stderr: stdout stays one JSON line.
     const say = values.json ? io.err : io.out;

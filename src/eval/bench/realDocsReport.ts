@@ -206,6 +206,41 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
   return out.join('\n');
 }
 
+const where = (c: { file: string; page?: number; pageEnd?: number; startLine?: number; endLine?: number }) =>
+  c.page !== undefined ? `${c.file} p.${c.page + 1}${c.pageEnd !== undefined && c.pageEnd !== c.page ? `–${c.pageEnd + 1}` : ''}` : `${c.file}${c.startLine !== undefined ? `:${c.startLine}${c.endLine !== undefined && c.endLine !== c.startLine ? `–${c.endLine}` : ''}` : ''}`;
+const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/**
+ * One row per question (the CLI run's outcome, else the warm run's): gold and where it is, the
+ * printed answer, citation [1] (where, its region kind and text), rounds with the critic's
+ * verdicts, and the flags — the material for reading the failures one by one. Pages are printed
+ * 1-based, as a person reads them.
+ */
+export function renderRealDocsQuestions(r: RealDocsReport): string {
+  const out = ['| id | question | gold (where) | answer | [1] (kind: text) | rounds: critic verdicts | flags |', '|---|---|---|---|---|---|---|'];
+  for (const q of r.questions) {
+    const m = q.cli?.metrics ?? q.warm?.metrics;
+    const gold = q.gold.kind === 'pages' ? `${q.gold.file} p.${q.gold.pages.map((p) => p + 1).join(',')}` : `${q.gold.file}:${q.gold.startLine}`;
+    if (!m) {
+      out.push(`| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | — | — | — | failed: ${cell(q.cli?.error ?? q.warm?.error ?? '?')} |`);
+      continue;
+    }
+    const c1 = m.citations.find((c) => c.marker === 1);
+    const verdicts = (m.criticVerdicts ?? []).map((v) => `${v.round}:${v.sufficient ? 'S' : 'I'}${v.goldKept ? '+' : '−'}`).join(' ');
+    const flags = [
+      m.answerHasGold ? 'answer ✓' : 'answer ✗',
+      m.cited1Gold ? '[1] ✓' : m.citedAnyGold ? '[1] ✗ (other ✓)' : '[1] ✗',
+      m.goldInEvidence ? `kept ✓${m.goldInEvidenceRound1 ? '' : ' (after r1)'}` : 'kept ✗',
+      ...(m.readerTruncated ? ['cap'] : []),
+    ].join(', ');
+    out.push(
+      `| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | ${cell(m.answer.slice(0, 220))} | ${c1 ? `${where(c1)} (${c1.kind ?? '?'}: ${cell(c1.text.slice(0, 100))})` : '—'} | ${m.rounds}, ${m.stop}: ${verdicts} | ${flags} |`,
+    );
+  }
+  out.push('', 'Critic verdicts: round:S (sufficient) or I (insufficient), + when the gold was already in the evidence kept by that round, − when not.');
+  return out.join('\n');
+}
+
 /** Replaces (or inserts, before the first `## Encoder` heading, else at the end) the real-document section of BENCHMARKS.md. */
 export function replaceRealDocsSection(doc: string, section: string): string {
   const block = `${REALDOCS_BEGIN}\n\n${section.trim()}\n\n${REALDOCS_END}`;

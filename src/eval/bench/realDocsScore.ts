@@ -137,7 +137,8 @@ export interface AnswerMetrics {
   /** The pipeline's own time (the trace's `ms`). */
   traceMs: number;
   answer: string;
-  citations: Array<{ marker: number; file: string; page?: number; pageEnd?: number; startLine?: number; endLine?: number; onGold: boolean }>;
+  /** `kind`: the cited region's kind in the index (a heading, a row…); `text`: its first 160 characters. */
+  citations: Array<{ marker: number; file: string; page?: number; pageEnd?: number; startLine?: number; endLine?: number; kind?: string; text: string; onGold: boolean }>;
   answerHasGold: boolean;
   keyFacts?: KeyFacts;
   cited1Gold: boolean;
@@ -192,6 +193,8 @@ export function scoreAnswer(trace: AskTrace, q: RealDocsQuestion, node: (id: str
     ...(c.anchor.pageEnd !== undefined ? { pageEnd: c.anchor.pageEnd } : {}),
     ...(c.anchor.startLine !== undefined ? { startLine: c.anchor.startLine } : {}),
     ...(c.anchor.endLine !== undefined ? { endLine: c.anchor.endLine } : {}),
+    ...(node(c.nodeId) ? { kind: node(c.nodeId)!.kind } : {}),
+    text: c.text.replace(/\s+/g, ' ').trim().slice(0, 160),
     onGold: onGold(c.anchor, gold),
   }));
   const keyFacts = q.source === 'financebench' ? keyFactCheck(q.answers[0] ?? '', q.question, withoutMarkers(trace.answer.text)) : undefined;

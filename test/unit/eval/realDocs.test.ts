@@ -316,6 +316,15 @@ describe('real-document benchmark: one run end to end', () => {
     const io = capture();
     assert.equal(await main(['bench', 'realdocs', '--from', file, '--compare', file], io), 0);
     assert.match(io.stdout.join('\n'), /## Real documents \(issue 16\)[\s\S]*\| metric \| before \| after \|/);
+    const rows = capture();
+    assert.equal(await main(['bench', 'realdocs', '--from', file, '--per-question'], rows), 0);
+    const s1row = rows.stdout.join('\n').split('\n').find((l) => l.startsWith('| squad s1 |'))!;
+    const m1 = report.questions.find((q) => q.id === 's1')!.cli!.metrics!;
+    assert.ok(s1row.includes('squad/Corven_Observatory.md:3'), s1row);
+    assert.ok(s1row.includes(m1.answerHasGold ? 'answer ✓' : 'answer ✗'), s1row);
+    assert.ok(s1row.includes(`${m1.rounds}, ${m1.stop}:`), s1row);
+    // Citation [1]'s region kind comes from the index's documents.
+    if (m1.citations.length > 0) assert.ok(m1.citations.every((c) => c.kind !== undefined && c.text.length > 0));
     const bad = capture();
     assert.equal(await main(['bench', 'realdocs', '--from', join(dir, 'fb', 'questions.jsonl')], bad), 2);
     assert.match(bad.stderr.join('\n'), /not a readable JSON report|not a real-document benchmark report/);
