@@ -10,6 +10,7 @@ import { benchHelp, runBench } from './commands/bench';
 import { goldHelp, runGold } from './commands/gold';
 import { trainHelp, runTrain } from './commands/train';
 import { topicsHelp, runTopics } from './commands/topics';
+import { tuneHelp, runTune } from './commands/tune';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -28,6 +29,7 @@ const commands: Record<string, Command> = {
   gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
   train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
   topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
+  tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: tuneHelp, run: runTune },
 };
 
 function usage(): string {

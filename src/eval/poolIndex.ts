@@ -84,6 +84,11 @@ export interface PoolIndexOptions {
   cacheDir: string;
   branchingFactor: number;
   embeddings: EvalEmbeddings;
+  /**
+   * `lazy`: only item root vectors are encoded (retrieval studies that never score nodes); the
+   * index is cached apart from the eager one, which the evaluation's compression needs.
+   */
+  nodeVectors?: 'eager' | 'lazy';
   logger?: Logger;
   signal?: AbortSignal;
 }
@@ -149,7 +154,8 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
 export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions): Promise<PoolIndex> {
   const log = options.logger ?? silentLogger;
   const key = poolKey(docs, options.branchingFactor, options.embeddings.id);
-  const dir = join(options.cacheDir, `pool-${key}`);
+  const lazy = options.nodeVectors === 'lazy';
+  const dir = join(options.cacheDir, `pool-${lazy ? 'lazy-' : ''}${key}`);
   const indexDir = join(dir, 'index');
   const marker = join(dir, 'complete.json');
   const store = new VectraStore(indexDir);
@@ -157,7 +163,7 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
   let built: IndexSummary | undefined;
   if (!existsSync(marker)) {
     log.log('info', `indexing ${docs.length} pool documents into ${indexDir} (first run; cached afterwards)`);
-    built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, logger: log, ...(options.signal ? { signal: options.signal } : {}) });
+    built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, ...(lazy ? { nodeVectors: 'lazy' as const } : {}), logger: log, ...(options.signal ? { signal: options.signal } : {}) });
     if (built.errors.length > 0) {
       throw new CanopyError(ErrorCodes.internal, `pool index: ${built.errors.length} document(s) failed, first: ${built.errors[0]!.file}: ${built.errors[0]!.reason}`);
     }

@@ -32,6 +32,9 @@ Options:
                          evidence subgraph to the reader (a multimodal model)
   --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
   --topics               re-rank with the topic compass (needs an index fitted with topics)
+  --fusion <profile|rrf> how retrieval fuses dense and BM25: the encoder's fitted profile
+                         (default; a profile from canopy tune in the index folder wins) or the
+                         design's equal-weight RRF
   --controller <on|off>  the MAGE controller for PDFs of at least 8 pages (default on)
   --controller-min-pages <n>  the page threshold of the controller (default 8)
   --adapter <file>       a node-encoder adapter checkpoint (canopy train); one that cannot be
@@ -74,6 +77,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'page-images': { type: 'boolean' },
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
+      fusion: { type: 'string' },
     },
   });
   const question = positionals.join(' ').trim();
@@ -82,6 +86,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
   const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');
   if (minPages !== undefined && minPages < 2) throw new UsageError('--controller-min-pages must be at least 2');
+  if (values.fusion !== undefined && values.fusion !== 'profile' && values.fusion !== 'rrf') throw new UsageError('--fusion must be profile or rrf');
   const topK = positiveInt(values['top-k'], '--top-k');
   const rounds = positiveInt(values.rounds, '--rounds');
   if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
@@ -100,6 +105,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
   });
   const services = cliServices(values.dir ?? '.', values.index, io);
   const abort = new AbortController();

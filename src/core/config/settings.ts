@@ -7,6 +7,7 @@
 import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
 
 export type LlmProviderName = 'none' | 'openai-compatible' | 'vscode-lm';
+export type RetrievalFusionChoice = 'profile' | 'rrf';
 
 export interface CanopySettings {
   include: string[];
@@ -38,6 +39,12 @@ export interface CanopySettings {
   controllerMaxIterations: number;
   controllerMaxOpenedNodes: number;
   controllerMaxSearches: number;
+  /**
+   * How the hybrid retriever fuses dense and BM25: `profile` — the encoder's fitted retrieval
+   * profile (a tuned one in the index folder, else the built-in one; src/core/retrieve/profile.ts);
+   * `rrf` — the design's equal-weight reciprocal-rank fusion, for comparison.
+   */
+  retrievalFusion: RetrievalFusionChoice;
   /** The topic compass (design §4): fit topics with the index and re-rank retrieval with them. */
   topicsEnabled: boolean;
   /** K topics; 0 = by corpus size (√N in [8, 100]). */
@@ -71,6 +78,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   controllerMaxIterations: 'canopy.controller.maxIterations',
   controllerMaxOpenedNodes: 'canopy.controller.maxOpenedNodes',
   controllerMaxSearches: 'canopy.controller.maxSearches',
+  retrievalFusion: 'canopy.retrieval.fusion',
   topicsEnabled: 'canopy.topics.enabled',
   topicsCount: 'canopy.topics.count',
   adapterCheckpoint: 'canopy.adapter.checkpoint',
@@ -101,6 +109,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   controllerMaxIterations: 8,
   controllerMaxOpenedNodes: 12,
   controllerMaxSearches: 2,
+  retrievalFusion: 'profile',
   topicsEnabled: false,
   topicsCount: 0,
   adapterCheckpoint: '',
@@ -136,6 +145,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     controllerMaxIterations: Math.round(clampNumber(partial.controllerMaxIterations, d.controllerMaxIterations, 1, 100)),
     controllerMaxOpenedNodes: Math.round(clampNumber(partial.controllerMaxOpenedNodes, d.controllerMaxOpenedNodes, 1, 1000)),
     controllerMaxSearches: Math.round(clampNumber(partial.controllerMaxSearches, d.controllerMaxSearches, 0, 20)),
+    retrievalFusion: partial.retrievalFusion === 'rrf' || partial.retrievalFusion === 'profile' ? partial.retrievalFusion : d.retrievalFusion,
     topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
     topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
     adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
