@@ -27,7 +27,7 @@ import { Embeddings } from '../../core/app/embeddings';
 import { IndexService } from '../../core/app/indexService';
 import { ParseWorkers } from '../../core/app/parseWorkers';
 import { TraceStore } from '../../core/app/traceStore';
-import { resolveSettings } from '../../core/config/settings';
+import { resolveSettings, type CanopySettings } from '../../core/config/settings';
 import { VectraStore } from '../../core/index/vectraStore';
 import { machine, type Machine } from './measure';
 import type { IndexSummary } from '../../core/index/indexer';
@@ -133,6 +133,8 @@ export interface RealDocsReport {
   command: string;
   machine: Machine & { loadAverage: { start: number[]; afterIndex?: number[]; end: number[] } };
   sampling: RealDocsSampling;
+  /** The default settings every ask ran with (the CLI and the warm run pass none). */
+  settings?: Pick<CanopySettings, 'topK' | 'maxRounds' | 'readerTokenCap' | 'controllerEnabled' | 'controllerMinPages' | 'retrievalFusion'>;
   inputs: RealDocsSelection['inputs'];
   corpus: { root: string; index: string; files: number; pdfs: number; squadArticles: number; docs: number };
   notes: string[];
@@ -408,6 +410,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     command: o.command,
     machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
     sampling: o.sampling,
+    settings: (({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(resolveSettings({})),
     inputs: selection.inputs,
     corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
     notes,

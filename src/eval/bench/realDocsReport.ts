@@ -139,6 +139,20 @@ const tableRows: Array<[string, (s: RealDocsSummary) => string]> = [
   ['failed asks (CLI / warm)', (s) => `${s.failed.cli} / ${s.failed.warm}`],
 ];
 
+function settingsText(s: RealDocsReport['settings']): string {
+  // Reports written before the settings were recorded ran with these defaults.
+  const v = s ?? { topK: 10, maxRounds: 3, readerTokenCap: 16000, controllerEnabled: true, controllerMinPages: 8, retrievalFusion: undefined };
+  const fusion = v.retrievalFusion === 'profile' ? "retrieval fused by the encoder's profile" : v.retrievalFusion === 'rrf' ? 'retrieval fused by RRF' : undefined;
+  return [
+    `k = ${v.topK}`,
+    `up to ${v.maxRounds} rounds`,
+    'rule critic',
+    `extractive reader, input capped at ${num(v.readerTokenCap)} tokens`,
+    v.controllerEnabled ? `MAGE controller for PDFs of ${v.controllerMinPages}+ pages` : 'no MAGE controller',
+    ...(fusion ? [fusion] : []),
+  ].join(', ');
+}
+
 export function renderRealDocsMarkdown(r: RealDocsReport): string {
   const out: string[] = [];
   const { all, squad, financebench } = r.summary;
@@ -156,7 +170,7 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
   const nodes = r.index.files.reduce((a, f) => a + f.nodes, 0);
   out.push(
     `**Corpus**: ${r.corpus.files} files, ${num(nodes)} nodes — ${r.corpus.pdfs} FinanceBench PDF${r.corpus.pdfs === 1 ? '' : 's'} (${pdfs.map((f) => `${f.pages ?? '?'} pages`).join(', ')}), ${r.corpus.squadArticles} SQuAD articles written as Markdown, ${r.corpus.docs} of Canopy's own docs. ` +
-      `**Questions**: ${squad.questions} SQuAD + ${financebench.questions} FinanceBench (seed ${r.sampling.seed}). FinanceBench questions are grouped by PDF, the groups ordered by size (ties in seeded order) and the first ${r.sampling.financebenchQuestions} taken; the corpus holds every PDF they need. SQuAD: ${r.sampling.squadArticles} seeded articles, ${r.sampling.squadQuestions} seeded questions on them. Built-in encoder, no LLM, default settings (k = 10, up to 3 rounds, rule critic, extractive reader, MAGE controller for PDFs of 8+ pages).`,
+      `**Questions**: ${squad.questions} SQuAD + ${financebench.questions} FinanceBench (seed ${r.sampling.seed}). FinanceBench questions are grouped by PDF, the groups ordered by size (ties in seeded order) and the first ${r.sampling.financebenchQuestions} taken; the corpus holds every PDF they need. SQuAD: ${r.sampling.squadArticles} seeded articles, ${r.sampling.squadQuestions} seeded questions on them. Built-in encoder, no LLM, default settings (${settingsText(r.settings)}).`,
   );
   out.push('');
   out.push(`| what | all (${all.questions}) | SQuAD (${squad.questions}) | FinanceBench (${financebench.questions}) |`);

@@ -298,6 +298,9 @@ describe('real-document benchmark: one run end to end', () => {
     assert.match(md, /^## Real documents \(issue 16\)/);
     assert.match(md, /\| gold paragraph \/ page in the kept evidence \| \d\/4 \|/);
     assert.match(md, /\| northwind\.pdf \| 10 \|/);
+    // The settings the asks ran with are recorded and printed (the defaults: no settings were passed).
+    assert.equal(report.settings?.topK, 10);
+    assert.match(md, new RegExp(`default settings \\(k = 10, up to ${report.settings!.maxRounds} rounds, rule critic, extractive reader, input capped at [\\d,]+ tokens, MAGE controller for PDFs of ${report.settings!.controllerMinPages}\\+ pages`));
     const doc = '# Benchmarks\n\nIntro.\n\n## Encoder\n\nx\n';
     const once = replaceRealDocsSection(doc, md);
     assert.ok(once.indexOf('## Real documents') < once.indexOf('## Encoder'));
