@@ -141,7 +141,10 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.type !== 'answered') return;
       lastAnswer = e.trace;
       session.historyChanged();
-      for (const w of e.warnings) if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
+      for (const w of e.warnings) {
+        if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
+        else if (w.source === 'retrieval') void vscode.window.showWarningMessage(`Canopy: ${w.message}`);
+      }
     }),
   ];
 

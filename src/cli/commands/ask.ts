@@ -8,10 +8,10 @@ import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
 import { resolveSettings } from '../../core/config/settings';
 import type { Anchor } from '../../contracts/region';
-import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
+import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices } from '../runtime';
+import { cliServices, requireFolder } from '../runtime';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
 
@@ -32,6 +32,9 @@ Options:
                          evidence subgraph to the reader (a multimodal model)
   --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
   --topics               re-rank with the topic compass (needs an index fitted with topics)
+  --fusion <profile|rrf> how retrieval fuses dense and BM25: the encoder's fitted profile
+                         (default; a profile from canopy tune in the index folder wins) or the
+                         design's equal-weight RRF
   --controller <on|off>  the MAGE controller for PDFs of at least 8 pages (default on)
   --controller-min-pages <n>  the page threshold of the controller (default 8)
   --adapter <file>       a node-encoder adapter checkpoint (canopy train); one that cannot be
@@ -74,6 +77,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'page-images': { type: 'boolean' },
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
+      fusion: { type: 'string' },
     },
   });
   const question = positionals.join(' ').trim();
@@ -82,6 +86,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
   const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');
   if (minPages !== undefined && minPages < 2) throw new UsageError('--controller-min-pages must be at least 2');
+  if (values.fusion !== undefined && values.fusion !== 'profile' && values.fusion !== 'rrf') throw new UsageError('--fusion must be profile or rrf');
   const topK = positiveInt(values['top-k'], '--top-k');
   const rounds = positiveInt(values.rounds, '--rounds');
   if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
@@ -100,8 +105,9 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
   });
-  const services = cliServices(values.dir ?? '.', values.index, io);
+  const services = cliServices(requireFolder(values.dir ?? '.', io), values.index, io);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -118,14 +124,30 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** Where a region lies, as a person reads it: pages and rows 1-based (anchors store them 0-based), lines and columns 1-based. */
 export function formatAnchor(a: Anchor): string {
-  if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  if (a.page !== undefined) {
+    const pages = a.pageEnd !== undefined && a.pageEnd !== a.page ? `pp.${a.page + 1}–${a.pageEnd + 1}` : `p.${a.page + 1}`;
+    return `${a.file} ${pages}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  }
   if (a.timeStart !== undefined) return `${a.file} @${a.timeStart.toFixed(0)}s–${(a.timeEnd ?? a.timeStart).toFixed(0)}s`;
   if (a.startLine !== undefined) {
     const row = a.row !== undefined ? ` row ${a.row + 1}` : '';
     return `${a.file}:${a.startLine}:${(a.startColumn ?? 0) + 1}${row}`;
   }
   return a.file;
+}
+
+/**
+ * "kept 3 region(s), 120/400 tokens". An item that carries the MAGE controller's evidence holds
+ * regions from the whole PDF, not only from itself, so its tokens are not shown as a share of the
+ * item's. Otherwise the kept regions are the item's own; tokenising them one by one can count a
+ * few more than the joined item text, and the line never shows more than the item has.
+ */
+export function keptLine(it: Pick<TraceRetrievedItem, 'keptNodeIds' | 'tokens' | 'controller'>): string {
+  const regions = `kept ${it.keptNodeIds.length} region(s)`;
+  if (it.controller) return `${regions} chosen by the controller from the whole PDF, ${it.tokens.kept} tokens`;
+  return `${regions}, ${Math.min(it.tokens.kept, it.tokens.whole)}/${it.tokens.whole} tokens`;
 }
 
 function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): number {
@@ -159,8 +181,8 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
+      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; dropped ${dropped}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;
