@@ -2,7 +2,7 @@
  * The `canopy` command line: the same core as the extension, headless. `main(argv)` returns the
  * exit code so tests can run it in-process; bin/canopy.js calls it.
  */
-import { describeError } from '../core/errors';
+import { describeError, ErrorCodes } from '../core/errors';
 import { askHelp, runAsk } from './commands/ask';
 import { indexHelp, runIndex } from './commands/index';
 import { evalHelp, runEvalCommand } from './commands/eval';
@@ -64,11 +64,37 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`canopy ${name}: ${(err as Error).message}\n\n${command.help}`);
+      io.err(`canopy ${name}: ${usageMessage(err as Error & { code?: string }, name)}\n\n${command.help}`);
       return 2;
     }
-    const { code, message } = describeError(err);
+    const { code, message } = cliError(err);
     io.err(`canopy ${name}: ${message} (${code})`);
     return code === 'E_CANCELLED' ? 130 : 1;
   }
+}
+
+/** Node's parseArgs messages, reworded where they are garbled (its unknown-option text leaves a quote open). */
+export function usageMessage(err: Error & { code?: string }, command: string): string {
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /^Unknown option '([^']*)'/.exec(err.message)?.[1];
+    if (option !== undefined) {
+      return `unknown option ${option}; an argument that starts with "-" goes after "--", as in: canopy ${command} -- "${option}"`;
+    }
+  }
+  return err.message;
+}
+
+/**
+ * The code and message the CLI prints. A file-system error that reached the top (a path given by
+ * the user that is missing, a file where a folder belongs, no permission) is the user's to fix,
+ * so it gets that code, never E_INTERNAL.
+ */
+export function cliError(err: unknown): { code: string; message: string } {
+  const described = describeError(err);
+  const errno = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (described.code !== ErrorCodes.internal || typeof errno !== 'string') return described;
+  if (errno === 'ENOENT') return { code: ErrorCodes.notFound, message: described.message };
+  if (errno === 'ENOTDIR' || errno === 'EISDIR' || errno === 'ELOOP' || errno === 'ENAMETOOLONG') return { code: ErrorCodes.badInput, message: described.message };
+  if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS') return { code: ErrorCodes.forbidden, message: described.message };
+  return described;
 }

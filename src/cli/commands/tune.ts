@@ -29,6 +29,10 @@ Options:
                          every item of a listed file is relevant
   --dir <dir>            the indexed workspace (default .)
   --index <dir>          the index folder (default <dir>/.canopy/index)
+  --holdout <share>      hold back this share of the questions (seeded): fit on the rest and
+                         report the fusion in use before and the fitted one on the held-back
+                         questions (default 0: fit on all)
+  --seed <n>             seed of the holdout split (default 1)
   --dry-run              report the fit, write nothing
   --json                 print the result as JSON`;
 
@@ -70,10 +74,16 @@ export async function runTune(args: string[], io: CliIO): Promise<number> {
       dir: { type: 'string' },
       index: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      holdout: { type: 'string' },
+      seed: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
   if (values.annotations && values.qrels) throw new UsageError('give --annotations or --qrels, not both');
+  const holdout = values.holdout === undefined ? 0 : Number(values.holdout);
+  if (!(holdout >= 0 && holdout < 1)) throw new UsageError(`--holdout must be a share from 0 to below 1, not "${values.holdout}"`);
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed must be an integer, not "${values.seed}"`);
   const services = cliServices(values.dir ?? '.', values.index, io);
   try {
     let questions: TuneQuestion[];
@@ -89,7 +99,9 @@ export async function runTune(args: string[], io: CliIO): Promise<number> {
     }
     const corpus = await services.index.corpus(resolveSettings({}));
     const { encoder } = await services.embeddings.load();
-    const result = await tuneRetrieval({ corpus, indexDir: services.indexDir, encoderId: encoder.id, embedQuery: services.embeddings.embedQuery, questions, source, dryRun: values['dry-run'] === true });
+    const settings = resolveSettings({});
+    const current = await services.ask.fusion(settings, encoder.id);
+    const result = await tuneRetrieval({ corpus, indexDir: services.indexDir, encoderId: encoder.id, embedQuery: services.embeddings.embedQuery, questions, source, dryRun: values['dry-run'] === true, holdout, seed, current });
     if (values.json) {
       io.out(JSON.stringify(result, null, 2));
       return 0;
@@ -98,6 +110,10 @@ export async function runTune(args: string[], io: CliIO): Promise<number> {
     io.out(`questions: ${result.fit.questions} judged${result.unjudged.length ? `, ${result.unjudged.length} left out (nothing they judge relevant is indexed)` : ''}`);
     io.out(`mean nDCG@10: BM25 ${result.fit.figures.bm25!.toFixed(3)}, dense ${result.fit.figures.dense!.toFixed(3)}, equal-weight RRF ${result.fit.figures.rrf!.toFixed(3)}`);
     io.out(`best: ${f.kind === 'linear' ? `BM25 + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`} — nDCG@10 ${result.fit.ndcg.toFixed(3)}`);
+    if (result.heldBack) {
+      const h = result.heldBack;
+      io.out(`held back ${h.questions} question(s): nDCG@10 ${h.before.toFixed(3)} with the fusion in use → ${h.after.toFixed(3)} fitted`);
+    }
     io.out(result.file ? `wrote ${result.file} (used by canopy ask and the extension for encoder ${result.profile.encoder})` : 'dry run: nothing written');
     return 0;
   } finally {

@@ -11,8 +11,10 @@ import { coverage } from '../annotate/overlap';
 import type { Annotation } from '../annotate/store';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
-import { fitFusion, type FusionFit, type JudgedQuestion } from '../retrieve/fitFusion';
-import { PROFILE_FILE, writeProfile, type RetrievalProfile } from '../retrieve/profile';
+import { seededRandom } from '../random';
+import { fitFusion, fusedRanking, type FusionFit, type JudgedQuestion } from '../retrieve/fitFusion';
+import { ndcgAtK } from '../retrieve/metrics';
+import { PROFILE_FILE, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 
 /** One judged question: its text and what makes an item relevant. */
 export interface TuneQuestion {
@@ -60,6 +62,15 @@ export interface TuneResult {
   unjudged: string[];
   /** Where the profile was written (absent with `dryRun`). */
   file?: string;
+  /**
+   * With a holdout: the fit used only the other questions, and both the fusion in use before and
+   * the fitted one are measured on the held-back ones (mean nDCG@10).
+   */
+  heldBack?: { questions: number; before: number; after: number; beforeFusion: FusionSetting };
+}
+
+function meanNdcg(questions: readonly JudgedQuestion[], f: FusionSetting): number {
+  return questions.length ? questions.reduce((a, q) => a + ndcgAtK(fusedRanking(q, f), q.qrels, 10), 0) / questions.length : 0;
 }
 
 export async function tuneRetrieval(o: {
@@ -71,6 +82,11 @@ export async function tuneRetrieval(o: {
   /** Where the judgements came from, for the profile's `fittedOn`. */
   source: string;
   dryRun?: boolean;
+  /** Share of questions held back (seeded) to report before/after; 0 (default) fits on all. */
+  holdout?: number;
+  seed?: number;
+  /** The fusion in use before tuning (the "before" of the held-back report). */
+  current?: FusionSetting;
   signal?: AbortSignal;
 }): Promise<TuneResult> {
   const judged: JudgedQuestion[] = [];
@@ -93,7 +109,20 @@ export async function tuneRetrieval(o: {
         (unjudged.length > 0 ? ` (${unjudged.length} judge nothing in the index — is the folder indexed?)` : ''),
     );
   }
-  const fit = fitFusion(judged, TUNE_DEPTH);
+  const holdout = o.holdout ?? 0;
+  let train = judged;
+  let test: JudgedQuestion[] = [];
+  if (holdout > 0) {
+    const random = seededRandom(o.seed ?? 1);
+    const order = judged.map((q) => ({ q, r: random() })).sort((a, b) => a.r - b.r).map((x) => x.q);
+    const n = Math.max(1, Math.round(holdout * order.length));
+    test = order.slice(0, n);
+    train = order.slice(n);
+    if (train.length < MIN_TUNE_QUESTIONS) {
+      throw new CanopyError(ErrorCodes.badInput, `${o.source}: holding back ${n} of ${judged.length} judged questions leaves ${train.length} to fit on; at least ${MIN_TUNE_QUESTIONS} are needed`);
+    }
+  }
+  const fit = fitFusion(train, TUNE_DEPTH);
   const profile: RetrievalProfile = {
     format: 'canopy.retrieval-profile',
     version: 1,
@@ -103,6 +132,10 @@ export async function tuneRetrieval(o: {
     figures: fit.figures,
   };
   const out: TuneResult = { profile, fit, unjudged };
+  if (test.length > 0) {
+    const before = o.current ?? { kind: 'rrf', rrfK: 60 };
+    out.heldBack = { questions: test.length, before: meanNdcg(test, before), after: meanNdcg(test, fit.best), beforeFusion: before };
+  }
   if (!o.dryRun) {
     const file = path.join(o.indexDir, PROFILE_FILE);
     await writeProfile(file, profile);

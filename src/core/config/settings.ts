@@ -15,6 +15,8 @@ export interface CanopySettings {
   maxFileSizeMB: number;
   /** Heap limit (MB) of the worker thread that parses one file; a parse that needs more fails with E_MEMORY_LIMIT. */
   maxParseMemoryMB: number;
+  /** Regions (nodes) one file may produce; a file with more keeps its first part, with a warning. */
+  maxNodesPerFile: number;
   branchingFactor: number;
   topK: number;
   maxRounds: number;
@@ -64,6 +66,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   exclude: 'canopy.exclude',
   maxFileSizeMB: 'canopy.maxFileSizeMB',
   maxParseMemoryMB: 'canopy.maxParseMemoryMB',
+  maxNodesPerFile: 'canopy.maxNodesPerFile',
   branchingFactor: 'canopy.branchingFactor',
   topK: 'canopy.topK',
   maxRounds: 'canopy.maxRounds',
@@ -98,6 +101,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   exclude: ['**/node_modules/**', '**/.git/**', '**/dist/**', '**/out/**'],
   maxFileSizeMB: 50,
   maxParseMemoryMB: 1024,
+  maxNodesPerFile: 100_000,
   branchingFactor: 2,
   topK: 10,
   maxRounds: 3,
@@ -137,6 +141,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     exclude: stringList(partial.exclude, d.exclude),
     maxFileSizeMB: clampNumber(partial.maxFileSizeMB, d.maxFileSizeMB, 0.01, Number.MAX_SAFE_INTEGER),
     maxParseMemoryMB: Math.round(clampNumber(partial.maxParseMemoryMB, d.maxParseMemoryMB, 64, 65536)),
+    maxNodesPerFile: Math.round(clampNumber(partial.maxNodesPerFile, d.maxNodesPerFile, 100, 10_000_000)),
     branchingFactor: Math.round(clampNumber(partial.branchingFactor, d.branchingFactor, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max)),
     topK: Math.round(clampNumber(partial.topK, d.topK, TOP_K.min, TOP_K.max)),
     maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, MAX_ROUNDS.min, MAX_ROUNDS.max)),

@@ -45,18 +45,18 @@ describe('canopy tune and the retrieval profile', () => {
     indexDir = join(dir, 'index');
     ws = openServices({ root: demo, indexDir });
     await ws.index.index(ws.settings);
-    // One gold span per file: its first leaf of some length; the question is that leaf's opening words.
+    // Gold spans: up to two leaves of some length per file; each question is its leaf's opening words.
     const corpus = await ws.index.corpus(ws.settings);
     const annotations = [];
     for (const [file, entry] of Object.entries(corpus.manifest.files).sort()) {
       const item = await corpus.item(entry.items[0]!);
-      const leaf = leaves(item.root).find((l) => l.text.split(/\s+/).length >= 8);
-      if (!leaf) continue;
-      const q = leaf.text.split(/\s+/).slice(0, 8).join(' ');
-      annotations.push(makeAnnotation({ question: q, anchor: leaf.anchor, text: leaf.text, source: 'editor' }));
-      goldFiles.push(file);
+      for (const leaf of leaves(item.root).filter((l) => l.text.split(/\s+/).length >= 8).slice(0, 2)) {
+        const q = leaf.text.split(/\s+/).slice(0, 8).join(' ');
+        annotations.push(makeAnnotation({ question: q, anchor: leaf.anchor, text: leaf.text, source: 'editor' }));
+        goldFiles.push(file);
+      }
     }
-    assert.ok(annotations.length >= 5, `gold spans in ${annotations.length} files`);
+    assert.ok(annotations.length >= 8, `${annotations.length} gold spans`);
     annotationsFile = join(dir, 'annotations.jsonl');
     await new AnnotationStore(annotationsFile).add(annotations);
   });
@@ -77,6 +77,22 @@ describe('canopy tune and the retrieval profile', () => {
     assert.equal(result.profile.encoder, encoder.id);
     assert.equal(result.file, undefined);
     assert.equal(existsSync(join(indexDir, PROFILE_FILE)), false);
+  });
+
+  it('with a holdout, fits on the other questions and reports the fusion in use and the fitted one on the held-back ones', async () => {
+    const { annotations } = await new AnnotationStore(annotationsFile).read();
+    const questions = questionsFromAnnotations(annotations);
+    const { encoder } = await ws.embeddings.load();
+    const base = { corpus: await ws.index.corpus(ws.settings), indexDir, encoderId: encoder.id, embedQuery: ws.embeddings.embedQuery, questions, source: annotationsFile, dryRun: true };
+    const result = await tuneRetrieval({ ...base, holdout: 0.25, seed: 3, current: { kind: 'rrf', rrfK: 60 } });
+    const held = result.heldBack!;
+    assert.equal(held.questions, Math.round(0.25 * questions.length));
+    assert.equal(result.fit.questions, questions.length - held.questions);
+    assert.deepEqual(held.beforeFusion, { kind: 'rrf', rrfK: 60 });
+    for (const v of [held.before, held.after]) assert.ok(v >= 0 && v <= 1, String(v));
+    // The same seed splits the same way; a holdout that leaves too few to fit on is refused.
+    assert.deepEqual((await tuneRetrieval({ ...base, holdout: 0.25, seed: 3 })).heldBack!.after, held.after);
+    await assert.rejects(tuneRetrieval({ ...base, holdout: 0.9 }), /leaves \d+ to fit on; at least 5 are needed/);
   });
 
   it('canopy tune writes the profile, and the next question retrieves with it', async () => {
