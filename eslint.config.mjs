@@ -20,6 +20,7 @@ export const CORE_LAYERS = [
   'config',
   'trace',
   'llm',
+  'export',
   'encode',
   'ingest',
   'index',
@@ -33,6 +34,7 @@ export const CORE_LAYERS = [
   'train',
   'engine',
   'app',
+  'agent',
 ];
 
 /** Outside the core: who may import whom (every one may also import itself). */

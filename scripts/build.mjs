@@ -2,6 +2,8 @@
 // esbuild script for all three bundles:
 //   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
 //   dist/cli.js        the `canopy` command (node, cjs)
+//   dist/mcp.js        `canopy mcp` alone (node, cjs): the MCP server the VSIX ships, with the
+//                      MCP SDK bundled in, so it runs from the VSIX without node_modules
 //   dist/parseWorker.js  the parse worker both of them start (worker thread with a heap limit;
 //                      src/core/ingest/parsePool.ts finds it beside their bundle)
 //   media/webview.js   the inspector UI (browser, iife) + media/webview.css copied beside it
@@ -48,6 +50,14 @@ const configs = [
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    external: nodeExternals,
+  },
+  {
+    ...common,
+    entryPoints: ['src/cli/mcpMain.ts'],
+    outfile: 'dist/mcp.js',
     platform: 'node',
     format: 'cjs',
     external: nodeExternals,

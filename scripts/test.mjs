@@ -1,15 +1,26 @@
 // Runs the test tiers that need no VS Code host with Node's own test runner.
-//   node scripts/test.mjs            -> unit + webview tiers (what `npm test` runs)
-//   node scripts/test.mjs unit       -> test/unit/**/*.test.ts only
-//   node scripts/test.mjs webview    -> test/webview/**/*.test.ts only (headless Chromium)
-// TypeScript runs through tsx's loader. The build runs first: the webview tier loads the bundles
-// and the CLI tests use the built-in encoder model it converts.
+//   node scripts/test.mjs               -> unit + webview tiers (what `npm test` runs)
+//   node scripts/test.mjs unit          -> test/unit/**/*.test.ts only
+//   node scripts/test.mjs webview       -> test/webview/**/*.test.ts only (headless Chromium)
+//   node scripts/test.mjs <file.test.ts>…  -> those files only
+// The build runs once, first: the webview tier loads the bundles and the CLI tests use the
+// built-in encoder model it converts. Then one `node --test` runs every file, each in its own
+// process (TypeScript through tsx's loader), several at once: CANOPY_TEST_CONCURRENCY, else
+// os.availableParallelism(). Test files must therefore not share state: each makes its own temp
+// folders (mkdtemp), listens on port 0, and restores any environment variable it sets.
+// Files start slowest first, by the times of the previous run (test-results/test-times.json,
+// written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
+// files without a time start first, webview files before unit ones.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const tiers = process.argv.slice(2);
-const wanted = tiers.length > 0 ? tiers : ['unit', 'webview'];
+const args = process.argv.slice(2);
+const tiers = args.filter((a) => !a.endsWith('.test.ts'));
+const named = args.filter((a) => a.endsWith('.test.ts'));
+const wanted = tiers.length > 0 || named.length > 0 ? tiers : ['unit', 'webview'];
 
 function findTests(dir) {
   const out = [];
@@ -27,17 +38,80 @@ function findTests(dir) {
   return out;
 }
 
+function concurrency() {
+  const raw = process.env.CANOPY_TEST_CONCURRENCY;
+  if (raw === undefined || raw === '') return Math.max(1, availableParallelism());
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`CANOPY_TEST_CONCURRENCY must be a whole number ≥ 1, not "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const resultsDir = resolve('test-results');
+const timesFile = join(resultsDir, 'test-times.json');
+
+/** Per-file wall times in ms, keyed by the path relative to the repository root. */
+function readTimes() {
+  try {
+    const raw = JSON.parse(readFileSync(timesFile, 'utf8'));
+    return Object.fromEntries(Object.entries(raw).map(([f, ms]) => [relative(process.cwd(), resolve(f)), ms]));
+  } catch {
+    return {};
+  }
+}
+
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const files = wanted.flatMap((tier) => findTests(join('test', tier)));
+const files = [...wanted.flatMap((tier) => findTests(join('test', tier))), ...named];
 if (files.length === 0) {
-  console.error(`no test files found for tiers: ${wanted.join(', ')}`);
+  console.error(`no test files found for: ${args.join(' ') || wanted.join(', ')}`);
   process.exit(1);
 }
+const before = readTimes();
+const known = (f) => before[relative(process.cwd(), resolve(f))];
+const order = files
+  .map((f, i) => ({ f, i, t: known(f), webview: f.startsWith(join('test', 'webview')) }))
+  .sort((a, b) => {
+    if ((a.t === undefined) !== (b.t === undefined)) return a.t === undefined ? -1 : 1;
+    if (a.t !== undefined && b.t !== undefined && a.t !== b.t) return b.t - a.t;
+    if (a.webview !== b.webview) return a.webview ? -1 : 1;
+    return a.i - b.i;
+  })
+  .map((x) => x.f);
+
+const n = concurrency();
+console.log(`${order.length} test files, ${n} at a time`);
+mkdirSync(resultsDir, { recursive: true });
+const writtenAt = () => (existsSync(timesFile) ? statSync(timesFile).mtimeMs : 0);
+const startedAt = writtenAt();
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${n}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(resolve('scripts/testTimes.mjs')).href}`,
+    `--test-reporter-destination=${timesFile}`,
+    ...order,
+  ],
   { stdio: 'inherit', env: { ...process.env, CANOPY_TEST: '1' } },
 );
+
+// Keep the times of files this run did not touch (a tier or a single file run).
+const now = writtenAt() !== startedAt ? readTimes() : {};
+if (Object.keys(now).length > 0) {
+  const merged = { ...before, ...now };
+  writeFileSync(timesFile, `${JSON.stringify(merged, null, 1)}\n`);
+  const slowest = Object.entries(now)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`);
+  console.log(`slowest files (wall time, start-up included): ${slowest.join(', ')}`);
+}
 process.exit(res.status ?? 1);

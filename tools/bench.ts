@@ -4,12 +4,17 @@
  * `canopy-bench` markers (the "## Encoder" section above them and any "## Inspector" section are
  * left alone).
  *
- *   npm run bench -- --data /path/to/data [--only corpus,index,vectors,encode] [--sizes 10000,all]
+ *   npm run bench -- --data /path/to/data [--only corpus,index,vectors,encode,realdocs] [--sizes 10000,all]
  *                    [--query-count 50] [--repeats 3] [--results out.json] [--from-json results.json]
  *                    [--skip-pdf] [--merge vectors=<file>] [--merge index.pdf=<file>]
  *
  * `--merge key=<file>` takes a measurement made by a separate `canopy bench … --json` run
- * (vectors, index.markdown, index.pdf, index.reindex, encode) into the results.
+ * (vectors, index.markdown, index.pdf, index.reindex, encode) into the results; `realdocs=<file>`
+ * takes a `canopy bench realdocs --out <file>` report.
+ *
+ * `realdocs` (the real-document benchmark of issue 16, `canopy bench realdocs --data <dir>`) has
+ * its own section of BENCHMARKS.md between its own markers; it is rewritten only when the results
+ * hold a real-document report.
  *
  * Inputs are found by shape under --data (nothing is named): pools and corpora (`pool*.jsonl`,
  * `corpus*.jsonl`, SQuAD `articles.jsonl`) one folder down, largest first, as the corpus; the
@@ -23,7 +28,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { detectSchema } from '../src/eval/datasets/detect';
 import { readJsonLines } from '../src/eval/datasets/jsonl';
-import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../src/eval/bench/benchReport';
+import { renderBenchMarkdown, replaceBenchSection, type BenchResults as CoreBenchResults } from '../src/eval/bench/benchReport';
+import type { RealDocsReport } from '../src/eval/bench/realDocs';
+import { renderRealDocsMarkdown, replaceRealDocsSection } from '../src/eval/bench/realDocsReport';
+
+type BenchResults = CoreBenchResults & { realdocs?: RealDocsReport };
 
 const repo = resolve(__dirname, '..');
 
@@ -119,8 +128,10 @@ function main(): void {
     const data = values.data ?? process.env.CANOPY_BENCH_DATA;
     if (!data || !existsSync(data)) throw new Error('give the data folder: npm run bench -- --data <dir> (or set CANOPY_BENCH_DATA)');
     const inputs = findInputs(resolve(data));
-    if (inputs.pools.length === 0 || !inputs.queries) throw new Error(`no pools or questions found under ${data}`);
-    const only = new Set((values.only ?? 'encode,corpus,vectors,index').split(','));
+    const only = new Set((values.only ?? 'encode,corpus,vectors,index,realdocs').split(','));
+    // The pool benchmarks need pools and questions; the real-document one finds its own inputs.
+    if ((inputs.pools.length === 0 || !inputs.queries) && ['corpus', 'vectors', 'index'].some((k) => only.has(k))) throw new Error(`no pools or questions found under ${data}`);
+    const queries = inputs.queries ?? '';
     const total = inputs.pools.reduce((a, p) => a + p.docs, 0);
     const sizes = (values.sizes ?? '10000,all').split(',').map((s) => (s === 'all' ? total : Math.min(total, Number(s))));
     const q = values['query-count'] ?? '50';
@@ -137,7 +148,7 @@ function main(): void {
       results.corpus = [];
       for (const n of sizes) {
         for (const engine of ['canopy', 'vectra']) {
-          const common = [...poolArgs, '--docs', String(n), '--queries', inputs.queries, '--query-count', q, '--engine', engine];
+          const common = [...poolArgs, '--docs', String(n), '--queries', queries, '--query-count', q, '--engine', engine];
           const prepared = canopy(['bench', 'corpus', ...common, '--prepare', '--json']) as { prepared: unknown };
           const r = canopy(['bench', 'corpus', ...common, '--repeats', repeats, '--json']) as { machine: unknown; result: unknown };
           results.corpus.push({ ...(r as object), prepared: prepared.prepared } as NonNullable<BenchResults['corpus']>[number]);
@@ -146,7 +157,7 @@ function main(): void {
       }
     }
     if (only.has('vectors')) {
-      results.vectors = canopy(['bench', 'vectors', ...poolArgs, '--docs', '2000', '--queries', inputs.queries, '--query-count', q, '--json']) as BenchResults['vectors'];
+      results.vectors = canopy(['bench', 'vectors', ...poolArgs, '--docs', '2000', '--queries', queries, '--query-count', q, '--json']) as BenchResults['vectors'];
       save();
     }
     if (only.has('index')) {
@@ -166,18 +177,27 @@ function main(): void {
         save();
       }
     }
+    if (only.has('realdocs')) {
+      results.realdocs = canopy(['bench', 'realdocs', '--data', resolve(data), '--json']) as RealDocsReport;
+      save();
+    }
   }
   for (const m of values.merge ?? []) {
     const eq = m.indexOf('=');
     const key = m.slice(0, eq);
-    const value = JSON.parse(readFileSync(resolve(m.slice(eq + 1)), 'utf8').trim().split('\n').pop()!) as never;
-    if (key === 'vectors' || key === 'encode') (results as unknown as Record<string, unknown>)[key] = value;
+    const text = readFileSync(resolve(m.slice(eq + 1)), 'utf8').trim();
+    // A realdocs report is written pretty-printed by --out; the others are one JSON line at the end.
+    const value = JSON.parse(key === 'realdocs' ? text : text.split('\n').pop()!) as never;
+    if (key === 'vectors' || key === 'encode' || key === 'realdocs') (results as unknown as Record<string, unknown>)[key] = value;
     else if (key.startsWith('index.')) (results.index ??= {})[key.slice(6) as 'pdf' | 'markdown' | 'reindex'] = value;
     else throw new Error(`--merge: unknown key ${key}`);
   }
   if (values.results) writeFileSync(resolve(values.results), JSON.stringify(results, null, 1));
-  const current = existsSync(benchFile) ? readFileSync(benchFile, 'utf8') : '# Benchmarks\n';
-  writeFileSync(benchFile, replaceBenchSection(current, renderBenchMarkdown(results)));
+  let current = existsSync(benchFile) ? readFileSync(benchFile, 'utf8') : '# Benchmarks\n';
+  if (results.realdocs) current = replaceRealDocsSection(current, renderRealDocsMarkdown(results.realdocs));
+  // `--only realdocs` leaves the pool benchmarks' section as it is.
+  if (results.encode || results.corpus || results.vectors || results.index) current = replaceBenchSection(current, renderBenchMarkdown(results));
+  writeFileSync(benchFile, current);
   process.stderr.write(`bench: wrote ${benchFile}\n`);
 }
 

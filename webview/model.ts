@@ -77,7 +77,7 @@ export class TraceModel {
       let status: NodeStatus;
       if (kept.has(node.id)) status = 'kept';
       else if (inherited) status = inherited;
-      else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline') status = 'dropped';
+      else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline' || node.decision === 'dropped-by-controller') status = 'dropped';
       else if (node.decision === 'descend') status = 'descended';
       else status = 'not-visited';
       if (status === 'kept') entry.keptCount++;
@@ -188,6 +188,23 @@ export function anchorKey(a: Anchor): string | undefined {
   if (a.row !== undefined) return `${a.file}#row${a.row}`;
   if (a.timeStart !== undefined) return `${a.file}@${a.timeStart}-${a.timeEnd ?? ''}s`;
   return undefined;
+}
+
+/**
+ * An item's kept tokens as a person reads them. The item that carries the MAGE controller's run
+ * holds regions from the whole PDF, so it has no share of its own tokens (`whole` absent);
+ * otherwise the kept regions are the item's own, and tokenised one by one they can count a few
+ * more than the joined item text: never show more than the item has.
+ */
+export function keptTokens(it: { tokens: { kept: number; whole: number }; controller?: unknown }): { kept: number; whole?: number } {
+  if (it.controller) return { kept: it.tokens.kept };
+  return { kept: Math.min(it.tokens.kept, it.tokens.whole), whole: it.tokens.whole };
+}
+
+/** A controller node id for a person: a page id `<file>#p<index>` (0-based) reads as "page <index + 1>". */
+export function readableId(id: string): string {
+  const page = /#p(\d+)$/.exec(id);
+  return page ? `page ${Number(page[1]) + 1}` : id;
 }
 
 /** A short place name: file:line, file p.N, file row N or file @Ns. */

@@ -2,7 +2,7 @@
  * The `canopy` command line: the same core as the extension, headless. `main(argv)` returns the
  * exit code so tests can run it in-process; bin/canopy.js calls it.
  */
-import { describeError } from '../core/errors';
+import { describeError, ErrorCodes } from '../core/errors';
 import { askHelp, runAsk } from './commands/ask';
 import { indexHelp, runIndex } from './commands/index';
 import { evalHelp, runEvalCommand } from './commands/eval';
@@ -11,6 +11,9 @@ import { goldHelp, runGold } from './commands/gold';
 import { trainHelp, runTrain } from './commands/train';
 import { topicsHelp, runTopics } from './commands/topics';
 import { runStore, storeHelp } from './commands/store';
+import { mcpHelp, runMcp } from './commands/mcp';
+import { exportHelp, runExport } from './commands/export';
+import { tuneHelp, runTune } from './commands/tune';
 import { type CliIO, processIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -30,6 +33,9 @@ const commands: Record<string, Command> = {
   train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
   topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
   store: { summary: 'index stores: serve a PGlite database, show what a store holds (store --help)', help: storeHelp, run: runStore },
+  mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: mcpHelp, run: (args, io) => runMcp(args, io) },
+  export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: exportHelp, run: runExport },
+  tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: tuneHelp, run: runTune },
 };
 
 function usage(): string {
@@ -60,11 +66,37 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`canopy ${name}: ${(err as Error).message}\n\n${command.help}`);
+      io.err(`canopy ${name}: ${usageMessage(err as Error & { code?: string }, name)}\n\n${command.help}`);
       return 2;
     }
-    const { code, message } = describeError(err);
+    const { code, message } = cliError(err);
     io.err(`canopy ${name}: ${message} (${code})`);
     return code === 'E_CANCELLED' ? 130 : 1;
   }
+}
+
+/** Node's parseArgs messages, reworded where they are garbled (its unknown-option text leaves a quote open). */
+export function usageMessage(err: Error & { code?: string }, command: string): string {
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /^Unknown option '([^']*)'/.exec(err.message)?.[1];
+    if (option !== undefined) {
+      return `unknown option ${option}; an argument that starts with "-" goes after "--", as in: canopy ${command} -- "${option}"`;
+    }
+  }
+  return err.message;
+}
+
+/**
+ * The code and message the CLI prints. A file-system error that reached the top (a path given by
+ * the user that is missing, a file where a folder belongs, no permission) is the user's to fix,
+ * so it gets that code, never E_INTERNAL.
+ */
+export function cliError(err: unknown): { code: string; message: string } {
+  const described = describeError(err);
+  const errno = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (described.code !== ErrorCodes.internal || typeof errno !== 'string') return described;
+  if (errno === 'ENOENT') return { code: ErrorCodes.notFound, message: described.message };
+  if (errno === 'ENOTDIR' || errno === 'EISDIR' || errno === 'ELOOP' || errno === 'ENAMETOOLONG') return { code: ErrorCodes.badInput, message: described.message };
+  if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS') return { code: ErrorCodes.forbidden, message: described.message };
+  return described;
 }

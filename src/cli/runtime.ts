@@ -3,7 +3,7 @@
  * for one folder and index with constructors, and reports on stderr. Each command takes the
  * services it needs and passes its flags as settings with every request.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { AdapterCheckpoints } from '../core/app/adapters';
 import { AskService } from '../core/app/askService';
@@ -14,6 +14,7 @@ import { ParseWorkers } from '../core/app/parseWorkers';
 import { TraceStore } from '../core/app/traceStore';
 import { TrainingService } from '../core/app/trainingService';
 import type { EncoderConfig } from '../core/encode/encoder';
+import { CanopyError, ErrorCodes } from '../core/errors';
 import { parseStoreSpec } from '../core/index/storeSpec';
 import type { Logger } from '../core/ports';
 import { type CliIO, UsageError } from './io';
@@ -34,6 +35,22 @@ export function packageRoot(): string {
     if (up === dir) throw new Error(`cannot find Canopy's package.json above ${__dirname}`);
     dir = up;
   }
+}
+
+/**
+ * The folder a command was pointed at (`--dir`, or index's argument), resolved; a user mistake
+ * (missing, or a file) fails here with a message that says which, before anything looks for an index.
+ */
+export function requireFolder(dir: string, io: CliIO, flag = '--dir'): string {
+  const abs = path.resolve(io.cwd, dir);
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new CanopyError(ErrorCodes.notFound, `${flag} ${abs} does not exist`, { file: abs });
+  }
+  if (!isDir) throw new CanopyError(ErrorCodes.badInput, `${flag} ${abs} is a file, not a folder`, { file: abs });
+  return abs;
 }
 
 export function defaultIndexDir(root: string): string {

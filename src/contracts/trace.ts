@@ -40,6 +40,17 @@ export type NodeDecision = z.output<typeof NodeDecision>;
 export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped']);
 export type ProjectionRule = z.output<typeof ProjectionRule>;
 
+/**
+ * Why the MAGE controller left a region of a document it walked out of the evidence:
+ * - `controller-page-not-activated`: its page was never activated (not an entry page, never reached by a relation);
+ * - `controller-not-activated`: its page was activated, but this element never became a candidate;
+ * - `controller-not-opened`: a candidate the controller did not open (lower utility, or the budget ran out);
+ * - `controller-pruned`: the controller pruned it (the step's reason is in the controller trace);
+ * - `controller-projected-out`: inside an opened element, CANOPY's projection did not keep it.
+ */
+export const ControllerSkipRule = z.enum(['controller-page-not-activated', 'controller-not-activated', 'controller-not-opened', 'controller-pruned', 'controller-projected-out']);
+export type ControllerSkipRule = z.output<typeof ControllerSkipRule>;
+
 export const CompressorSetting = z.discriminatedUnion('name', [
   z.object({ name: z.literal('none') }),
   z.object({ name: z.literal('flat'), m: num }),
@@ -111,8 +122,9 @@ const traceNodeShape = {
   /** Hybrid node scores: the components `score` was fused from (absent: `score` is the dense cosine). */
   components: z.optional(z.object({ dense: num, lexical: num })),
   /** `kept-by-controller`: a region of an element the MAGE controller opened (the item's file went through it). */
-  decision: z.enum([...NodeDecision.options, 'kept-by-baseline', 'dropped-by-baseline', 'kept-by-controller']),
-  rule: z.enum([...ProjectionRule.options, 'flat-top-m', 'threshold', 'none', 'item-gate', 'controller']),
+  decision: z.enum([...NodeDecision.options, 'kept-by-baseline', 'dropped-by-baseline', 'kept-by-controller', 'dropped-by-controller']),
+  /** The `controller-…` rules say why the MAGE controller left a region out (ControllerSkipRule). */
+  rule: z.enum([...ProjectionRule.options, 'flat-top-m', 'threshold', 'none', 'item-gate', 'controller', ...ControllerSkipRule.options]),
 };
 export type TraceNode = z.output<z.ZodMiniObject<typeof traceNodeShape>> & { children: TraceNode[] };
 export const TraceNode: z.ZodMiniType<TraceNode> = z.object({

@@ -9,7 +9,11 @@
  *  - `groups=encoded`: group nodes scored from their own encoded text instead of the mean of
  *    their children's vectors (see docs/evaluation.md for why this is measured);
  *  - `margin=<δ>`: descend when a child scores ≥ its parent − δ (the paper's rule is δ = 0),
- *    applied through the pipeline's own projection by adding δ per tree level to every score.
+ *    applied through the pipeline's own projection by adding δ per tree level to every score;
+ *  - `nodes=text|prefix|children`: other node vectors than the product's (nodeVectors.ts: leaves
+ *    and tables encoded, other regions derived from their children). `text`: every region
+ *    encoded from its whole text, window by window (the recipe before); `prefix`: from its first
+ *    window only; `children`: tables derived from their rows too.
  */
 import { CanopyError, ErrorCodes } from '../core/errors';
 import type { CompressorSetting } from '../contracts/trace';
@@ -28,6 +32,8 @@ export interface RunConfig {
   id: string;
   compressor: EvalCompressor;
   groupVectors: 'mean' | 'encoded';
+  /** Regions with children encoded from their own text (a measured variant; absent = the product's derived vectors). */
+  nodeVectors?: NodeVectorVariant;
   /** CANOPY descend margin δ (0 = the paper's rule). */
   margin?: number;
   branching: number;
@@ -37,6 +43,9 @@ export interface RunConfig {
   topK: number;
 }
 
+/** How regions with children get their vectors in a measured variant (see the module comment). */
+export type NodeVectorVariant = 'text' | 'prefix' | 'children';
+
 export interface ConfigDefaults {
   branching: number;
   rounds: number;
@@ -44,8 +53,8 @@ export interface ConfigDefaults {
   topK: number;
 }
 
-/** Parses `none | flat:<m> | threshold:<t> | canopy[:gate=<g>][,groups=encoded] | peer`. */
-export function parseEvalCompressor(value: string): { compressor: EvalCompressor; groupVectors: 'mean' | 'encoded'; margin?: number } {
+/** Parses `none | flat:<m> | threshold:<t> | canopy[:gate=<g>][,groups=encoded][,nodes=text|prefix|children] | peer`. */
+export function parseEvalCompressor(value: string): { compressor: EvalCompressor; groupVectors: 'mean' | 'encoded'; nodeVectors?: NodeVectorVariant; margin?: number } {
   const v = value.trim();
   if (v === 'none') return { compressor: { name: 'none' }, groupVectors: 'mean' };
   if (v === 'peer') return { compressor: { name: 'peer', budgetFrom: 'canopy' }, groupVectors: 'mean' };
@@ -58,19 +67,22 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
     const setting: CompressorSetting & { name: 'canopy' } = { name: 'canopy' };
     let groupVectors: 'mean' | 'encoded' = 'mean';
     let margin: number | undefined;
+    let nodeVectors: NodeVectorVariant | undefined;
     for (const opt of (canopy[1] ?? '').split(',').filter((s) => s.trim() !== '')) {
       const [k, val] = opt.split('=').map((s) => s.trim());
       if (k === 'gate' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) setting.itemGate = Number(val);
       else if (k === 'groups' && (val === 'encoded' || val === 'mean')) groupVectors = val;
       else if (k === 'margin' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) margin = Number(val);
-      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, margin=<δ> or groups=encoded|mean)`);
+      else if (k === 'nodes' && (val === 'text' || val === 'prefix' || val === 'children')) nodeVectors = val;
+      else if (k === 'nodes' && val === 'derived') nodeVectors = undefined;
+      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
     }
-    return { compressor: setting, groupVectors, ...(margin ? { margin } : {}) };
+    return { compressor: setting, groupVectors, ...(nodeVectors ? { nodeVectors } : {}), ...(margin ? { margin } : {}) };
   }
-  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,margin=<δ>,groups=encoded] or peer, not "${value}"`);
+  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
 }
 
-export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encoded', margin?: number): string {
+export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encoded', margin?: number, nodeVectors?: NodeVectorVariant): string {
   switch (c.name) {
     case 'none':
       return 'none';
@@ -79,7 +91,7 @@ export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encod
     case 'threshold':
       return `threshold:${c.threshold}`;
     case 'canopy': {
-      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : ''].filter((s) => s);
+      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : '', nodeVectors ? `nodes=${nodeVectors}` : ''].filter((s) => s);
       return opts.length ? `canopy:${opts.join(',')}` : 'canopy';
     }
     case 'peer':
@@ -97,7 +109,7 @@ export function singleConfig(compressor: string, d: ConfigDefaults): RunConfig {
 }
 
 export function describeConfig(c: RunConfig): string {
-  const parts = [compressorLabel(c.compressor, c.groupVectors, c.margin)];
+  const parts = [compressorLabel(c.compressor, c.groupVectors, c.margin, c.nodeVectors)];
   if (c.compressor.name === 'canopy' || c.groupVectors === 'encoded') parts.push(`B=${c.branching}`);
   if (c.rounds > 1) parts.push(`R=${c.rounds} ${c.critic} critic`);
   return parts.join(' ');
@@ -164,6 +176,13 @@ export function sweepConfigs(mode: 'given' | 'pool', d: ConfigDefaults, s: Sweep
     if (s.peer !== false) add({ name: 'peer', budgetFrom: oneRound.id });
   }
   return out;
+}
+
+/** The configuration a measured node-vector variant is compared with: the same one with the product's vectors. */
+export function variantBase(c: RunConfig): string | undefined {
+  if (c.groupVectors !== 'encoded' && !c.nodeVectors) return undefined;
+  const { nodeVectors: _n, ...rest } = c;
+  return describeConfig({ ...rest, groupVectors: 'mean' });
 }
 
 /** The pipeline compressor of a configuration; the peer and the document comparison have none. */

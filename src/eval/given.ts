@@ -26,7 +26,7 @@ import { resolveGold, type ResolvedGold } from './gold';
 import { buildContext, ParsedFileCache, type BuiltSource } from './items';
 import { answerIn, eligibleAnswers, evaluateKept, regionText, type Outcome } from './outcome';
 import { VectraPeer } from './peer';
-import { nodeVectorsEncodedGroups } from './variants';
+import { nodeVectorsChildren, nodeVectorsEncodedGroups, nodeVectorsFromText, nodeVectorsPrefix } from './variants';
 
 export interface GivenDeps {
   embeddings: EvalEmbeddings;
@@ -52,12 +52,14 @@ export interface GivenDiagnostics {
   peerBm25Skipped: number;
 }
 
+/** Which node vectors a configuration scores with: the product's, or a measured variant (variants.ts). */
+type VectorVariant = 'product' | 'groups=encoded' | 'nodes=text' | 'nodes=prefix' | 'nodes=children';
+
 interface PerB {
   sources: BuiltSource[];
   items: Item[];
   gold: ResolvedGold[];
-  scores?: Map<string, number>;
-  encodedScores?: Map<string, number>;
+  scores: Map<VectorVariant, Map<string, number>>;
 }
 
 export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], deps: GivenDeps): Promise<{ outcomes: Outcome[][]; diagnostics: GivenDiagnostics }> {
@@ -80,28 +82,37 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
       const items = sources.flatMap((s) => s.items);
       const { gold, unresolved } = resolveGold(q.gold, sources);
       if (b === branchings[0]) diagnostics.unresolvedGold += unresolved;
-      perB.set(b, { sources, items, gold });
+      perB.set(b, { sources, items, gold, scores: new Map() });
     }
     const first = perB.get(branchings[0]!)!;
     const normalizedContext = normalizeAnswer(first.items.map((it) => regionText(it.root)).join('\n'));
     const answers = eligibleAnswers(q.answers, q.answersAllRequired ?? false, normalizedContext);
 
-    const scoresFor = async (b: number, encoded: boolean): Promise<Map<string, number>> => {
+    const scoresFor = async (b: number, variant: VectorVariant): Promise<Map<string, number>> => {
       const p = perB.get(b)!;
-      if (encoded && p.encodedScores) return p.encodedScores;
-      if (!encoded && p.scores) return p.scores;
+      const have = p.scores.get(variant);
+      if (have) return have;
       const scores = new Map<string, number>();
       for (const item of p.items) {
-        const vectors = encoded ? await nodeVectorsEncodedGroups(item.root, deps.embeddings.embedTexts, deps.signal) : await nodeVectors(item.root, deps.embeddings.embedTexts, deps.signal);
+        const embed = deps.embeddings.embedTexts;
+        const vectors =
+          variant === 'groups=encoded'
+            ? await nodeVectorsEncodedGroups(item.root, embed, deps.signal)
+            : variant === 'nodes=text'
+              ? await nodeVectorsFromText(item.root, embed, deps.signal)
+              : variant === 'nodes=prefix'
+                ? await nodeVectorsPrefix(item.root, embed, deps.embeddings.encoder, deps.signal)
+                : variant === 'nodes=children'
+                  ? await nodeVectorsChildren(item.root, embed, deps.signal)
+                  : await nodeVectors(item.root, embed, deps.signal);
         for (const [id, s] of scoreNodes(queryVector, vectors, deps.adapter)) scores.set(id, s);
       }
       if (deps.nodeScore && !isDenseOnly(deps.nodeScore)) {
         const fused = fuseNodeScores(scores, lexicalScores(q.question, p.items, deps.nodeScore.model), deps.nodeScore).scores;
         for (const [id, s] of fused) scores.set(id, s);
       }
-      if (encoded) p.encodedScores = scores;
-      else p.scores = scores;
-      if (!encoded && b === branchings[0] && diagnostics.leafScores.length < 20000) {
+      p.scores.set(variant, scores);
+      if (variant === 'product' && b === branchings[0] && diagnostics.leafScores.length < 20000) {
         for (const item of p.items) for (const leaf of leavesOf(item.root)) diagnostics.leafScores.push(scores.get(leaf.id)!);
       }
       return scores;
@@ -116,7 +127,7 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
         const budget = ref >= 0 ? (tokensById.get(configs[ref]!.id) ?? 0) : 0;
         outcome = await runPeer(q, p, budget, answers, deps, diagnostics);
       } else {
-        const scores = await scoresFor(c.branching, c.groupVectors === 'encoded');
+        const scores = await scoresFor(c.branching, c.groupVectors === 'encoded' ? 'groups=encoded' : c.nodeVectors ? `nodes=${c.nodeVectors}` : 'product');
         const margin = c.compressor.name === 'canopy' ? (c.margin ?? 0) : 0;
         const scoreOf = (n: RegionNode) => (scores.get(n.id) ?? Number.NEGATIVE_INFINITY) + (margin ? margin * depthOf(n.id) : 0);
         const shifted = margin ? new Map([...scores].map(([id, v]) => [id, v + margin * depthOf(id)])) : scores;

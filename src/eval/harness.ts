@@ -17,7 +17,7 @@ import type { ChatModel } from '../core/llm/llm';
 import { silentLogger, type Logger } from '../core/ports';
 import type { Reader } from '../core/read/reader';
 import { BootstrapPlan } from './bootstrap';
-import { defaultSweep, describeConfig, singleConfig, sweepConfigs, type CriticChoice, type RunConfig, type SweepOptions } from './configs';
+import { defaultSweep, describeConfig, singleConfig, sweepConfigs, variantBase, type CriticChoice, type RunConfig, type SweepOptions } from './configs';
 import { loadDataset } from './datasets/load';
 import type { Dataset, EvalQuestion } from './datasets/types';
 import { openEvalEmbeddings } from './embeddings';
@@ -62,7 +62,8 @@ export interface EvalOptions {
   topK: number;
   rounds: number;
   branching: number;
-  compressor: string;
+  /** One configuration, or several side by side (`--compressor` repeated). */
+  compressor: string | string[];
   critic: CriticChoice;
   retrieval: RetrievalChoice;
   encoder: EncoderConfig;
@@ -137,14 +138,35 @@ function hashOf(...parts: string[]): string {
 export function chooseConfigs(options: Pick<EvalOptions, 'mode' | 'sweep' | 'compressor' | 'branching' | 'rounds' | 'critic' | 'topK' | 'sweepOptions'>): RunConfig[] {
   const defaults = { branching: options.branching, rounds: options.mode === 'given' ? 1 : options.rounds, critic: options.critic, topK: options.topK };
   if (options.sweep) return sweepConfigs(options.mode, defaults, { ...defaultSweep, ...options.sweepOptions });
-  const c = singleConfig(options.compressor, defaults);
-  if (c.compressor.name !== 'peer') return [c];
-  // The peer needs a budget: CANOPY's tokens on the same questions.
-  const ref = singleConfig('canopy', defaults);
-  c.compressor = { name: 'peer', budgetFrom: ref.id };
-  c.rounds = 1;
-  c.id = describeConfig(c);
-  return [ref, c];
+  const out: RunConfig[] = [];
+  const add = (c: RunConfig) => {
+    if (!out.some((o) => o.id === c.id)) out.push(c);
+  };
+  for (const name of typeof options.compressor === 'string' ? [options.compressor] : options.compressor) {
+    const c = singleConfig(name, defaults);
+    if (c.compressor.name !== 'peer') {
+      add(c);
+      continue;
+    }
+    // The peer needs a budget: CANOPY's tokens on the same questions.
+    const ref = singleConfig('canopy', defaults);
+    add(ref);
+    c.compressor = { name: 'peer', budgetFrom: ref.id };
+    c.rounds = 1;
+    c.id = describeConfig(c);
+    add(c);
+  }
+  // A measured node-vector variant is compared with the same configuration's product vectors.
+  for (const c of [...out]) {
+    const base = variantBase(c);
+    if (base && !out.some((o) => o.id === base)) {
+      const b: RunConfig = { ...c, groupVectors: 'mean' };
+      delete b.nodeVectors;
+      b.id = describeConfig(b);
+      out.splice(out.indexOf(c), 0, b);
+    }
+  }
+  return out;
 }
 
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
@@ -164,8 +186,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   if (variants.length > 0 && options.mode !== 'pool') throw new CanopyError(ErrorCodes.badInput, '--topics and --topics-ablation are measured in the open-pool mode (--mode pool)');
   if (options.mode === 'pool') {
     if (!dataset.pool) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no open pool for ${dataset.schema} (${dataset.noPoolReason ?? 'none found'}); use --mode given`);
-    const bad = configs.find((c) => c.groupVectors === 'encoded' || c.margin);
-    if (bad) throw new CanopyError(ErrorCodes.badInput, `${bad.id}: groups=encoded and margin are measured in the given-items mode only (the pipeline scores nodes itself in the open pool)`);
+    const bad = configs.find((c) => c.groupVectors === 'encoded' || c.nodeVectors || c.margin);
+    if (bad) throw new CanopyError(ErrorCodes.badInput, `${bad.id}: groups=encoded, nodes= and margin are measured in the given-items mode only (the pipeline scores nodes itself in the open pool)`);
   }
   const datasetDir = join(options.cacheDir, `${dataset.schema}-${hashOf(dataset.file)}`);
   mkdirSync(datasetDir, { recursive: true });

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_VECTOR_RECIPE } from '../core/encode/nodeVectors';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { CorpusIndex } from '../core/index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../core/index/indexer';
@@ -84,14 +85,19 @@ export interface PoolIndexOptions {
   cacheDir: string;
   branchingFactor: number;
   embeddings: EvalEmbeddings;
+  /**
+   * `lazy`: only item root vectors are encoded (retrieval studies that never score nodes); the
+   * index is cached apart from the eager one, which the evaluation's compression needs.
+   */
+  nodeVectors?: 'eager' | 'lazy';
   logger?: Logger;
   signal?: AbortSignal;
 }
 
-/** Key of a pool: its documents' content, the branching factor, the tree builder and the encoder. */
+/** Key of a pool: its documents' content, the branching factor, the tree builder, the encoder and the node-vector recipe. */
 export function poolKey(docs: PoolDoc[], branchingFactor: number, encoderId: string): string {
   const h = createHash('sha256');
-  h.update(`${POOL_PARSER_VERSION}\0${branchingFactor}\0${encoderId}\0`);
+  h.update(`${POOL_PARSER_VERSION}\0${branchingFactor}\0${encoderId}\0${NODE_VECTOR_RECIPE}\0`);
   for (const d of docs) h.update(`${d.id}\0${d.title}\0${d.text}\0${JSON.stringify(d.spans ?? null)}\n`);
   return h.digest('hex').slice(0, 16);
 }
@@ -106,10 +112,10 @@ export interface BuildOptions {
 }
 
 /**
- * Indexes pool files into `indexDir` with `runIndexer`. Lazy mode encodes only each item's root
- * (the dense retrieval vector; `nodeVectors` asks for the root first) and hands the indexer
- * stand-ins for the other nodes, which it never stores: what an indexer that leaves node vectors
- * to query time would cost.
+ * Indexes pool files into `indexDir` with `runIndexer`. Lazy mode encodes only one text per item,
+ * its leaves joined (a pool paragraph's own text), and hands it back for every leaf, so the
+ * derived root vector is that text's vector and no leaf is encoded: what an indexer that leaves
+ * node vectors to query time would cost. The indexer stores only item vectors.
  */
 export async function indexPoolFiles(discovery: Discovery, indexDir: string, options: BuildOptions): Promise<IndexSummary> {
   const log = options.logger ?? silentLogger;
@@ -118,7 +124,7 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
     options.nodeVectors === 'lazy'
       ? async (texts: string[], signal?: AbortSignal) => {
           if (texts.length === 0) return [];
-          const [root] = await real([texts[0]!], signal);
+          const [root] = await real([texts.join(' ')], signal);
           return texts.map(() => root!);
         }
       : real;
@@ -148,7 +154,8 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
 export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions): Promise<PoolIndex> {
   const log = options.logger ?? silentLogger;
   const key = poolKey(docs, options.branchingFactor, options.embeddings.id);
-  const dir = join(options.cacheDir, `pool-${key}`);
+  const lazy = options.nodeVectors === 'lazy';
+  const dir = join(options.cacheDir, `pool-${lazy ? 'lazy-' : ''}${key}`);
   const indexDir = join(dir, 'index');
   const marker = join(dir, 'complete.json');
   const store = new LocalStore(indexDir);
@@ -156,7 +163,7 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
   let built: IndexSummary | undefined;
   if (!existsSync(marker)) {
     log.log('info', `indexing ${docs.length} pool documents into ${indexDir} (first run; cached afterwards)`);
-    built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, logger: log, ...(options.signal ? { signal: options.signal } : {}) });
+    built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, ...(lazy ? { nodeVectors: 'lazy' as const } : {}), logger: log, ...(options.signal ? { signal: options.signal } : {}) });
     if (built.errors.length > 0) {
       throw new CanopyError(ErrorCodes.internal, `pool index: ${built.errors.length} document(s) failed, first: ${built.errors[0]!.file}: ${built.errors[0]!.reason}`);
     }

@@ -6,7 +6,7 @@
  */
 import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from '../core/retrieve/metrics';
 import { BootstrapPlan, percentiles, type Interval, type Ratio } from './bootstrap';
-import type { RunConfig } from './configs';
+import { variantBase, type RunConfig } from './configs';
 import type { EvalQuestion } from './datasets/types';
 import type { Outcome } from './outcome';
 
@@ -115,6 +115,8 @@ export interface Comparison {
   tokensVsNone?: Interval;
   /** The peer: its recall minus that of the configuration whose budget it was given. */
   recallMinusBudgetSource?: Interval & { source: string };
+  /** A measured node-vector variant minus the same configuration with the product's vectors (paired). */
+  versusBase?: { base: string; recall: Interval; answerBearing?: Interval; tokens: Interval };
   note?: string;
 }
 
@@ -217,6 +219,18 @@ export function aggregate(questions: EvalQuestion[], configs: RunConfig[], outco
         const ratioValues = questions.map((_, qi) => (mine[qi] && none[qi] && none[qi]!.num > 0 ? { num: mine[qi]!.num, den: none[qi]!.num } : undefined));
         cmp.tokensVsNone = plan.interval(ratioValues);
       }
+      const baseId = variantBase(c);
+      const baseIdx = baseId === undefined ? -1 : configs.findIndex((x) => x.id === baseId);
+      if (baseIdx >= 0) {
+        const answerSpec = used.find((s) => s.key === 'answerBearing');
+        const answer = answerSpec ? plan.differenceInterval(values(i, answerSpec), values(baseIdx, answerSpec)) : undefined;
+        cmp.versusBase = {
+          base: configs[baseIdx]!.id,
+          recall: plan.differenceInterval(values(i, recallSpec), values(baseIdx, recallSpec)),
+          ...(answer && !Number.isNaN(answer.value) ? { answerBearing: answer } : {}),
+          tokens: plan.differenceInterval(values(i, tokenSpec), values(baseIdx, tokenSpec)),
+        };
+      }
       if (c.compressor.name === 'peer') {
         const src = configs.findIndex((x) => x.id === (c.compressor as { budgetFrom: string }).budgetFrom);
         if (src >= 0) cmp.recallMinusBudgetSource = { ...plan.differenceInterval(values(i, recallSpec), values(src, recallSpec)), source: configs[src]!.id };
@@ -267,6 +281,12 @@ export function comparisonTable(agg: Aggregated): string[] {
     if (!c.recallMinusBudgetSource) continue;
     const d = c.recallMinusBudgetSource;
     lines.push('', `${c.config} − ${d.source}, at the same token budget: ${formatInterval(d, true)} gold recall (paired).`);
+  }
+  for (const c of agg.comparisons) {
+    const v = c.versusBase;
+    if (!v) continue;
+    const answer = v.answerBearing ? `, ${formatInterval(v.answerBearing, true)} answer-bearing recall` : '';
+    lines.push('', `${c.config} − ${v.base} (paired): ${formatInterval(v.recall, true)} gold recall${answer}, ${formatInterval(v.tokens, false, 0)} evidence tokens.`);
   }
   return lines;
 }

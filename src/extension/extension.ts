@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { AgentOperations } from '../core/agent/operations';
 import { AdapterCheckpoints } from '../core/app/adapters';
 import { AskService } from '../core/app/askService';
 import { Embeddings } from '../core/app/embeddings';
@@ -21,6 +22,7 @@ import { describeError } from '../core/errors';
 import type { Logger } from '../core/ports';
 import type { PlaceholderView } from '../protocol/messages';
 import type { AskTrace } from '../contracts/trace';
+import { registerAgentIntegrations } from './agentIntegrations';
 import { markSelectionAsGold } from './annotations';
 import { encoderFromSettings, readSettings } from './config';
 import { EvidenceDecorations } from './decorations';
@@ -96,6 +98,16 @@ export function activate(context: vscode.ExtensionContext): void {
     ensureIndex: () => session.ensureIndex(),
     logger,
   });
+  // What language-model tools, @canopy and (through them) agents ask: the same services and trust
+  // rules as the Ask command, but never cancelling it or taking over the inspector.
+  const agent = new AgentOperations({
+    asker,
+    traces,
+    settings,
+    ensureIndex: () => session.ensureIndex(),
+    adapterCheckpoint: (s) => userAdapterCheckpoint(s.adapterCheckpoint, vscode.workspace.isTrusted),
+    logger,
+  });
   const view = (): PlaceholderView => {
     const base = { title: 'Canopy Evidence Inspector' };
     if (!session.corpus) return { ...base, message: 'The workspace has not been indexed yet. Run “Canopy: Index Workspace”, or ask a question to index it first.' };
@@ -156,7 +168,10 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.type !== 'answered') return;
       lastAnswer = e.trace;
       session.historyChanged();
-      for (const w of e.warnings) if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
+      for (const w of e.warnings) {
+        if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
+        else if (w.source === 'retrieval') void vscode.window.showWarningMessage(`Canopy: ${w.message}`);
+      }
     }),
   ];
 
@@ -191,6 +206,8 @@ export function activate(context: vscode.ExtensionContext): void {
         void embeddings.dispose().finally(() => stores.close());
       },
     },
+    // Language-model tools, @canopy, the MCP server definition, trace links and the trace export.
+    ...registerAgentIntegrations(context, { agent, questions, session, settings, indexDir, log }),
     vscode.commands.registerCommand('canopy.openInspector', showInspector),
     vscode.commands.registerCommand('canopy.indexWorkspace', async () => {
       if (!session.folder) {

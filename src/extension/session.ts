@@ -16,7 +16,7 @@ import { annotationsPath } from '../core/annotate/store';
 import type { CanopySettings } from '../core/config/settings';
 import type { ReplaySettings } from '../contracts/askSettings';
 import { CancelledError, describeError } from '../core/errors';
-import type { IndexSummary } from '../core/index/indexer';
+import { namedOnce, type IndexSummary } from '../core/index/indexer';
 import type { TrainRunReport } from '../core/train/run';
 import type { AskTrace } from '../contracts/trace';
 import { readFilesExclude } from './config';
@@ -106,7 +106,8 @@ export class CanopySession implements vscode.Disposable {
         await this.refreshIndexedFiles();
         this.log.info(`indexed ${summary.files} files (${summary.parsed} parsed, ${summary.reused} unchanged, ${summary.removed} removed), ${summary.items} items, ${summary.nodes} nodes in ${summary.seconds.toFixed(1)} s`);
         if (summary.rebuilt) this.log.warn(summary.rebuilt);
-        for (const e of summary.errors) this.log.warn(`${e.file}: ${e.reason}`);
+        for (const e of summary.errors) this.log.warn(namedOnce(e.file, e.reason));
+        for (const w of summary.warnings) this.log.info(namedOnce(w.file, w.message));
         for (const s of summary.skipped) this.log.info(`skipped ${s.file}: ${s.reason}`);
         return summary;
       } catch (err) {

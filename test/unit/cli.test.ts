@@ -103,7 +103,7 @@ describe('canopy CLI', () => {
     for (const extra of [['--list'], []]) {
       const io = capture();
       assert.equal(await main(['index', '/no/such/folder', ...extra], io), 1);
-      assert.match(io.stderr.join('\n'), /\/no\/such\/folder is not a folder/);
+      assert.match(io.stderr.join('\n'), /\/no\/such\/folder does not exist \(E_NOT_FOUND\)/);
       assert.equal(existsSync('/no/such/folder'), false);
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Test harness for the webview tier: launches Debian's headless Chromium through playwright-core
+ * Test harness for the webview tier: launches headless Chromium (test/helpers/chromium.ts) through playwright-core
  * and serves the real inspector page — the HTML of renderInspectorHtml() with its nonce CSP, plus
  * the built media/webview.js and media/webview.css — from a loopback HTTP server on 127.0.0.1.
  *
@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { makeNonce, renderInspectorHtml } from '../../src/extension/inspectorHtml';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import { HostEndpoint, type RequestHandlers } from '../../src/protocol/rpc';
@@ -22,37 +22,12 @@ import { HostEndpoint, type RequestHandlers } from '../../src/protocol/rpc';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const resultsDir = join(repoRoot, 'test-results', 'webview');
 
-/** The flags the platform notes measured for Debian's Chromium on these machines. */
-export const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export function chromiumPath(): string {
-  return process.env.CANOPY_CHROMIUM || '/usr/bin/chromium';
-}
-
 /**
- * Starts Chromium, or fails with a message that says how to get it — never a silent skip.
- * playwright's launch() gives every browser a fresh temporary user-data-dir and removes it on close.
+ * Starts headless Chromium: the system's, or the one `npm ci` brings (test/helpers/chromium.ts
+ * says where it looks). playwright's launch() gives every browser a fresh temporary
+ * user-data-dir and removes it on close.
  */
-export async function launchChromium(): Promise<Browser> {
-  const executablePath = chromiumPath();
-  if (!existsSync(executablePath)) {
-    throw new Error(
-      `Chromium not found at ${executablePath}. The webview tests need it: ` +
-        'install it with `apt-get update && apt-get install -y chromium` (Debian), ' +
-        'or point CANOPY_CHROMIUM at a Chromium/Chrome binary.',
-    );
-  }
-  return chromium.launch({ executablePath, args: chromiumArgs, headless: true, timeout: 60_000 });
-}
+export { launchChromium } from '../helpers/chromium';
 
 /** What the stub API saw, read back from the page. */
 export interface StubRecord {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestServices } from '../helpers/services';
-import type { AskTrace } from '../../src/contracts/trace';
+import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
@@ -52,6 +52,12 @@ function hostileCorpus(): Record<string, string> {
     'hostile/talk.vtt': `WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nThe flood gauge <b onmouseover="${flag('vtt')}">peaked</b> early.\n`,
     [`hostile/${hostileFile}`]: `The flood gauge file with a hostile name says ${payloads[1]} about the gauge reading.\n`,
   };
+}
+
+function leavesOf(n: TraceNode, out: TraceNode[] = []): TraceNode[] {
+  if (n.children.length === 0) out.push(n);
+  else for (const c of n.children) leavesOf(c, out);
+  return out;
 }
 
 const question = `What do the flood gauge notes say? <img src=x onerror="${flag('question')}">`;
@@ -173,6 +179,15 @@ describe('XSS corpus through index → ask → inspector', () => {
       await page.waitForSelector(`.canopy-compare-result[data-compared="${second.id}"]`);
       await page.click('vscode-tab-header[data-tab="rounds"]');
       await keepScreenshot(page, 'xss-rounds');
+      // Reveal a region carrying each payload the way the host does (Evidence view, editor
+      // decorations), whatever retrieval kept: its details must show the payload as text.
+      await page.click('vscode-tab-header[data-tab="evidence"]');
+      for (const shown of ['<script>', 'onerror=', 'javascript:']) {
+        const hit = trace.rounds.flatMap((r) => r.retrieved).flatMap((item) => (item.tree ? leavesOf(item.tree).filter((n) => n.text?.includes(shown)).map((n) => ({ itemId: item.itemId, nodeId: n.id })) : []))[0];
+        assert.ok(hit, `a retrieved region carries ${shown}`);
+        await postFromHost(page, { kind: 'notify', method: 'inspector/reveal', params: hit });
+        await page.waitForSelector(`vscode-tree-item[data-node-id="${hit.nodeId.replace(/["\\]/g, '\\$&')}"]`);
+      }
       // Give any image error, frame load or animation that might have been created time to fire.
       await page.waitForTimeout(1500);
 

@@ -11,7 +11,7 @@
 import type { TraceNode } from '../../src/contracts/trace';
 import { type InspectorContext, type TreeFilters } from '../context';
 import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
-import { type ItemEntry, type NodeRef, type NodeStatus, nodeText, placeLabel, statusGroup } from '../model';
+import { type ItemEntry, type NodeRef, type NodeStatus, keptTokens, nodeText, placeLabel, statusGroup } from '../model';
 
 /** Most matching nodes a filter or search shows at once. */
 export const MAX_FILTER_MATCHES = 200;
@@ -42,7 +42,12 @@ export const ruleExplanations: Record<string, string> = {
   threshold: 'threshold baseline: the leaf scored at least the threshold',
   none: 'no rule decided on this node',
   'item-gate': 'the item gate dropped the whole item (its root scored far below the best item)',
-  controller: 'the MAGE controller opened this element for the reader (see the graph tab for why)',
+  controller: 'the MAGE controller opened this element for the reader, or regions inside it (see the graph tab for why)',
+  'controller-page-not-activated': 'the MAGE controller never activated its page (not an entry page, and no relation led there)',
+  'controller-not-activated': 'its page was activated, but the MAGE controller never made this element a candidate',
+  'controller-not-opened': 'a candidate the MAGE controller did not open (others had more utility, or the budget ran out)',
+  'controller-pruned': 'the MAGE controller pruned it (the graph tab shows the step and its reason)',
+  'controller-projected-out': 'inside an element the MAGE controller opened, CANOPY’s projection did not keep it',
 };
 
 type Row = HTMLElement & { open: boolean; selected: boolean; active: boolean; branch: boolean };
@@ -280,7 +285,10 @@ export class EvidenceTreeView {
     const parts = [`score ${fmtScore(node.score)}`];
     if (node.parentScore !== undefined) parts.push(`parent ${fmtScore(node.parentScore)}`);
     parts.push(node.decision, `${fmtInt(node.tokens)} tok`);
-    if (isRoot) parts.unshift(`${entry.item.file} · kept ${entry.item.tokens.kept}/${entry.item.tokens.whole} tok`);
+    if (isRoot) {
+      const k = keptTokens(entry.item);
+      parts.unshift(`${entry.item.file} · kept ${k.whole === undefined ? `${k.kept} tok from the whole PDF` : `${k.kept}/${k.whole} tok`}`);
+    }
     row.append(
       label,
       el('span', { slot: 'description', class: 'canopy-node-desc' }, parts.join(' · ')),

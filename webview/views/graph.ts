@@ -9,6 +9,7 @@ import { Graph, layout } from '@dagrejs/dagre';
 import type { ControllerNodeState, TraceController, TraceControllerStep } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { ce, clip, el, emptyState, fmtInt, fmtScore, svg, unit } from '../dom';
+import { readableId } from '../model';
 
 const NODE_W = 170;
 const NODE_H = 44;
@@ -145,7 +146,7 @@ function renderRun(ctx: InspectorContext, run: TraceController): HTMLElement {
         el('span', { class: 'canopy-step-n' }, `${s.step + 1}.`),
         el('span', { class: 'canopy-step-iter' }, `it ${s.iteration}`),
         el('span', { class: `canopy-step-action action-${safeClass(s.action.type)}` }, s.action.type),
-        el('span', { class: 'canopy-step-target' }, t ? clip(`${t.type} p.${t.page + 1}: ${t.label}`, 60) : (s.action.query ?? s.action.reason ?? target ?? '')),
+        el('span', { class: 'canopy-step-target' }, t ? clip(`${t.type} p.${t.page + 1}: ${t.label}`, 60) : (s.action.query ?? s.action.reason ?? (target ? readableId(target) : ''))),
         el('span', { class: 'canopy-step-utility' }, s.utility === undefined ? '' : `u=${fmtScore(s.utility, 2)}`),
         el('span', { class: 'canopy-step-by canopy-muted' }, s.decidedBy),
       ),

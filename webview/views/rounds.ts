@@ -7,6 +7,7 @@
 import type { TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { button, el, fmtInt, fmtScore } from '../dom';
+import { keptTokens } from '../model';
 
 export function renderRounds(ctx: InspectorContext): HTMLElement {
   const trace = ctx.model.trace;
@@ -77,7 +78,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
         rankCell(it.scores.dense, it.scores.denseRank),
         rankCell(it.scores.bm25, it.scores.bm25Rank),
         el('td', { class: 'canopy-num' }, fmtScore(it.scores.fused, 4)),
-        el('td', { class: 'canopy-num' }, `${fmtInt(it.tokens.kept)} / ${fmtInt(it.tokens.whole)}`),
+        el('td', { class: 'canopy-num' }, keptCell(it)),
         el('td', {}, it.repeated ? 'already held' : added.has(it.itemId) ? 'new' : '—'),
       ),
     );
@@ -108,4 +109,10 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
   }
   card.append(el('p', { class: 'canopy-muted canopy-ms' }, `${fmtInt(r.ms)} ms`));
   return card;
+}
+
+/** "120 / 400", or "900 (whole PDF)" for the item carrying the controller's regions. */
+function keptCell(it: TraceRound['retrieved'][number]): string {
+  const k = keptTokens(it);
+  return k.whole === undefined ? `${fmtInt(k.kept)} (whole PDF)` : `${fmtInt(k.kept)} / ${fmtInt(k.whole)}`;
 }

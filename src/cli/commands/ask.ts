@@ -8,10 +8,11 @@ import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
 import { resolveSettings } from '../../core/config/settings';
 import type { Anchor } from '../../contracts/region';
-import type { AskTrace, CompressorSetting, TraceNode } from '../../contracts/trace';
+import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices, storeSetting } from '../runtime';
+import { cliServices, requireFolder, storeSetting } from '../runtime';
+import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
 
@@ -34,11 +35,15 @@ Options:
                          evidence subgraph to the reader (a multimodal model)
   --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
   --topics               re-rank with the topic compass (needs an index fitted with topics)
+  --fusion <profile|rrf> how retrieval fuses dense and BM25: the encoder's fitted profile
+                         (default; a profile from canopy tune in the index folder wins) or the
+                         design's equal-weight RRF
   --controller <on|off>  the MAGE controller for PDFs of at least 8 pages (default on)
   --controller-min-pages <n>  the page threshold of the controller (default 8)
   --adapter <file>       a node-encoder adapter checkpoint (canopy train); one that cannot be
                          loaded is reported and the untrained encoder is used
-  --json                 print the whole trace as JSON`;
+  --json                 print the whole trace as JSON
+${exportFlagsHelp}`;
 
 export function parseCompressor(value: string | undefined): CompressorSetting {
   if (value === undefined || value === 'canopy') return { name: 'canopy' };
@@ -77,6 +82,8 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'page-images': { type: 'boolean' },
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
+      fusion: { type: 'string' },
+      ...exportFlagOptions,
     },
   });
   const question = positionals.join(' ').trim();
@@ -85,11 +92,13 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
   const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');
   if (minPages !== undefined && minPages < 2) throw new UsageError('--controller-min-pages must be at least 2');
+  if (values.fusion !== undefined && values.fusion !== 'profile' && values.fusion !== 'rrf') throw new UsageError('--fusion must be profile or rrf');
   const topK = positiveInt(values['top-k'], '--top-k');
   const rounds = positiveInt(values.rounds, '--rounds');
   if (values['llm-routing'] && !values.llm) throw new UsageError('--llm-routing needs --llm');
   if (values['page-images'] && !values.llm) throw new UsageError('--page-images needs --llm (a multimodal model reads the images)');
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
+  const exporter = exporterFromFlags(values, io);
   const request: AskRequest = {
     compressor: parseCompressor(values.compressor),
     ...(values.critic !== undefined ? { critic: values.critic as 'rule' | 'none' } : llm ? {} : { critic: 'rule' as const }),
@@ -103,9 +112,10 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
     ...storeSetting(values.store, io),
   });
-  const services = cliServices(values.dir ?? '.', values.index, io, false, settings.store);
+  const services = cliServices(requireFolder(values.dir ?? '.', io), values.index, io, false, settings.store);
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -113,6 +123,13 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     const { trace, warnings } = await services.ask.ask(question, settings, { ...request, signal: abort.signal });
     for (const w of warnings) io.err(`warn: ${w.source}: ${w.message}`);
     const file = await services.traces.save(trace);
+    if (exporter) {
+      // The answer stands whether or not the export went through; a failure is reported on stderr.
+      await exporter.export(trace).then(
+        ({ spans }) => io.err(`Trace exported: ${spans} spans to ${exporter.describe()}`),
+        (err: Error) => io.err(`warn: ${err.message}`),
+      );
+    }
     if (values.json) io.out(JSON.stringify(trace));
     else printAnswer(trace, file, io);
     return 0;
@@ -122,14 +139,30 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** Where a region lies, as a person reads it: pages and rows 1-based (anchors store them 0-based), lines and columns 1-based. */
 export function formatAnchor(a: Anchor): string {
-  if (a.page !== undefined) return `${a.file} p.${a.page + 1}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  if (a.page !== undefined) {
+    const pages = a.pageEnd !== undefined && a.pageEnd !== a.page ? `pp.${a.page + 1}–${a.pageEnd + 1}` : `p.${a.page + 1}`;
+    return `${a.file} ${pages}${a.bbox ? ` [${a.bbox.map((x) => Math.round(x)).join(',')}]` : ''}`;
+  }
   if (a.timeStart !== undefined) return `${a.file} @${a.timeStart.toFixed(0)}s–${(a.timeEnd ?? a.timeStart).toFixed(0)}s`;
   if (a.startLine !== undefined) {
     const row = a.row !== undefined ? ` row ${a.row + 1}` : '';
     return `${a.file}:${a.startLine}:${(a.startColumn ?? 0) + 1}${row}`;
   }
   return a.file;
+}
+
+/**
+ * "kept 3 region(s), 120/400 tokens". An item that carries the MAGE controller's evidence holds
+ * regions from the whole PDF, not only from itself, so its tokens are not shown as a share of the
+ * item's. Otherwise the kept regions are the item's own; tokenising them one by one can count a
+ * few more than the joined item text, and the line never shows more than the item has.
+ */
+export function keptLine(it: Pick<TraceRetrievedItem, 'keptNodeIds' | 'tokens' | 'controller'>): string {
+  const regions = `kept ${it.keptNodeIds.length} region(s)`;
+  if (it.controller) return `${regions} chosen by the controller from the whole PDF, ${it.tokens.kept} tokens`;
+  return `${regions}, ${Math.min(it.tokens.kept, it.tokens.whole)}/${it.tokens.whole} tokens`;
 }
 
 function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): number {
@@ -163,8 +196,8 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: kept ${it.keptNodeIds.length} region(s), ${it.tokens.kept}/${it.tokens.whole} tokens; dropped ${dropped}`);
+      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; dropped ${dropped}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;

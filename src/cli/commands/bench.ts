@@ -1,12 +1,14 @@
 /**
  * `canopy bench <what>`: the benchmark commands. `encode` is the encoder benchmark
  * (benchEncode.ts); `index` and `query` measure indexing and query latency (benchIndex.ts,
- * benchQuery.ts); `npm run bench` runs them all and writes BENCHMARKS.md (tools/bench.ts).
+ * benchQuery.ts); `realdocs` is the real-document benchmark (benchRealDocs.ts); `npm run bench`
+ * runs them all and writes BENCHMARKS.md (tools/bench.ts).
  */
 import { type CliIO, UsageError } from '../io';
 import { benchCorpusHelp, runBenchCorpus } from './benchCorpus';
 import { benchEncodeHelp, runBenchEncode } from './benchEncode';
 import { benchIndexHelp, runBenchIndex } from './benchIndex';
+import { benchRealDocsHelp, runBenchRealDocs } from './benchRealDocs';
 import { benchVectorsHelp, runBenchVectors } from './benchVectors';
 import { benchTopicsHelp, runBenchTopics } from './benchTopics';
 import { benchStoreHelp, runBenchStore } from './benchStore';
@@ -20,6 +22,8 @@ export const benchHelp = `Usage: canopy bench <what> [options]
   topics    query latency with and without the topic compass (canopy bench topics --help)
   store     an index store at corpus scale: write, HNSW build, dense / lexical / hybrid latency,
             recall@10 against exact search (canopy bench store --help)
+  realdocs  real documents (FinanceBench PDFs, SQuAD articles, Canopy's docs): latency, rounds,
+            gold answer, gold citation and gold evidence per question (canopy bench realdocs --help)
 
 "npm run bench" runs them all and writes BENCHMARKS.md.`;
 
@@ -29,6 +33,7 @@ const subcommands: Record<string, { help: string; run: (args: string[], io: CliI
   vectors: { help: benchVectorsHelp, run: runBenchVectors },
   topics: { help: benchTopicsHelp, run: runBenchTopics },
   store: { help: benchStoreHelp, run: runBenchStore },
+  realdocs: { help: benchRealDocsHelp, run: runBenchRealDocs },
 };
 
 export async function runBench(args: string[], io: CliIO): Promise<number> {

@@ -54,7 +54,7 @@ export async function runBenchVectors(args: string[], io: CliIO): Promise<number
         `${v.mode}: index ${v.indexSeconds.toFixed(1)} s (${v.indexEncodedTexts} texts encoded); queries pass 1 p50/p95 ${v.query.first.p50.toFixed(0)}/${v.query.first.p95.toFixed(0)} ms (${v.query.encodedDuringFirst} encoded), pass 2 ${v.query.second.p50.toFixed(0)}/${v.query.second.p95.toFixed(0)} ms`,
       );
     }
-    io.out(`break-even after ${result.breakEvenQueries.toFixed(0)} queries; the query set touched ${(100 * result.nodesTouchedShare).toFixed(1)}% of the encoded nodes`);
+    io.out(`break-even after ${result.breakEvenQueries.toFixed(0)} queries; the query set needed ${(100 * result.nodesTouchedShare).toFixed(1)}% of the texts eager indexing encodes`);
   }
   return 0;
 }

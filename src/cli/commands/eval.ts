@@ -41,8 +41,9 @@ Options:
   -k, --top-k <n>        items per round (default 10)
   --rounds <n>           most rounds in pool mode (default 3)
   --branching <B>        branching factor 2–4 (default 2)
-  --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded] | peer
-                         (default canopy)
+  --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded,
+                         nodes=text|prefix|children] | peer (default canopy); repeat it to compare several
+                         side by side
   --critic <c>           none | rule | llm (pool mode; default rule)
   --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)
                          | dense | bm25 (pool mode); hybrid:bm25=<w> (RRF, BM25 weighted w) or
@@ -118,7 +119,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
       branching: { type: 'string' },
-      compressor: { type: 'string' },
+      compressor: { type: 'string', multiple: true },
       critic: { type: 'string' },
       retrieval: { type: 'string' },
       sweep: { type: 'boolean' },
@@ -164,9 +165,9 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const topicsHoldout = values['topics-holdout'] !== undefined ? Number(values['topics-holdout']) : undefined;
   if (topicsHoldout !== undefined && !(topicsHoldout > 0 && topicsHoldout < 1)) throw new UsageError('--topics-holdout must be a share between 0 and 1');
   if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
-  const compressor = values.compressor ?? 'canopy';
+  const compressor = values.compressor ?? ['canopy'];
   try {
-    parseEvalCompressor(compressor);
+    compressor.forEach((c) => parseEvalCompressor(c));
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

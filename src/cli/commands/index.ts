@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { resolveSettings } from '../../core/config/settings';
 import { discoverFiles } from '../../core/ingest/discover';
-import type { IndexSummary } from '../../core/index/indexer';
+import { namedOnce, type IndexSummary } from '../../core/index/indexer';
 import { type CliIO, UsageError } from '../io';
 import { cliServices, storeSetting } from '../runtime';
 
@@ -22,11 +22,13 @@ Options:
   --exclude <glob>     files never to index (repeatable; added to the defaults)
   --max-file-mb <n>    skip files larger than n MB (default 50)
   --max-parse-memory-mb <n>  heap limit of the worker that parses one file, MB (default 1024)
+  --max-nodes <n>      most regions one file may produce; a file with more keeps its first
+                       part, with a warning (default 100000)
   --branching <B>      branching factor of the region trees, 2-4 (default 2)
   --topics             fit the topic compass with the index (canopy.topics.enabled; canopy topics --help)
   --list               only list the files that would be indexed
   --json               print one JSON object instead of a summary
-  --verbose            log every file`;
+  --verbose            log every file (parsed, unchanged or failed) as it goes`;
 
 export async function runIndex(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -39,6 +41,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
       exclude: { type: 'string', multiple: true },
       'max-file-mb': { type: 'string' },
       'max-parse-memory-mb': { type: 'string' },
+      'max-nodes': { type: 'string' },
       branching: { type: 'string' },
       topics: { type: 'boolean' },
       list: { type: 'boolean' },
@@ -51,6 +54,8 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   if (maxMb !== undefined && !(maxMb > 0)) throw new UsageError('--max-file-mb must be a positive number');
   const parseMb = values['max-parse-memory-mb'] === undefined ? undefined : Number(values['max-parse-memory-mb']);
   if (parseMb !== undefined && !(Number.isInteger(parseMb) && parseMb >= 64)) throw new UsageError('--max-parse-memory-mb must be a whole number of MB, at least 64');
+  const maxNodes = values['max-nodes'] === undefined ? undefined : Number(values['max-nodes']);
+  if (maxNodes !== undefined && !(Number.isInteger(maxNodes) && maxNodes >= 100)) throw new UsageError('--max-nodes must be a whole number, at least 100');
   const branching = values.branching === undefined ? undefined : Number(values.branching);
   if (branching !== undefined && !(Number.isInteger(branching) && branching >= 2 && branching <= 4)) throw new UsageError('--branching must be 2, 3 or 4');
   const defaults = resolveSettings({});
@@ -59,6 +64,7 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
     exclude: [...defaults.exclude, ...(values.exclude ?? [])],
     maxFileSizeMB: maxMb ?? defaults.maxFileSizeMB,
     maxParseMemoryMB: parseMb ?? defaults.maxParseMemoryMB,
+    maxNodesPerFile: maxNodes ?? defaults.maxNodesPerFile,
     branchingFactor: branching ?? defaults.branchingFactor,
     ...(values.topics ? { topicsEnabled: true } : {}),
     ...storeSetting(values.store, io),
@@ -75,7 +81,8 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   }
 
   const services = cliServices(positionals[0]!, values.index, io, values.verbose, settings.store);
-  const bar = io.isTTY && !values.json ? new SingleBar({ format: 'indexing [{bar}] {value}/{total} {file}', hideCursor: true, clearOnComplete: true }) : undefined;
+  // --verbose logs a line per file on stderr, which a redrawn bar would overwrite.
+  const bar = io.isTTY && !values.json && !values.verbose ? new SingleBar({ format: 'indexing [{bar}] {value}/{total} {file}', hideCursor: true, clearOnComplete: true }) : undefined;
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -118,8 +125,10 @@ function printSummary(s: IndexSummary, io: CliIO): void {
   io.out(`  items   ${s.items}`);
   io.out(`  nodes   ${s.nodes}`);
   io.out(`  errors  ${s.errors.length}`);
+  io.out(`  warnings ${s.warnings.length}`);
   io.out(`  skipped ${s.skipped.length}`);
   io.out(`  time    ${s.seconds.toFixed(2)} s`);
-  for (const e of s.errors) io.out(`  error ${e.file}: ${e.reason}`);
+  for (const e of s.errors) io.out(`  error ${namedOnce(e.file, e.reason)} (${e.code})`);
+  for (const w of s.warnings) io.out(`  warning ${namedOnce(w.file, w.message)}`);
   for (const k of s.skipped) io.out(`  skipped ${k.file}: ${k.reason}`);
 }

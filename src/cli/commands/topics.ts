@@ -23,7 +23,7 @@ import { fitIndexTopics, writeTopicScorer } from '../../core/topics/indexTopics'
 import { rememberLastQuery } from '../../core/topics/retriever';
 import type { TrainingQuery } from '../../core/topics/trainIndex';
 import { type CliIO, UsageError } from '../io';
-import { cliLogger, defaultIndexDir, packageRoot } from '../runtime';
+import { cliLogger, defaultIndexDir, packageRoot, requireFolder } from '../runtime';
 
 export const topicsHelp = `Usage: canopy topics fit|train [options]
 
@@ -86,7 +86,7 @@ export async function runTopics(args: string[], io: CliIO): Promise<number> {
       json: { type: 'boolean' },
     },
   });
-  const root = path.resolve(io.cwd, values.dir ?? '.');
+  const root = requireFolder(values.dir ?? '.', io);
   const indexDir = values.index ? path.resolve(io.cwd, values.index) : defaultIndexDir(root);
   const logger = cliLogger(io, true);
   const store = new LocalStore(indexDir);

@@ -11,7 +11,7 @@ import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatBeforeAfter } from '../../core/train/report';
 import type { TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
-import { cliServices } from '../runtime';
+import { cliServices, requireFolder } from '../runtime';
 
 export const trainHelp = `Usage: canopy train --annotations <file> [options]
        canopy train --list [--dir <dir>] [--out <dir>] [--json]
@@ -92,7 +92,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
     return listAdapters(values.out ? path.resolve(io.cwd, values.out) : path.join(root, '.canopy', 'adapters'), values.json ?? false, io);
   }
   if (!values.annotations) throw new UsageError('--annotations <file> is required');
-  const root = path.resolve(io.cwd, values.dir ?? '.');
+  const root = requireFolder(values.dir ?? '.', io);
   const seed = num(values.seed, '--seed', Number.isInteger);
   const rank = num(values.rank, '--rank', (n) => Number.isInteger(n) && n >= 1 && n <= 256);
   const epochs = num(values.epochs, '--epochs', (n) => Number.isInteger(n) && n >= 1);

@@ -32,6 +32,7 @@ import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import type { Reader } from '../read/reader';
 import { HybridRetriever } from '../retrieve/hybrid';
+import { PROFILE_FILE, profileFor, readProfile, retrievalRecord, RRF_EQUAL, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 import type { NodeScoreWeights } from '../compress/hybridScore';
 import type { Retriever } from '../retrieve/retriever';
 import { openCompass } from '../topics/compassIndex';
@@ -69,8 +70,8 @@ export interface AskRequest {
 
 /** Something that went wrong without failing the question; the host decides how loudly to say it. */
 export interface AskWarning {
-  /** What it is about: the adapter checkpoint, or the topic compass. */
-  source: 'adapter' | 'topics';
+  /** What it is about: the adapter checkpoint, the topic compass, or the tuned retrieval profile. */
+  source: 'adapter' | 'topics' | 'retrieval';
   message: string;
 }
 
@@ -107,7 +108,8 @@ export class AskService {
     const adapter = chosen.adapter;
     // One query embedding shared by the hybrid retriever, the compass and the engine.
     const embedQuery = rememberLastQuery(embeddings.embedQuery);
-    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true });
+    const fusion = await this.fusion(s, encoder.id, warnings);
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
       const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
@@ -122,7 +124,7 @@ export class AskService {
       readerTokenCap: s.readerTokenCap,
       encoderId: encoder.id,
       ...(adapter ? { adapterId: adapter.id } : {}),
-      retrieval: { dense: true, bm25: true, topics: retriever !== hybrid, fusion: 'rrf', rrfK: 60 },
+      retrieval: retrievalRecord({ dense: true, bm25: true, fusion }, retriever !== hybrid),
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
       ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
@@ -161,6 +163,22 @@ export class AskService {
     const checkedSettings = check(ReplaySettings, settings, 'settings');
     if (!checkedSettings.ok) throw new CanopyError(ErrorCodes.badInput, `replay: ${checkedSettings.problem}`);
     return replayTrace(checkedTrace.value, checkedSettings.value, { tokens: this.tokens, source: await this.replaySource(s) }, signal);
+  }
+
+  /**
+   * The fusion the settings ask for: the design's equal-weight RRF, or the encoder's retrieval
+   * profile — one tuned for this encoder in the index folder (`canopy tune`), else the built-in
+   * one. A tuned profile that cannot be read is a warning, and the built-in profile is used.
+   */
+  async fusion(s: CanopySettings, encoderId: string, warnings: AskWarning[] = []): Promise<FusionSetting> {
+    if (s.retrievalFusion === 'rrf') return RRF_EQUAL;
+    let tuned: RetrievalProfile | undefined;
+    try {
+      tuned = await readProfile(path.join(this.config.index.indexDir, PROFILE_FILE));
+    } catch (err) {
+      warnings.push({ source: 'retrieval', message: `the tuned retrieval profile is not used — ${(err as Error).message}` });
+    }
+    return profileFor(encoderId, tuned).fusion;
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CanopySettings } from '../config/settings';
+import { defaultSettings, type CanopySettings } from '../config/settings';
 import { CorpusIndex } from '../index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../index/indexer';
 import type { IndexStore } from '../index/indexStore';
@@ -22,8 +22,12 @@ import type { Tracer } from '../trace/tracer';
 import type { Embeddings } from './embeddings';
 import type { ParseWorkers } from './parseWorkers';
 
-/** Bump when parsing changes in a way that must re-parse existing indexes. */
-export const PARSER_VERSION = 'ingest-1';
+/**
+ * Bump when parsing changes in a way that must re-parse existing indexes. ingest-2: node vectors
+ * derived from the encoded leaves and tables (src/core/encode/nodeVectors.ts), so stored item
+ * vectors changed meaning.
+ */
+export const PARSER_VERSION = 'ingest-2';
 
 /** Picks the index store for a request's settings; the same choice must return the same store object. */
 export type StoreChooser = (settings: CanopySettings) => IndexStore;
@@ -90,16 +94,19 @@ export class IndexService {
       discovery,
       {
         store,
-        parse: (rel, bytes, signal) =>
+        parse: (rel, bytes, signal, onProgress) =>
           pool.parse(rel, bytes, {
             branchingFactor: s.branchingFactor,
             maxBytes: s.maxFileSizeMB * 1024 * 1024,
+            maxNodes: s.maxNodesPerFile,
             embed: (texts) => cache.getOrEncode(texts, encoder, signal),
+            ...(onProgress ? { onProgress } : {}),
             ...(signal ? { signal } : {}),
           }),
         // The whole run uses the encoder it started with (its id goes into the manifest).
         embeddings: { id: encoder.id, embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal), persist: () => cache.save() },
-        parserVersion: PARSER_VERSION,
+        // Another node cap re-parses every file (a capped file would otherwise keep its old cut).
+        parserVersion: s.maxNodesPerFile === defaultSettings.maxNodesPerFile ? PARSER_VERSION : `${PARSER_VERSION}+maxNodes=${s.maxNodesPerFile}`,
         branchingFactor: s.branchingFactor,
         logger: this.log,
         ...(request.progress ? { progress: request.progress } : {}),

@@ -11,7 +11,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isTraceFileName, summarizeTrace, type TraceSummary } from '../../contracts/savedTrace';
+import { isTraceFileName, summarizeTrace, TraceSummary } from '../../contracts/savedTrace';
+import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace } from '../../contracts/trace';
 import { CanopyError, ErrorCodes } from '../errors';
 import { silentLogger, type Logger } from '../ports';
@@ -153,7 +154,9 @@ export class TraceStore {
       if (parsed?.version !== SUMMARY_VERSION || typeof parsed.traces !== 'object' || parsed.traces === null) throw new Error(`not a summary index of version ${SUMMARY_VERSION}`);
       const out = new Map<string, TraceSummary>();
       for (const [name, s] of Object.entries(parsed.traces)) {
-        if (isTraceFileName(name) && typeof s?.id === 'string' && typeof s.question === 'string' && typeof s.createdAt === 'string') out.set(name, { ...s, name });
+        // Entries are checked against the summary's schema; one that fails is read again from its trace.
+        const entry = isTraceFileName(name) ? check(TraceSummary, { ...s, name }, name) : undefined;
+        if (entry?.ok) out.set(name, entry.value);
       }
       return out;
     } catch (err) {

@@ -7,6 +7,7 @@
 import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
 
 export type LlmProviderName = 'none' | 'openai-compatible' | 'vscode-lm';
+export type RetrievalFusionChoice = 'profile' | 'rrf';
 
 export interface CanopySettings {
   include: string[];
@@ -14,6 +15,8 @@ export interface CanopySettings {
   maxFileSizeMB: number;
   /** Heap limit (MB) of the worker thread that parses one file; a parse that needs more fails with E_MEMORY_LIMIT. */
   maxParseMemoryMB: number;
+  /** Regions (nodes) one file may produce; a file with more keeps its first part, with a warning. */
+  maxNodesPerFile: number;
   branchingFactor: number;
   topK: number;
   maxRounds: number;
@@ -38,6 +41,12 @@ export interface CanopySettings {
   controllerMaxIterations: number;
   controllerMaxOpenedNodes: number;
   controllerMaxSearches: number;
+  /**
+   * How the hybrid retriever fuses dense and BM25: `profile` — the encoder's fitted retrieval
+   * profile (a tuned one in the index folder, else the built-in one; src/core/retrieve/profile.ts);
+   * `rrf` — the design's equal-weight reciprocal-rank fusion, for comparison.
+   */
+  retrievalFusion: RetrievalFusionChoice;
   /** The topic compass (design §4): fit topics with the index and re-rank retrieval with them. */
   topicsEnabled: boolean;
   /** K topics; 0 = by corpus size (√N in [8, 100]). */
@@ -46,6 +55,12 @@ export interface CanopySettings {
   adapterCheckpoint: string;
   /** Where the index lives: `local` or a `postgres://` URL (src/core/index/storeSpec.ts). */
   store: string;
+  /** Export every answer's trace as OpenInference spans to this OTLP/HTTP endpoint; empty = off. */
+  exportOtlpEndpoint: string;
+  /** ... and/or append them to this file as OTLP JSON lines (relative to the workspace folder); empty = off. */
+  exportFile: string;
+  /** openinference.project.name of the exported spans (Phoenix files traces under it). */
+  exportProject: string;
 }
 
 export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
@@ -53,6 +68,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   exclude: 'canopy.exclude',
   maxFileSizeMB: 'canopy.maxFileSizeMB',
   maxParseMemoryMB: 'canopy.maxParseMemoryMB',
+  maxNodesPerFile: 'canopy.maxNodesPerFile',
   branchingFactor: 'canopy.branchingFactor',
   topK: 'canopy.topK',
   maxRounds: 'canopy.maxRounds',
@@ -73,10 +89,14 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   controllerMaxIterations: 'canopy.controller.maxIterations',
   controllerMaxOpenedNodes: 'canopy.controller.maxOpenedNodes',
   controllerMaxSearches: 'canopy.controller.maxSearches',
+  retrievalFusion: 'canopy.retrieval.fusion',
   topicsEnabled: 'canopy.topics.enabled',
   topicsCount: 'canopy.topics.count',
   adapterCheckpoint: 'canopy.adapter.checkpoint',
   store: 'canopy.store',
+  exportOtlpEndpoint: 'canopy.export.otlpEndpoint',
+  exportFile: 'canopy.export.file',
+  exportProject: 'canopy.export.project',
 });
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
@@ -84,6 +104,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   exclude: ['**/node_modules/**', '**/.git/**', '**/dist/**', '**/out/**'],
   maxFileSizeMB: 50,
   maxParseMemoryMB: 1024,
+  maxNodesPerFile: 100_000,
   branchingFactor: 2,
   topK: 10,
   maxRounds: 3,
@@ -104,10 +125,14 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   controllerMaxIterations: 8,
   controllerMaxOpenedNodes: 12,
   controllerMaxSearches: 2,
+  retrievalFusion: 'profile',
   topicsEnabled: false,
   topicsCount: 0,
   adapterCheckpoint: '',
   store: 'local',
+  exportOtlpEndpoint: '',
+  exportFile: '',
+  exportProject: 'canopy',
 });
 
 const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
@@ -120,6 +145,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     exclude: stringList(partial.exclude, d.exclude),
     maxFileSizeMB: clampNumber(partial.maxFileSizeMB, d.maxFileSizeMB, 0.01, Number.MAX_SAFE_INTEGER),
     maxParseMemoryMB: Math.round(clampNumber(partial.maxParseMemoryMB, d.maxParseMemoryMB, 64, 65536)),
+    maxNodesPerFile: Math.round(clampNumber(partial.maxNodesPerFile, d.maxNodesPerFile, 100, 10_000_000)),
     branchingFactor: Math.round(clampNumber(partial.branchingFactor, d.branchingFactor, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max)),
     topK: Math.round(clampNumber(partial.topK, d.topK, TOP_K.min, TOP_K.max)),
     maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, MAX_ROUNDS.min, MAX_ROUNDS.max)),
@@ -140,10 +166,14 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     controllerMaxIterations: Math.round(clampNumber(partial.controllerMaxIterations, d.controllerMaxIterations, 1, 100)),
     controllerMaxOpenedNodes: Math.round(clampNumber(partial.controllerMaxOpenedNodes, d.controllerMaxOpenedNodes, 1, 1000)),
     controllerMaxSearches: Math.round(clampNumber(partial.controllerMaxSearches, d.controllerMaxSearches, 0, 20)),
+    retrievalFusion: partial.retrievalFusion === 'rrf' || partial.retrievalFusion === 'profile' ? partial.retrievalFusion : d.retrievalFusion,
     topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
     topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
     adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
     store: typeof partial.store === 'string' && partial.store.trim() !== '' ? partial.store.trim() : d.store,
+    exportOtlpEndpoint: typeof partial.exportOtlpEndpoint === 'string' ? partial.exportOtlpEndpoint.trim() : d.exportOtlpEndpoint,
+    exportFile: typeof partial.exportFile === 'string' ? partial.exportFile.trim() : d.exportFile,
+    exportProject: typeof partial.exportProject === 'string' && partial.exportProject.trim() !== '' ? partial.exportProject.trim() : d.exportProject,
   };
 }
 

@@ -170,14 +170,9 @@ export class DocumentView {
     return this.items.get(id);
   }
 
-  /**
-   * The text a node is embedded from. For elements this is the recipe graph.ts uses for semantic
-   * edges (a heading's path, otherwise the first 2,000 characters), so an embedding cache filled
-   * while indexing serves the controller without new encoder calls.
-   */
-  embeddingText(node: GraphNode): string {
-    if (node.type === 'page') return node.text;
-    return node.type === 'heading' ? node.summary : node.text.slice(0, 2000);
+  /** The items' region trees, in document order (their nodes' vectors give every page's and element's). */
+  itemRoots(): RegionNode[] {
+    return [...this.items.values()].map((it) => it.root);
   }
 
   /** A short human label: "p. 48 table: Table: (Millions) 2018 …". */

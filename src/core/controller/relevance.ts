@@ -7,14 +7,15 @@
  *   relevance = ½·max(0, dense) + ½·lexical, and `relative` divides it by the best element's, so
  *            rule thresholds mean the same for every document and encoder.
  *
- * Every page and element is embedded once, up front, in one batch through the caller's
- * `embedTexts` (normally the embedding cache; elements use graph.ts's text recipe, so an indexed
- * document costs no encoder call). The rule looks at the whole graph; spending one pass over it
+ * Every page and element gets its region's vector (src/core/encode/nodeVectors.ts: the leaves
+ * through the caller's `embedTexts`, normally the embedding cache, so an indexed document costs no
+ * encoder call; inner regions derived from them), once, up front. The rule looks at the whole graph; spending one pass over it
  * is what makes search and one-step lookahead cheap afterwards.
  */
 import { l2NormalizeInPlace } from '../encode/encoder';
 import type { NodeAdapter } from '../compress/nodeScorer';
-import type { EmbedTexts } from '../encode/nodeVectors';
+import { nodeVectorsOf, type EmbedTexts } from '../encode/nodeVectors';
+import type { GraphNode } from '../../contracts/graph';
 import { throwIfCancelled } from '../errors';
 import { contentTerms, words, indexTerm } from '../text/terms';
 import type { DocumentView } from './documentView';
@@ -73,14 +74,22 @@ export class RelevanceModel {
   static async create(question: string, view: DocumentView, deps: RelevanceDeps, signal?: AbortSignal): Promise<RelevanceModel> {
     const query = await deps.embedQuery(question, signal);
     const model = new RelevanceModel(view, question, query);
-    const nodes = [...view.pages, ...view.elements].filter((n) => view.embeddingText(n).trim().length > 0);
     throwIfCancelled(signal);
-    const vectors = nodes.length > 0 ? await deps.embedTexts(nodes.map((n) => view.embeddingText(n)), signal) : [];
-    if (vectors.length !== nodes.length) throw new Error(`embedTexts returned ${vectors.length} vectors for ${nodes.length} texts`);
-    nodes.forEach((n, i) => {
-      const v = vectors[i]!;
-      model.vectors.set(n.id, deps.adapter ? l2NormalizeInPlace(Float32Array.from(deps.adapter(v))) : v);
-    });
+    const regionVectors = await nodeVectorsOf(view.itemRoots(), deps.embedTexts, signal);
+    const vectorOf = (n: GraphNode): Float32Array | undefined => {
+      if (n.text.trim().length === 0) return undefined;
+      if (n.regionId) return regionVectors.get(n.regionId);
+      // A virtual page (formats without pages) stands for all its elements: their normalised sum.
+      const members = view.elementsOn(n.id).flatMap((e) => (e.regionId && regionVectors.has(e.regionId) ? [regionVectors.get(e.regionId)!] : []));
+      if (members.length === 0) return undefined;
+      const sum = new Float32Array(members[0]!.length);
+      for (const v of members) for (let i = 0; i < sum.length; i++) sum[i] = sum[i]! + v[i]!;
+      return l2NormalizeInPlace(sum);
+    };
+    for (const n of [...view.pages, ...view.elements]) {
+      const v = vectorOf(n);
+      if (v) model.vectors.set(n.id, deps.adapter ? l2NormalizeInPlace(Float32Array.from(deps.adapter(v))) : v);
+    }
     for (const e of view.elements) model.bestElement = Math.max(model.bestElement, model.relevance(e.id));
     return model;
   }

@@ -18,6 +18,7 @@ import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { SubgraphElement } from '../read/evidenceXml';
 import type { ChatModel } from '../llm/llm';
 import type { Item, RegionNode } from '../../contracts/region';
+import type { ControllerSkipRule, NodeDecision } from '../../contracts/trace';
 import type { Clock } from '../ports';
 import type { Tracer } from '../trace/tracer';
 import type { RefineStage, Refinement } from './rounds';
@@ -61,6 +62,65 @@ export interface ControlledFile {
   scores: Map<string, number>;
   /** Kept region id → the opened element it lies in (the reader gets these regions as the subgraph XML). */
   elements: Map<string, SubgraphElement>;
+  /** Fresh item id → what the controller decided for each of its regions that is not kept. */
+  decisionsByItem: Map<string, Map<string, ControllerDecision>>;
+}
+
+/** The trace's decision and rule for a region of a controlled item that was not kept. */
+export interface ControllerDecision {
+  decision: NodeDecision | 'dropped-by-controller';
+  rule: ControllerSkipRule | 'controller';
+}
+
+/**
+ * For every region of one controlled item that is not kept, why: a region that holds kept regions
+ * was descended into by the controller; any other is `dropped-by-controller` with the reason its
+ * element (or the nearest enclosing one the controller touched) ended in the subgraph — pruned,
+ * never opened, opened but projected out — or, for an element the controller never touched,
+ * whether its page was activated at all. The topmost region left out is `dropped-by-controller`,
+ * the regions inside it `not-visited` with their own reason. Regions inside kept ones are left
+ * out (they are kept).
+ */
+export function controllerDecisions(root: RegionNode, trace: Pick<ControllerTrace, 'subgraph'>, kept: ReadonlySet<string>): Map<string, ControllerDecision> {
+  const stateOf = new Map<string, string>();
+  const activePages = new Set<number>();
+  for (const n of trace.subgraph.nodes) {
+    // A page's own state says it was activated (its elements became candidates), not opened.
+    if (n.regionId && n.type !== 'page') stateOf.set(n.regionId, n.state);
+    if (n.type === 'page' && n.state !== 'inactive') activePages.add(n.page);
+  }
+  const out = new Map<string, ControllerDecision>();
+  const holdsKept = new Map<string, boolean>();
+  const anyKept = (n: RegionNode): boolean => {
+    let v = holdsKept.get(n.id);
+    if (v === undefined) holdsKept.set(n.id, (v = kept.has(n.id) || n.children.some(anyKept)));
+    return v;
+  };
+  const onActivePage = (n: RegionNode): boolean => {
+    const { page, pageEnd } = n.anchor;
+    if (page === undefined) return false;
+    for (let p = page; p <= (pageEnd ?? page); p++) if (activePages.has(p)) return true;
+    return false;
+  };
+  const visit = (n: RegionNode, inherited: ControllerSkipRule | undefined, insideDropped: boolean): void => {
+    if (kept.has(n.id)) return;
+    const state = stateOf.get(n.id);
+    const own: ControllerSkipRule | undefined =
+      state === 'opened' ? 'controller-projected-out' : state === 'pruned' ? 'controller-pruned' : state === 'active' ? 'controller-not-opened' : undefined;
+    if (anyKept(n)) {
+      // Inside an opened element, what the projection did not keep is projected out.
+      out.set(n.id, { decision: 'descend', rule: 'controller' });
+      for (const c of n.children) visit(c, own ?? inherited, false);
+      return;
+    }
+    const rule = own ?? inherited ?? (onActivePage(n) ? 'controller-not-activated' : 'controller-page-not-activated');
+    // As with CANOPY's dropped siblings, the topmost region left out is the dropped one; the
+    // regions inside it are not visited, each with its own reason.
+    out.set(n.id, { decision: insideDropped ? 'not-visited' : 'dropped-by-controller', rule });
+    for (const c of n.children) visit(c, own ?? inherited, true);
+  };
+  visit(root, undefined, false);
+  return out;
 }
 
 /** Validates the options once per question; `undefined` when the controller is off. */
@@ -131,7 +191,8 @@ export async function controlFreshItems(
       mergeScores(scores, region);
       elements.set(region.node.id, region.element);
     }
-    out.push({ file, carrierId, trace: sub.trace, keptByItem, scores, elements });
+    const decisionsByItem = new Map(ranked.map((r) => [r.item.id, controllerDecisions(r.item.root, sub.trace, new Set(keptByItem.get(r.item.id)!.map((n) => n.id)))]));
+    out.push({ file, carrierId, trace: sub.trace, keptByItem, scores, elements, decisionsByItem });
   }
   return out;
 }
@@ -149,7 +210,7 @@ export function controllerRefineStage(settings: { minPages: number; options: Par
       const refinement: Refinement = { items: new Map(), elements: new Map() };
       for (const c of controlled) {
         for (const [itemId, kept] of c.keptByItem) {
-          refinement.items.set(itemId, { kept, scores: c.scores, ...(itemId === c.carrierId ? { controller: c.trace } : {}) });
+          refinement.items.set(itemId, { kept, scores: c.scores, decisions: c.decisionsByItem.get(itemId)!, ...(itemId === c.carrierId ? { controller: c.trace } : {}) });
         }
         for (const [id, element] of c.elements) refinement.elements.set(id, element);
       }

@@ -8,9 +8,11 @@
  *    carries its score against the round's query, and inner-node texts are rebuilt from the
  *    leaves exactly as the hierarchy builder joins them.
  *  - another B: the tree is un-grouped and re-grouped (the hierarchy builder's own balanced
- *    grouping). A group's vector is the normalised sum of its children's vectors (nodeVectors),
- *    so its score is Σ child scores / ‖Σ child vectors‖ — the children's recorded scores plus
- *    their vectors from the embedding cache, no query vector needed. Refused with an adapter
+ *    grouping). A real region's vector does not depend on the grouping and a group's vector is
+ *    the normalised sum of its children's vectors (nodeVectors), so a real region keeps its
+ *    recorded score and a group's score is Σ child scores / ‖Σ child vectors‖ — the children's
+ *    scores plus their vectors derived from the leaves in the embedding cache, no query vector
+ *    needed. Refused with an adapter
  *    (the identity does not hold after a non-linear map).
  *  - a larger k, or an item first compressed in another round than recorded: the item from the
  *    index, its node vectors from the embedding cache and the round's query vector, which must
@@ -106,8 +108,6 @@ function traceScores(n: TraceNode, out = new Map<string, number>()): Map<string,
   return out;
 }
 
-const encodedText = (n: RegionNode) => (n.header ? `${n.header}\n${n.text}` : n.text);
-
 /** Replaces every `group` node by its children, recursively (a copy; ids of real regions kept). */
 function ungroup(n: RegionNode): RegionNode {
   const flat = (children: RegionNode[]): RegionNode[] => children.flatMap((c) => (c.kind === 'group' ? flat(c.children) : [ungroup(c)]));
@@ -178,7 +178,7 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
     return source;
   };
 
-  /** Cached vectors of every real node of a tree; fails naming the first text that is not cached. */
+  /** Vectors of every node of a tree from the cached leaves and tables; fails naming the first text that is not cached. */
   const cachedNodeVectors = async (root: RegionNode, why: string): Promise<Map<string, Float32Array>> => {
     const src = needSource(why);
     return nodeVectors(root, async (texts) => {
@@ -204,19 +204,9 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
     if (!regrouping) return { item, scores };
     const why = `B = ${b}`;
     const { root: grouped, oldIds } = regroup(root, entry.itemId, b);
-    const real: RegionNode[] = [];
-    const collect = (n: RegionNode) => {
-      if (n.kind !== 'group') real.push(n);
-      n.children.forEach(collect);
-    };
-    collect(grouped);
-    const vectors = await needSource(why).cachedVectors(real.map(encodedText));
-    const vectorOf = new Map<string, Float32Array>();
-    real.forEach((n, i) => {
-      const v = vectors[i];
-      if (!v) throw new CanopyError(ErrorCodes.notFound, `replay: ${why} needs the vector of “${encodedText(n).slice(0, 60)}” from the embedding cache, which does not hold it (re-index the workspace)`);
-      vectorOf.set(n.id, v);
-    });
+    // Real regions keep their vectors under another grouping (nodeVectors looks through groups);
+    // the leaves come from the cache and every inner vector is derived from them, as at index time.
+    const vectorOf = await cachedNodeVectors(grouped, why);
     const newScores = new Map<string, number>();
     const visit = (n: RegionNode): { vector: Float32Array; score: number } => {
       const kids = n.children.map(visit);

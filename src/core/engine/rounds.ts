@@ -33,6 +33,7 @@ import type {
   ScoreComponents,
   StopReason,
   TraceController,
+  TraceNode,
   TraceRetrievedItem,
   TraceRound,
   TraceRouting,
@@ -107,6 +108,8 @@ export interface RefinedItem {
   scores: Map<string, number>;
   /** The run's trace, on the one item that carries it. */
   controller?: TraceController;
+  /** Why each region that is not kept was left out (see controllerStage.ts, controllerDecisions). */
+  decisions?: ReadonlyMap<string, { decision: TraceNode['decision']; rule: TraceNode['rule'] }>;
 }
 
 export interface Refinement {
@@ -241,7 +244,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
         allVerdicts.set(c.itemId, verdicts.get(c.itemId) ?? []);
         const refined = refinement?.items.get(c.itemId);
         if (refined?.controller) entry.controller = refined.controller;
-        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined !== undefined, s.components);
+        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined ? (refined.decisions ?? new Map()) : undefined, s.components);
         evidence.set(c.itemId, { scored: s, rank: c.rank, round, kept: keptNodes });
       }
       retrieved.push(entry);

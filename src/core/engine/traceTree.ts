@@ -48,14 +48,17 @@ export function traceOutcome(
   };
 }
 
-/** `controlled`: the item's file went through the MAGE controller, whose opened regions are the kept ones. */
+/**
+ * `controlled`: the item's file went through the MAGE controller, whose opened regions are the
+ * kept ones; it maps every other region to the controller's decision and reason.
+ */
 export function traceTree(
   root: RegionNode,
   scores: Map<string, number>,
   verdicts: NodeVerdict[],
   kept: Set<string>,
   tokens: TokenCounter,
-  controlled = false,
+  controlled?: ReadonlyMap<string, { decision: TraceNode['decision']; rule: TraceNode['rule'] }>,
   components?: ReadonlyMap<string, NodeScoreComponents>,
 ): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
@@ -64,6 +67,7 @@ export function traceTree(
     const v = byId.get(n.id);
     const isKept = kept.has(n.id);
     const score = scores.get(n.id);
+    const byController = controlled && !isKept ? controlled.get(n.id) : undefined;
     const node: TraceNode = {
       id: n.id,
       kind: n.kind,
@@ -75,7 +79,7 @@ export function traceTree(
       decision: controlled
         ? isKept
           ? 'kept-by-controller'
-          : 'not-visited'
+          : (byController?.decision ?? 'not-visited')
         : v
           ? v.decision
           : isKept
@@ -83,7 +87,7 @@ export function traceTree(
             : !insideKept && !gated && verdicts.length === 0 && n.children.length === 0
               ? 'dropped-by-baseline'
               : 'not-visited',
-      rule: controlled ? (isKept ? 'controller' : 'none') : v ? v.rule : gated ? 'item-gate' : 'none',
+      rule: controlled ? (isKept ? 'controller' : (byController?.rule ?? 'none')) : v ? v.rule : gated ? 'item-gate' : 'none',
       children: [],
     };
     if (score !== undefined) node.score = score;

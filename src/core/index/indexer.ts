@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
 import { CancelledError, CanopyError, describeError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { Discovery } from '../ingest/discover';
-import type { ParsedDocument } from '../ingest/parsedDocument';
+import type { ParseProgress, ParsedDocument } from '../ingest/parsedDocument';
 import type { RegionNode } from '../../contracts/region';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { isWriteErrno, writeError } from '../store/atomicFile';
@@ -17,7 +17,8 @@ import type { Tracer } from '../trace/tracer';
 import type { IndexStore, ItemRecord } from './indexStore';
 import { INDEX_FORMAT, type FileEntry, type IndexError, type IndexManifest } from './layout';
 
-export type ParseFn = (relPath: string, bytes: Uint8Array, signal?: AbortSignal) => Promise<ParsedDocument>;
+/** Parses one file; `onProgress` hears about progress inside it (pages read, leaves encoded), when the parser reports any. */
+export type ParseFn = (relPath: string, bytes: Uint8Array, signal?: AbortSignal, onProgress?: (progress: ParseProgress) => void) => Promise<ParsedDocument>;
 
 export interface EmbeddingSource {
   /** Encoder id: a change of model re-embeds everything. */
@@ -83,6 +84,8 @@ export interface IndexSummary {
   items: number;
   nodes: number;
   errors: IndexError[];
+  /** What parsing reported about files now in the index (empty file, text decoded as Windows-1252, node cap…). */
+  warnings: Array<{ file: string; message: string }>;
   skipped: Array<{ file: string; reason: string }>;
   /** Set when the old index could not be read and was rebuilt. */
   rebuilt?: string;
@@ -92,6 +95,21 @@ export interface IndexSummary {
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * An error reason or warning as a host prints it: "<file>: <what>", the file named once. Reasons
+ * and warnings normally name their file already (parsers and CanopyError messages start with it);
+ * the few that do not ("cannot read: …") get it in front.
+ */
+export function namedOnce(file: string, message: string): string {
+  return message.startsWith(`${file}: `) ? message : `${file}: ${message}`;
+}
+
+/** "page 12 of 138" / "encoding 1,200 of 4,300 sentences, rows and tables". */
+function describeParseProgress(p: ParseProgress): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return p.step === 'pages' ? `page ${n(p.done)} of ${n(p.total)}` : `encoding ${n(p.done)} of ${n(p.total)} sentences, rows and tables`;
+}
 
 function countNodes(n: RegionNode): number {
   return 1 + n.children.reduce((a, c) => a + countNodes(c), 0);
@@ -144,10 +162,12 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       throwIfCancelled(signal);
       const f = discovery.files[i]!;
       deps.progress?.report({ done: i, total, message: f.relPath });
+      const started = Date.now();
       const old = base?.files[f.relPath];
       if (old && !old.staleError && old.size === f.size && old.mtimeMs === f.mtimeMs) {
         files[f.relPath] = old;
         reused++;
+        log.log('info', `${f.relPath}: unchanged`);
         continue;
       }
       let bytes: Uint8Array;
@@ -162,15 +182,19 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       if (old && !old.staleError && old.hash === hash) {
         files[f.relPath] = { ...old, size: f.size, mtimeMs: f.mtimeMs };
         reused++;
+        log.log('info', `${f.relPath}: unchanged`);
         continue;
       }
       try {
         const key = sha256(`${deps.parserVersion}\0${deps.branchingFactor}\0${f.relPath}\0${hash}`);
-        const doc = await deps.parse(f.relPath, bytes, signal);
+        const within = (message: string) => deps.progress?.report({ done: i, total, message: `${f.relPath} — ${message}` });
+        const doc = await deps.parse(f.relPath, bytes, signal, (p) => within(describeParseProgress(p)));
         const vectors = new Map<string, Float32Array>();
-        for (const item of doc.items) {
+        for (let k = 0; k < doc.items.length; k++) {
           throwIfCancelled(signal);
-          for (const [id, v] of await nodeVectors(item.root, deps.embeddings.embed, signal)) vectors.set(id, v);
+          // Normally cache hits (the graph encoded the leaves and tables during the parse); the encoder's work otherwise.
+          if (doc.items.length > 1) within(`vectors of part ${k + 1} of ${doc.items.length}`);
+          for (const [id, v] of await nodeVectors(doc.items[k]!.root, deps.embeddings.embed, signal)) vectors.set(id, v);
         }
         await store.putDocument(key, doc);
         if (old) old.items.forEach((id) => removedItems.add(id));
@@ -189,14 +213,17 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         };
         parsed++;
         deps.tracer?.emit('ingest/file', { file: f.relPath, items: doc.items.length, warnings: doc.warnings.length });
+        const nodeCount = files[f.relPath]!.nodes;
+        log.log('info', `${f.relPath}: ${doc.items.length} item(s), ${nodeCount} region(s)${doc.warnings.length ? `, ${doc.warnings.length} warning(s)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } catch (err) {
         if (err instanceof CancelledError) throw err;
         // Disk full / read-only: not this file's fault, and no later write would succeed either.
         if (isWriteErrno(err) || (err instanceof CanopyError && err.code === ErrorCodes.writeFailed)) throw err;
-        const { code, message } = describeError(err);
-        errors.push({ file: f.relPath, code, reason: message });
-        log.log('warn', `${f.relPath}: ${message}`);
-        if (old) files[f.relPath] = { ...old, staleError: message }; // keep the last good version
+        const { code, message: reason } = describeError(err);
+        errors.push({ file: f.relPath, code, reason });
+        // The summary (and every host) reports the error once; the log only says the file failed.
+        log.log('info', `${f.relPath}: failed (${code})${old ? '; its last good version stays indexed' : ''}`);
+        if (old) files[f.relPath] = { ...old, staleError: reason }; // keep the last good version
       }
     }
     deps.progress?.report({ done: total, total });
@@ -256,7 +283,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     await store.commit(manifest); // the commit point
     await store.collectGarbage(manifest, base?.generation);
 
-    const entries = Object.values(files);
+    const entries = Object.entries(files);
     return {
       generation,
       root: discovery.root,
@@ -264,9 +291,10 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       parsed,
       reused,
       removed,
-      items: entries.reduce((a, e) => a + e.items.length, 0),
-      nodes: entries.reduce((a, e) => a + e.nodes, 0),
+      items: entries.reduce((a, [, e]) => a + e.items.length, 0),
+      nodes: entries.reduce((a, [, e]) => a + e.nodes, 0),
       errors,
+      warnings: entries.flatMap(([file, e]) => e.warnings.map((message) => ({ file, message }))),
       skipped: manifest.skipped,
       ...(rebuilt ? { rebuilt } : {}),
       ...(stage && stageSummary ? { stage: { name: stage.name, summary: stageSummary } } : {}),

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
-import { throwIfCancelled } from '../errors';
+import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { formatForPath, type DocumentFormat } from './documentFormat';
 
 export interface DiscoverOptions {
@@ -52,7 +52,8 @@ const toPosix = (p: string) => p.split(path.sep).join('/');
 export async function discoverFiles(root: string, options: DiscoverOptions): Promise<Discovery> {
   const absRoot = path.resolve(root);
   const rootStat = await fs.stat(absRoot).catch(() => undefined);
-  if (!rootStat?.isDirectory()) throw new Error(`${absRoot} is not a folder`);
+  if (!rootStat) throw new CanopyError(ErrorCodes.notFound, `${absRoot} does not exist`, { file: absRoot });
+  if (!rootStat.isDirectory()) throw new CanopyError(ErrorCodes.badInput, `${absRoot} is not a folder`, { file: absRoot });
 
   const isIncluded = picomatch(options.include.length > 0 ? options.include : ['**/*'], { dot: true });
   const isExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
@@ -102,9 +103,13 @@ export async function discoverFiles(root: string, options: DiscoverOptions): Pro
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
-        const target = await fs.stat(absPath).catch(() => undefined);
-        if (!target) {
-          skipped.push({ relPath, reason: 'broken symlink' });
+        let target: Awaited<ReturnType<typeof fs.stat>> | undefined;
+        try {
+          target = await fs.stat(absPath);
+        } catch (err) {
+          // ELOOP: links that point at each other (a → b → a) never reach a file.
+          const loop = (err as NodeJS.ErrnoException).code === 'ELOOP';
+          skipped.push({ relPath, reason: loop ? 'symlink loop: the link leads back to itself' : 'broken symlink' });
           continue;
         }
         isDir = target.isDirectory();

@@ -6,7 +6,8 @@
  *   subsection  section → child section (the section hierarchy)
  *   next / prev reading order between consecutive elements (across pages and items)
  *   near        elements on the same PDF page whose boxes are within `nearDistance` points
- *   semantic    each element → its top cosine neighbours in the document (needs `embed`)
+ *   semantic    each element → its top cosine neighbours in the document (needs `embed`), by the
+ *               elements' region vectors (src/core/encode/nodeVectors.ts)
  * `near` and `semantic` are symmetric relations stored in both directions.
  *
  * Ids: an element's graph id is its region id (so the controller opens exactly that region);
@@ -19,6 +20,7 @@ import type { DocumentGraph, GraphEdge, GraphNode, GraphNodeType } from '../../c
 import type { EmbedFn, PageInfo } from './parsedDocument';
 import { headingPath } from './sections';
 import { spanAnchors } from './hierarchy';
+import { nodeVectorsOf } from '../encode/nodeVectors';
 
 export interface GraphInput {
   file: string;
@@ -38,6 +40,8 @@ export interface GraphOptions {
   /** Max gap in PDF points between two boxes for a `near` edge (default 12). */
   nearDistance?: number;
   signal?: AbortSignal;
+  /** Texts (leaves, tables) encoded of all, as the semantic edges' vectors are computed. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 const elementTypes: Partial<Record<RegionNode['kind'], GraphNodeType>> = {
@@ -271,9 +275,21 @@ export async function buildDocumentGraph(input: GraphInput, options: GraphOption
     const k = options.semanticNeighbours ?? 3;
     const minSim = options.semanticMinSimilarity ?? 0.3;
     const window = options.semanticWindow ?? 2000;
-    const vectors = await options.embed(elementNodes.map((n) => (n.type === 'heading' ? n.summary : n.text.slice(0, 2000))));
+    // Each element's region vector (nodeVectors: leaves and tables encoded, the rest derived), the
+    // same vector the indexer stores and the controller scores; the texts land in the embedding cache.
+    const embed = options.embed;
+    const regionVectors = await nodeVectorsOf(
+      input.items.map((it) => it.root),
+      async (texts) => {
+        const got = await embed(texts);
+        if (got.length !== texts.length) throw new Error(`embed returned ${got.length} vectors for ${texts.length} texts`);
+        return got;
+      },
+      options.signal,
+      options.onProgress,
+    );
     if (options.signal?.aborted) return { file, nodes, edges };
-    if (vectors.length !== elementNodes.length) throw new Error(`embed returned ${vectors.length} vectors for ${elementNodes.length} texts`);
+    const vectors = elementNodes.map((n) => regionVectors.get(n.regionId!)!);
     const seen = new Set<string>();
     for (let i = 0; i < elementNodes.length; i++) {
       const lo = elementNodes.length <= window ? 0 : Math.max(0, i - Math.floor(window / 2));

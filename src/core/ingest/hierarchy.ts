@@ -314,17 +314,48 @@ function toRegion(node: DraftNode, itemId: string, path: string): RegionNode {
  * number the nodes. A document with no text yields no items.
  */
 export function buildItems(doc: DraftDocument, options: HierarchyOptions): Item[] {
+  return buildItemsCapped(doc, options).items;
+}
+
+/** What a node cap left out: the first `keptItems` of `totalItems` items were kept, `keptNodes` regions. */
+export interface NodeCapCut {
+  cap: number;
+  keptItems: number;
+  totalItems: number;
+  keptNodes: number;
+}
+
+function countDraft(n: DraftNode): number {
+  let c = 1;
+  for (const k of n.children) c += countDraft(k);
+  return c;
+}
+
+/**
+ * `buildItems` with a cap on the regions of the whole file: items are kept in document order
+ * while their regions (groups included) fit within `maxNodes`; the first item that would cross
+ * the cap and every item after it are left out (never grouped or numbered), and `cut` says so.
+ */
+export function buildItemsCapped(doc: DraftDocument, options: HierarchyOptions & { maxNodes?: number }): { items: Item[]; cut?: NodeCapCut } {
   const b = Math.max(2, Math.min(4, Math.round(options.branchingFactor)));
   const max = Math.max(1, options.itemMaxWords);
+  const cap = options.maxNodes ?? Number.POSITIVE_INFINITY;
   const root = finalizeDraft(doc.root);
-  if (root.children.length === 0 && root.text.length === 0) return [];
+  if (root.children.length === 0 && root.text.length === 0) return { items: [] };
   let drafts: ItemDraft[];
   if (words(root) <= max) drafts = [{ root, title: doc.title }];
   else if (doc.format === 'pdf') drafts = splitPages(root, max, doc.title);
   else drafts = splitNode(root, max, doc.title, []);
-  return drafts.map((d, k) => {
-    const id = `${doc.file}#${k}`;
+  const items: Item[] = [];
+  let nodes = 0;
+  for (let k = 0; k < drafts.length; k++) {
+    const d = drafts[k]!;
     groupBalanced(d.root, b);
-    return { id, file: doc.file, title: d.title, modality: d.root.modality, root: toRegion(d.root, id, '0') };
-  });
+    const count = countDraft(d.root);
+    if (nodes + count > cap) return { items, cut: { cap, keptItems: k, totalItems: drafts.length, keptNodes: nodes } };
+    nodes += count;
+    const id = `${doc.file}#${k}`;
+    items.push({ id, file: doc.file, title: d.title, modality: d.root.modality, root: toRegion(d.root, id, '0') });
+  }
+  return { items };
 }

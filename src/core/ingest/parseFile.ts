@@ -18,7 +18,7 @@ import { parsePlainText } from './formats/plainText';
 import { parseSubtitles } from './formats/subtitles';
 import { titleFromPath } from './formats/titles';
 import { buildDocumentGraph, type GraphOptions } from './graph';
-import { buildItems } from './hierarchy';
+import { buildItemsCapped } from './hierarchy';
 import { formatForPath, type DocumentFormat } from './documentFormat';
 import type { DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
 import { parsePdf } from './pdf/pdfParser';
@@ -28,6 +28,8 @@ export const defaultParseOptions = Object.freeze({
   itemMaxWords: 1000,
   maxBytes: 50 * 1024 * 1024,
   timeLimitMs: 120_000,
+  /** Regions one file may produce (`canopy.maxNodesPerFile`): ~10 times a 150-page annual report. */
+  maxNodes: 100_000,
 });
 
 function countNodes(items: Item[]): { nodes: number; leaves: number } {
@@ -45,7 +47,14 @@ function countNodes(items: Item[]): { nodes: number; leaves: number } {
 async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array, options: ParseOptions, deadline: number): Promise<DraftDocument> {
   if (format === 'pdf') {
     const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
-    return parsePdf(file, bytes, { deadline, timeLimitMs, signal: options.signal, standardFontDataUrl: options.pdfStandardFontDataUrl });
+    const onProgress = options.onProgress;
+    return parsePdf(file, bytes, {
+      deadline,
+      timeLimitMs,
+      signal: options.signal,
+      standardFontDataUrl: options.pdfStandardFontDataUrl,
+      ...(onProgress ? { onPage: (done: number, total: number) => onProgress({ step: 'pages', done, total }) } : {}),
+    });
   }
   if (format === 'image') return parseImageFile(file);
   const decoded = decodeText(file, bytes, options.invalidUtf8 ?? 'replace');
@@ -134,11 +143,30 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
     // A PDF is bounded page by page while it is read and keeps the pages read before the limit
     // (with a 'timeLimit' warning); its layout is linear in what was read, so it is not refused here.
     if (format !== 'pdf') checkDeadline(`parsing (${format})`);
-    const items = buildItems(draft, {
+    const maxNodes = options.maxNodes ?? defaultParseOptions.maxNodes;
+    const { items, cut } = buildItemsCapped(draft, {
       branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,
       itemMaxWords: options.itemMaxWords ?? defaultParseOptions.itemMaxWords,
+      maxNodes,
     });
     const warnings: ParseWarning[] = draft.warnings;
+    if (cut) {
+      const cap = cut.cap.toLocaleString('en-US');
+      if (cut.keptItems === 0) {
+        throw new CanopyError(
+          ErrorCodes.fileTooLarge,
+          `${file}: its first part alone has more than ${cap} regions, the per-file cap (canopy.maxNodesPerFile); not indexed.`,
+          { file },
+        );
+      }
+      const last = items[items.length - 1]!.root.anchor;
+      const upTo = last.page !== undefined ? ` (up to p. ${(last.pageEnd ?? last.page) + 1})` : last.endLine !== undefined ? ` (up to line ${last.endLine})` : '';
+      warnings.push({
+        file,
+        code: 'nodeCap',
+        message: `${file}: more than ${cap} regions, the per-file cap (canopy.maxNodesPerFile); only its first ${cut.keptItems} of ${cut.totalItems} parts${upTo} are indexed (${cut.keptNodes.toLocaleString('en-US')} regions).`,
+      });
+    }
     if (items.length === 0 && !warnings.some((w) => w.code === 'empty' || w.code === 'noTextLayer')) {
       warnings.push({ file, code: 'empty', message: `${file}: no text found; nothing to index.` });
     }
@@ -157,6 +185,8 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
       const graphOptions: GraphOptions = {};
       if (options.semanticNeighbours !== undefined) graphOptions.semanticNeighbours = options.semanticNeighbours;
       if (options.signal) graphOptions.signal = options.signal;
+      const onProgress = options.onProgress;
+      if (onProgress) graphOptions.onProgress = (done, total) => onProgress({ step: 'encoding', done, total });
       try {
         doc.graph = await buildDocumentGraph(input, options.embed ? { ...graphOptions, embed: options.embed } : graphOptions);
       } catch (err) {

@@ -17,7 +17,9 @@
  * `idleMs` without work (an idle worker never keeps the process alive).
  *
  * The document comes back by structured clone; the graph's semantic edges need the encoder,
- * which stays in the calling thread: the worker asks for vectors with `embed` messages.
+ * which stays in the calling thread: the worker asks for vectors with `embed` messages. Progress
+ * inside the file (pages read, leaves encoded) comes back as `progress` messages to the caller's
+ * `onProgress`.
  * If a worker cannot start at all (missing bundle, a runtime without worker threads) the pool
  * logs why and parses in-process — without the memory limit — and tries workers again a minute later.
  */
@@ -273,7 +275,7 @@ export class ParsePool {
     const format = formatForPath(file) ?? 'file';
     const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
     const hardMs = this.options.hardKillGraceMs !== undefined ? timeLimitMs + this.options.hardKillGraceMs : hardTimeLimitMs(timeLimitMs);
-    const { signal, embed, ...rest } = options;
+    const { signal, embed, onProgress, ...rest } = options;
     const workerOptions: WorkerParseOptions = rest;
     // A copy the worker owns (transferred, not cloned twice); the caller's buffer stays usable.
     const copy = new Uint8Array(bytes);
@@ -328,6 +330,15 @@ export class ParsePool {
         if (settled || msg.type === 'ready' || msg.id !== id) return;
         if (msg.type === 'done') return finish(undefined, msg.doc);
         if (msg.type === 'failed') return finish(deserializeError(msg.error, file, format));
+        if (msg.type === 'progress') {
+          // A progress sink that throws is the host's bug, not this file's failure.
+          try {
+            onProgress?.(msg.progress);
+          } catch {
+            // ignored
+          }
+          return;
+        }
         // 'embed': the encoder lives in this thread; its time is not the parser's.
         if (!embed) return worker.postMessage({ type: 'embedError', callId: msg.callId, error: { name: 'Error', message: 'no encoder' } } satisfies ToWorker);
         if (embedsOut++ === 0) activeMs += Date.now() - activeSince;
@@ -383,7 +394,7 @@ export class ParsePool {
         if (signal.aborted) return onAbort();
         signal.addEventListener('abort', onAbort, { once: true });
       }
-      worker.postMessage({ type: 'parse', id, file, bytes: copy, options: workerOptions, embed: embed !== undefined } satisfies ToWorker, [copy.buffer]);
+      worker.postMessage({ type: 'parse', id, file, bytes: copy, options: workerOptions, embed: embed !== undefined, progress: onProgress !== undefined } satisfies ToWorker, [copy.buffer]);
       arm();
     });
   }

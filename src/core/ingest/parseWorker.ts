@@ -8,7 +8,7 @@
  * from source the pool loads this file through tsx.
  *
  * Protocol (plain structured-clone messages, typed in parseWorkerProtocol.ts):
- *   worker → pool  { type: 'ready' } once, then per task { type: 'embed', … } (zero or more),
+ *   worker → pool  { type: 'ready' } once, then per task { type: 'embed' | 'progress', … } (zero or more),
  *                  and one { type: 'done', id, doc } or { type: 'failed', id, error }
  *   pool → worker  { type: 'parse', id, file, bytes, options, embed } and { type: 'embedResult' | 'embedError', … }
  * Cancellation and the hard time limit are the pool terminating this thread.
@@ -40,6 +40,7 @@ function start(): void {
           port.postMessage({ type: 'embed', id: msg.id, callId, texts } satisfies FromWorker);
         });
     }
+    if (msg.progress) options.onProgress = (progress) => port.postMessage({ type: 'progress', id: msg.id, progress } satisfies FromWorker);
     let reply: FromWorker;
     try {
       reply = { type: 'done', id: msg.id, doc: await parseFile(msg.file, msg.bytes, options) };

@@ -11,6 +11,13 @@ import type { DocumentGraph } from '../../contracts/graph';
 /** Embeds texts into unit-length (or at least comparable) vectors; used for semantic graph edges. */
 export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
 
+/** Progress inside one file: `done` of `total` pages read (PDF), or texts (leaves, tables) encoded for the graph. */
+export interface ParseProgress {
+  step: 'pages' | 'encoding';
+  done: number;
+  total: number;
+}
+
 export interface ParseOptions {
   /** B: the most children a node keeps before balanced B-ary grouping (2–4; default 2). */
   branchingFactor?: number;
@@ -30,6 +37,13 @@ export interface ParseOptions {
   embed?: EmbedFn;
   /** Semantic neighbours per graph element (default 3). */
   semanticNeighbours?: number;
+  /** Called as pages are read (PDF) and as the graph's leaves are encoded; across the parse worker too. */
+  onProgress?: (progress: ParseProgress) => void;
+  /**
+   * Most regions (nodes) one file may produce (default 100,000, `canopy.maxNodesPerFile`). A file
+   * with more keeps its first items within the cap, with a warning; see docs/ingestion.md.
+   */
+  maxNodes?: number;
   /** PDF only: folder (path or URL ending in '/') of pdfjs-dist's standard_fonts, for PDFs that do not embed the 14 standard fonts. */
   pdfStandardFontDataUrl?: string;
   signal?: AbortSignal;
@@ -49,7 +63,8 @@ export interface ParseWarning {
     | 'jsonlBadLine'
     | 'badCue'
     | 'coarseAnchors'
-    | 'noSemanticEdges';
+    | 'noSemanticEdges'
+    | 'nodeCap';
   message: string;
 }
 

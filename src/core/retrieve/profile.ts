@@ -28,14 +28,15 @@ export const RRF_EQUAL: FusionSetting = { kind: 'rrf', rrfK: 60 };
 
 /**
  * The built-in encoder's profile (USE-lite): fitted with tools/fit-fusion.ts on the development
- * pools (docs/evaluation.md, "Retrieval fusion"); `canopy tune` refits it for another encoder.
+ * pools (docs/evaluation.md, "Retrieval fusion: the encoder's profile"); w = 0.2 and 0.3 tie on
+ * the mean, and the smaller weight stays closer to BM25. `canopy tune` fits one for another encoder.
  */
 export const BUILTIN_PROFILE: RetrievalProfile = {
   format: 'canopy.retrieval-profile',
   version: 1,
   encoder: 'use-lite/',
   fusion: { kind: 'linear', dense: 0.2, depth: 100 },
-  fittedOn: 'development pools: HotpotQA, MuSiQue, 2WikiMultiHopQA, SciFact (mean nDCG@10)',
+  fittedOn: 'development pools HotpotQA (300 questions) and SciFact (809 queries), mean nDCG@10 0.726 against BM25 alone 0.721 and equal-weight RRF 0.548',
 };
 
 /** The profile for an encoder: the tuned one when its encoder matches, else the built-in one. */

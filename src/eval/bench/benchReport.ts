@@ -98,14 +98,14 @@ export function renderBenchMarkdown(r: BenchResults): string {
     const l = v.variants.find((x) => x.mode === 'lazy')!;
     out.push('## Node vectors: eager (index time) or lazy (query time)');
     out.push('');
-    out.push(`**Command**: \`canopy bench vectors --pool … --docs ${v.documents} --queries … --query-count ${v.queries}\`. Both variants start from an empty embedding cache and index the same ${v.documents.toLocaleString('en-US')} documents with the real indexer; lazy encodes only each item's root vector (dense retrieval needs it) and leaves the other nodes to the first question that compresses the item (then cached). Then ${v.queries} questions run through the ask pipeline twice (CANOPY, rule critic, up to 3 rounds).`);
+    out.push(`**Command**: \`canopy bench vectors --pool … --docs ${v.documents} --queries … --query-count ${v.queries}\`. Both variants start from an empty embedding cache and index the same ${v.documents.toLocaleString('en-US')} documents with the real indexer; eager encodes every leaf and table (the other node vectors are derived from them); lazy encodes only each item's own text, for its retrieval vector, and leaves the rest to the first question that compresses the item (then cached). Then ${v.queries} questions run through the ask pipeline twice (CANOPY, rule critic, up to 3 rounds).`);
     out.push('');
     out.push('| variant | index (s) | texts encoded at index time | questions, pass 1: p50 / p95 ms (texts encoded) | pass 2: p50 / p95 ms |');
     out.push('|---|---:|---:|---:|---:|');
     for (const x of [e, l]) out.push(`| ${x.mode} | ${f1(x.indexSeconds)} | ${x.indexEncodedTexts.toLocaleString('en-US')} | ${f0(x.query.first.p50)} / ${f0(x.query.first.p95)} (${x.query.encodedDuringFirst.toLocaleString('en-US')}) | ${f0(x.query.second.p50)} / ${f0(x.query.second.p95)} |`);
     out.push('');
     out.push(
-      `Lazy saves ${f1(e.indexSeconds - l.indexSeconds)} s of indexing (${f0((100 * (e.indexSeconds - l.indexSeconds)) / e.indexSeconds)}%) and costs ${f0(l.query.first.mean - e.query.first.mean)} ms more per question while items are first seen; ${v.queries} questions needed vectors for ${f1(100 * v.nodesTouchedShare)}% of the nodes; break-even after ${Number.isFinite(v.breakEvenQueries) ? f0(v.breakEvenQueries) : '—'} questions of first-seen items.`,
+      `Lazy saves ${f1(e.indexSeconds - l.indexSeconds)} s of indexing (${f0((100 * (e.indexSeconds - l.indexSeconds)) / e.indexSeconds)}%) and costs ${f0(l.query.first.mean - e.query.first.mean)} ms more per question while items are first seen; ${v.queries} questions needed ${f1(100 * v.nodesTouchedShare)}% of the texts eager indexing encodes; break-even after ${Number.isFinite(v.breakEvenQueries) ? f0(v.breakEvenQueries) : '—'} questions of first-seen items.`,
     );
     out.push('');
   }

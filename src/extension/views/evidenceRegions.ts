@@ -48,7 +48,7 @@ export function evidenceRegions(trace: AskTrace, withDropped: boolean): Evidence
       while (stack.length > 0) {
         const n = stack.pop()!;
         const isKept = kept.has(n.id);
-        const isDropped = !isKept && (n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline');
+        const isDropped = !isKept && (n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
         const range = rangeOf(n);
         if (isKept || (withDropped && isDropped)) out.push({ node: n, item, round: round.round, kept: isKept, ...(range ? { range } : {}) });
         // Below a kept or dropped region nothing else is marked.

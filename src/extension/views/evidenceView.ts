@@ -64,7 +64,8 @@ export class EvidenceProvider implements vscode.TreeDataProvider<EvidenceElement
         const it = e.item;
         const regions = this.regionsByItem.get(`${e.round}:${it.itemId}`) ?? [];
         const item = new vscode.TreeItem(it.title, regions.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-        item.description = `${it.file} · kept ${it.tokens.kept}/${it.tokens.whole} tok`;
+        // The controller's carrier item holds regions from the whole PDF; otherwise never more than the item has.
+        item.description = it.controller ? `${it.file} · kept ${it.tokens.kept} tok from the whole PDF` : `${it.file} · kept ${Math.min(it.tokens.kept, it.tokens.whole)}/${it.tokens.whole} tok`;
         item.tooltip = `${it.file}\nrank ${it.rank + 1}, fused ${it.scores.fused.toFixed(4)}${it.scores.dense !== undefined ? `, dense ${it.scores.dense.toFixed(3)}` : ''}${it.scores.bm25 !== undefined ? `, BM25 ${it.scores.bm25.toFixed(3)}` : ''}`;
         item.iconPath = new vscode.ThemeIcon('file');
         item.resourceUri = undefined;

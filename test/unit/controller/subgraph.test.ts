@@ -40,7 +40,9 @@ describe('buildEvidenceSubgraph (rule evaluator)', () => {
     const trace = result.trace;
     assert.equal(trace.kind, CONTROLLER_TRACE_KIND);
     assert.equal(trace.version, CONTROLLER_TRACE_VERSION);
-    assert.deepEqual(trace.grounding.entryPages, [2, 5]);
+    // Page 3 (index 2) first; the second entry page follows the pages' node vectors (derived from
+    // their headings, paragraphs and tables; with this test's hash embedder, the title page).
+    assert.deepEqual(trace.grounding.entryPages, [2, 0]);
     assert.equal(trace.stop.reason, 'evaluator-stop');
     assert.match(trace.stop.note, /no candidate clears its threshold/);
     assert.deepEqual(trace.steps.at(-1)!.action.type, 'STOP');

@@ -115,7 +115,28 @@ describe('ask pipeline with the MAGE controller', () => {
     assert.ok(evidencePages.has(longReportEvidencePage), `opened pages ${[...evidencePages].join(',')}`);
     const treeNodes = fresh.flatMap((i) => walk(i.tree!));
     assert.ok(treeNodes.some((n) => n.decision === 'kept-by-controller' && n.rule === 'controller'));
-    assert.ok(treeNodes.every((n) => n.decision === 'kept-by-controller' || n.decision === 'not-visited'));
+    // Every region the controller left out says why: its page never activated, an element never
+    // opened, or projected out inside an opened one; regions holding kept ones were descended into.
+    const keptSet = new Set(keptByController);
+    const insideKept = new Set(fresh.flatMap((i) => walk(i.tree!).filter((n) => keptSet.has(n.id)).flatMap((n) => walk(n).slice(1).map((d) => d.id))));
+    const skipped = treeNodes.filter((n) => !keptSet.has(n.id) && !insideKept.has(n.id));
+    assert.ok(skipped.length > 0);
+    for (const n of skipped) {
+      if (n.decision === 'descend') assert.equal(n.rule, 'controller', n.id);
+      else {
+        assert.ok(n.decision === 'dropped-by-controller' || n.decision === 'not-visited', `${n.id}: ${n.decision}`);
+        assert.ok(/^controller-(page-not-activated|not-activated|not-opened|pruned|projected-out)$/.test(n.rule), `${n.id}: ${n.decision} ${n.rule}`);
+      }
+    }
+    const reasons = new Set(skipped.map((n) => n.rule));
+    assert.ok(reasons.has('controller-page-not-activated'), [...reasons].join(', '));
+    assert.ok(reasons.has('controller-projected-out'), [...reasons].join(', '));
+    // The topmost region left out is the dropped one (as with CANOPY's dropped siblings).
+    for (const n of skipped.filter((x) => x.decision === 'dropped-by-controller')) assert.ok(walk(n).slice(1).every((d) => d.decision === 'not-visited'), n.id);
+    // What lies inside a page the controller never activated is not visited, for the same reason.
+    const unvisitedPage = skipped.find((n) => n.kind === 'page' && n.rule === 'controller-page-not-activated' && n.children.length > 0)!;
+    assert.ok(unvisitedPage);
+    assert.ok(walk(unvisitedPage).slice(1).every((d) => d.decision === 'not-visited' && d.rule === 'controller-page-not-activated'));
 
     assert.deepEqual(t.settings.controller, { minPages: 8, evaluator: 'rule', budgets: run.budgets });
     // The inspector accepts the trace as it is.

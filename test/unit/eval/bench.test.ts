@@ -78,11 +78,11 @@ describe('benchmarks on a tiny corpus', () => {
     }
   });
 
-  it('vectors: lazy encodes only roots at index time and the rest on demand', async () => {
+  it('vectors: lazy encodes one text per item at index time and the rest on demand', async () => {
     const r = await runVectorsBench({ docs, queries, workDir: join(dir, 'vectors'), encoder: { kind: 'builtin' }, builtinModelDir: modelDir, branchingFactor: 2, topK: 3, rounds: 1 });
     const [eager, lazy] = r.variants;
     assert.equal(eager!.mode, 'eager');
-    assert.equal(lazy!.indexEncodedTexts, docs.length, 'one root per document');
+    assert.equal(lazy!.indexEncodedTexts, docs.length, 'one text per document');
     assert.ok(eager!.indexEncodedTexts > lazy!.indexEncodedTexts);
     assert.equal(eager!.query.encodedDuringFirst, 0, 'eager: every node vector already exists');
     assert.ok(lazy!.query.encodedDuringFirst > 0);

@@ -133,11 +133,29 @@ describe('eval harness', () => {
     }
   });
 
+  it('given items: node-vector variants side by side, each paired with the product’s vectors', async () => {
+    const report = await runEval(options(cache, { file: fx('tatqa/dev.jsonl'), compressor: ['canopy:nodes=text', 'canopy:nodes=prefix', 'canopy:nodes=children'] }));
+    // The product's configuration joins the run, before the first variant, as their reference.
+    assert.deepEqual(
+      report.results.rows.map((r) => r.config),
+      ['canopy B=2', 'canopy:nodes=text B=2', 'canopy:nodes=prefix B=2', 'canopy:nodes=children B=2'],
+    );
+    for (const id of ['canopy:nodes=text B=2', 'canopy:nodes=prefix B=2', 'canopy:nodes=children B=2']) {
+      const v = report.results.comparisons.find((c) => c.config === id)?.versusBase;
+      assert.ok(v, `${id} is compared with the product`);
+      assert.equal(v.base, 'canopy B=2');
+      const diff = row(report, id).tokens!.value - row(report, 'canopy B=2').tokens!.value;
+      assert.ok(Math.abs(v.tokens.value - diff) < 1e-9, 'the paired token difference is the difference of the means');
+    }
+    assert.match(renderReport(report).join('\n'), /canopy:nodes=children B=2 − canopy B=2 \(paired\): -?\d/);
+  });
+
   it('errors: a missing adapter checkpoint, a pool the schema lacks, groups=encoded in the pool', async () => {
     // An unusable checkpoint fails the evaluation (never silently the untrained figures), naming the file.
     await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), adapter: 'ckpt-3.json' })), /Cannot read adapter checkpoint ckpt-3\.json/);
     await assert.rejects(runEval(options(cache, { file: fx('tatqa/dev.jsonl'), mode: 'pool' })), /no open pool for tatqa/);
     await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'canopy:groups=encoded' })), /given-items mode only/);
+    await assert.rejects(runEval(options(cache, { file: fx('hotpotqa/dev.jsonl'), mode: 'pool', compressor: 'canopy:nodes=text' })), /given-items mode only/);
   });
 
   it('the CLI: --json prints one report; bad flags print the help', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DocumentGraph, GraphNode } from '../../../src/contracts/graph';
 import { parseFile } from '../../../src/core/ingest/parseFile';
+import { nodeVectorsOf } from '../../../src/core/encode/nodeVectors';
 import { fakeEmbed, fixture } from './helpers';
 
 function edges(g: DocumentGraph, type: string): Array<[string, string]> {
@@ -79,11 +80,16 @@ test('graph (PDF): pages contain their elements; reading order; sections; layout
   assert.equal(edges(g, 'semantic').length, 0, 'no encoder, no semantic edges');
 });
 
-test('graph: semantic neighbours are the top cosine neighbours from the embed function', async () => {
+test('graph: semantic neighbours are the top cosine neighbours by the elements’ region vectors', async () => {
   const doc = await parseFile('report.pdf', fixture('report.pdf'), { embed: fakeEmbed, semanticNeighbours: 2 });
   const g = doc.graph!;
   const elements = g.nodes.filter((n) => elementTypes.has(n.type));
-  const vectors = await fakeEmbed(elements.map((e) => (e.type === 'heading' ? e.summary : e.text)));
+  // The same vectors as everywhere else: leaves from the embed function, other regions derived.
+  const regionVectors = await nodeVectorsOf(
+    doc.items.map((it) => it.root),
+    (texts) => fakeEmbed(texts),
+  );
+  const vectors = elements.map((e) => regionVectors.get(e.regionId!)!);
   const cos = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
   const semantic = g.edges.filter((e) => e.type === 'semantic');
   assert.ok(semantic.length > 0);

@@ -16,8 +16,8 @@ function escapePdfString(s: string): string {
   return s.replace(/[()\\]/g, (m) => `\\${m}`);
 }
 
-/** Builds a valid PDF (Latin-1 text) with one content stream per page. */
-export function writePdf(pages: TextRun[][], pageSize: [number, number] = [612, 792]): Uint8Array {
+/** Builds a valid PDF (Latin-1 text) with one content stream per page; `info.title` sets the metadata Title. */
+export function writePdf(pages: TextRun[][], pageSize: [number, number] = [612, 792], info: { title?: string } = {}): Uint8Array {
   const objects: string[] = [];
   const add = (body: string): number => {
     objects.push(body);
@@ -38,6 +38,7 @@ export function writePdf(pages: TextRun[][], pageSize: [number, number] = [612, 
     );
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesId} 0 R >>`;
+  const infoId = info.title !== undefined ? add(`<< /Title (${escapePdfString(info.title)}) >>`) : undefined;
   objects[pagesId - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
@@ -48,6 +49,6 @@ export function writePdf(pages: TextRun[][], pageSize: [number, number] = [612, 
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${infoId ? ` /Info ${infoId} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
   return new Uint8Array(Buffer.from(out, 'latin1'));
 }

@@ -2,10 +2,10 @@
 // test/fixtures/ingest/: random byte flips, truncations, insertions and splices. A parser must
 // either return a document whose anchors lie inside the source (and, for the formats whose leaves
 // are exact source slices, whose every text leaf slices back to exactly its text), or throw a
-// CanopyError naming the file — never another exception. CI runs a fixed number of inputs per
-// fixture file (a third of it for PDFs); set CANOPY_FUZZ_RUNS for a longer run. Any file put in
-// test/fixtures/fuzz/ runs as a regression; that folder does not exist until an input that broke
-// a parser is kept there.
+// CanopyError naming the file — never another exception. npm test runs 25 inputs per text fixture
+// and 3 per PDF (about a second each); set CANOPY_FUZZ_RUNS for a longer run (npm run fuzz), a
+// third of it for PDFs. Any file put in test/fixtures/fuzz/ runs as a regression; that folder
+// does not exist until an input that broke a parser is kept there.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import type { RegionNode } from '../../../src/contracts/region';
 const fixtures = fileURLToPath(new URL('../../fixtures/ingest/', import.meta.url));
 const regressions = fileURLToPath(new URL('../../fixtures/fuzz/', import.meta.url));
 const runs = Number(process.env.CANOPY_FUZZ_RUNS ?? 25);
+const pdfRuns = process.env.CANOPY_FUZZ_RUNS ? Math.max(5, Math.round(runs / 3)) : 3;
 
 const seeds = readdirSync(fixtures).filter((f) => /\.(md|txt|csv|tsv|html|ipynb|json|jsonl|vtt|srt|pdf)$/.test(f) && f !== 'encrypted.pdf');
 
@@ -75,11 +76,11 @@ async function check(name: string, bytes: Uint8Array): Promise<void> {
 
 describe('parser fuzzing', () => {
   for (const name of seeds) {
-    it(`${name}: ${runs} mutated inputs parse to valid anchors or fail with a clear CanopyError`, async () => {
+    it(`${name}: ${name.endsWith('.pdf') ? pdfRuns : runs} mutated inputs parse to valid anchors or fail with a clear CanopyError`, async () => {
       const seed = new Uint8Array(readFileSync(fixtures + name));
       await fc.assert(
         fc.asyncProperty(fc.array(mutation(seed), { minLength: 1, maxLength: 3 }), async (muts) => check(name, apply(seed, muts as Mutation[]))),
-        { numRuns: name.endsWith('.pdf') ? Math.max(5, Math.round(runs / 3)) : runs, seed: 424242 },
+        { numRuns: name.endsWith('.pdf') ? pdfRuns : runs, seed: 424242 },
       );
     });
   }

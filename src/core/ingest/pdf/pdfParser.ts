@@ -24,6 +24,8 @@ export interface PdfParseOptions {
   timeLimitMs?: number;
   signal?: AbortSignal | undefined;
   standardFontDataUrl?: string | undefined;
+  /** After each page read (or failed): pages done of the document's pages. */
+  onPage?: ((done: number, total: number) => void) | undefined;
 }
 
 const round = (v: number): number => Math.round(v * 100) / 100;

@@ -50,6 +50,8 @@ export interface PdfReadOptions {
   timeLimitMs?: number;
   signal?: AbortSignal | undefined;
   standardFontDataUrl?: string | undefined;
+  /** After each page read (or failed): pages done of the document's pages. */
+  onPage?: ((done: number, total: number) => void) | undefined;
 }
 
 export interface PdfReadResult {
@@ -151,6 +153,19 @@ async function readTextContent(page: StreamingPage, options: PdfReadOptions): Pr
   }
 }
 
+/**
+ * Whether a PDF's metadata Title is not a title a person would recognise: a producer's default
+ * ("Microsoft Word - …", "untitled"), a file name, or an identifier with hardly any letters (SEC
+ * accession numbers such as "0000078003-22-000027", job numbers, dates). The document is then
+ * titled by its first top-level heading, else its file name.
+ */
+export function isJunkPdfTitle(title: string): boolean {
+  const t = title.trim();
+  if (/^(microsoft (word|powerpoint|excel)|untitled)|\.(docx?|pdf|xlsx?|pptx?|html?|indd|tex)$/i.test(t)) return true;
+  const letters = (t.match(/\p{L}/gu) ?? []).length;
+  return letters < 3;
+}
+
 /** Reads every page's glyph runs. */
 export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfReadOptions = {}): Promise<PdfReadResult> {
   // pdfjs takes ownership of (and may detach) the buffer it is given: hand it a copy.
@@ -179,8 +194,7 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
       const meta = await doc.getMetadata();
       const info = meta.info as { Title?: unknown } | undefined;
       const title = info && typeof info.Title === 'string' ? info.Title.trim() : '';
-      // Producers often fill Title with a file name or "Microsoft Word - …": not a title.
-      if (title && !/^(microsoft (word|powerpoint|excel)|untitled)|\.(docx?|pdf|xlsx?|pptx?|html?|indd|tex)$/i.test(title)) result.title = title;
+      if (title && !isJunkPdfTitle(title)) result.title = title;
     } catch {
       // Metadata is optional.
     }
@@ -289,6 +303,7 @@ export async function readPdfRuns(file: string, bytes: Uint8Array, options: PdfR
         }
         result.failedPages.push({ index: p - 1, reason: err instanceof Error ? err.message : String(err) });
       }
+      options.onPage?.(p, doc.numPages);
     }
   } finally {
     await doc.destroy().catch(() => undefined);

@@ -1,0 +1,158 @@
+/**
+ * `canopy bench realdocs`: the real-document benchmark of issue 16 (src/eval/bench/realDocs.ts)
+ * — FinanceBench filings, SQuAD articles as Markdown and Canopy's docs in one folder; index
+ * time, cold (`canopy ask` process) and warm (in-process) latency, rounds, kept tokens, gold
+ * answer, gold citation and gold evidence; a Markdown table, a JSON report, and a comparison
+ * with an earlier report.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { REALDOCS_SCHEMA, runRealDocsBench, type RealDocsReport } from '../../eval/bench/realDocs';
+import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCorpus';
+import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
+import { type CliIO, UsageError } from '../io';
+import { packageRoot } from '../runtime';
+import { evalCacheDir, positive } from './benchShared';
+
+export const benchRealDocsHelp = `Usage: canopy bench realdocs --data <dir> [options]
+
+Real-document benchmark (issue 16): FinanceBench PDFs, SQuAD articles written as Markdown and
+Canopy's own docs in one folder (built under --work, never in the repository); measures index
+time, the whole "canopy ask" process per question, a warm in-process ask, rounds, kept tokens,
+gold answer in the answer, gold paragraph / page cited and kept. Prints a Markdown table.
+
+Options:
+  --data <dir>             find the FinanceBench and SQuAD question files under <dir> by their fields
+  --financebench <file>    FinanceBench questions (pdf_file relative to it); overrides --data
+  --squad <file>           SQuAD questions (articles.jsonl beside it); overrides --data
+  --docs <dir>             documentation copied into the corpus (default: Canopy's docs/)
+  --no-docs                no documentation in the corpus
+  --articles <n>           SQuAD articles in the corpus (default ${defaultSampling.squadArticles})
+  --squad-questions <n>    SQuAD questions (default ${defaultSampling.squadQuestions}; 0 = none)
+  --fb-questions <n>       FinanceBench questions (default ${defaultSampling.financebenchQuestions}; 0 = none)
+  --questions <n>          total questions, split 3 : 2 between SQuAD and FinanceBench
+  --seed <n>               sampling seed (default ${defaultSampling.seed})
+  --work <dir>             work folder: corpus/, index/, demo-index/ (default <cache>/bench/realdocs)
+  --cache <dir>            cache root (default ~/.cache/canopy-eval)
+  --reuse-index            keep the index of an earlier run in --work (no index times)
+  --no-warm                skip the warm in-process asks
+  --no-cli-ask             skip the per-question "canopy ask" processes
+  --no-demo                skip "npm run demo"'s question
+  --out <file>             write the JSON report (per-question rows) here
+  --markdown <file>        write the table into this Markdown file's real-document section (e.g. BENCHMARKS.md)
+  --compare <before.json>  print each figure before → after against an earlier report
+  --per-question           also print one row per question (answer, citation [1], critic verdicts, flags)
+  --from <report.json>     do not run: print (and --markdown / --compare) an existing report
+  --json                   print the JSON report instead of the table`;
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number`);
+  return n;
+}
+
+function readReport(file: string): RealDocsReport {
+  let r: RealDocsReport;
+  try {
+    r = JSON.parse(readFileSync(file, 'utf8')) as RealDocsReport;
+  } catch (err) {
+    throw new UsageError(`${file}: not a readable JSON report (${(err as Error).message})`);
+  }
+  if (r?.schema !== REALDOCS_SCHEMA || r.version !== 1) throw new UsageError(`${file}: not a real-document benchmark report (schema ${REALDOCS_SCHEMA}, version 1)`);
+  return r;
+}
+
+export async function runBenchRealDocs(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      data: { type: 'string' },
+      financebench: { type: 'string' },
+      squad: { type: 'string' },
+      docs: { type: 'string' },
+      'no-docs': { type: 'boolean' },
+      articles: { type: 'string' },
+      'squad-questions': { type: 'string' },
+      'fb-questions': { type: 'string' },
+      questions: { type: 'string' },
+      seed: { type: 'string' },
+      work: { type: 'string' },
+      cache: { type: 'string' },
+      'reuse-index': { type: 'boolean' },
+      'no-warm': { type: 'boolean' },
+      'no-cli-ask': { type: 'boolean' },
+      'no-demo': { type: 'boolean' },
+      out: { type: 'string' },
+      markdown: { type: 'string' },
+      compare: { type: 'string' },
+      from: { type: 'string' },
+      json: { type: 'boolean' },
+      'per-question': { type: 'boolean' },
+    },
+  });
+  const abs = (p: string) => path.resolve(io.cwd, p);
+  const before = values.compare ? readReport(abs(values.compare)) : undefined;
+  let report: RealDocsReport;
+  if (values.from) report = readReport(abs(values.from));
+  else {
+    const found = values.data ? findRealDocsInputs(abs(values.data)) : { notes: [] as string[] };
+    if (values.data && !existsSync(abs(values.data))) throw new UsageError(`--data: no folder ${abs(values.data)}`);
+    const financebench = values.financebench ? abs(values.financebench) : found.financebench;
+    const squad = values.squad ? abs(values.squad) : found.squad;
+    if (!financebench && !squad) throw new UsageError('give the data folder with --data <dir> (or --financebench <file> / --squad <file>)');
+    for (const n of found.notes) io.err(`realdocs: ${n}`);
+    const total = values.questions === undefined ? undefined : positive(values.questions, '--questions', 25);
+    const squadQ = count(values['squad-questions'], '--squad-questions', total === undefined ? defaultSampling.squadQuestions : Math.round((total * 3) / 5));
+    const fbQ = count(values['fb-questions'], '--fb-questions', total === undefined ? defaultSampling.financebenchQuestions : total - Math.round((total * 3) / 5));
+    const root = packageRoot();
+    const bin = path.join(root, 'bin', 'canopy.js');
+    if (!existsSync(path.join(root, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build" first`);
+    const docs = values['no-docs'] ? undefined : values.docs ? abs(values.docs) : path.join(root, 'docs');
+    const work = abs(values.work ?? path.join(evalCacheDir(io, values.cache), 'bench', 'realdocs'));
+    report = await runRealDocsBench({
+      work,
+      ...(financebench ? { financebench } : {}),
+      ...(squad ? { squad } : {}),
+      ...(docs ? { docs } : {}),
+      sampling: {
+        seed: count(values.seed, '--seed', defaultSampling.seed),
+        squadArticles: count(values.articles, '--articles', defaultSampling.squadArticles),
+        squadQuestions: squadQ,
+        financebenchQuestions: fbQ,
+      },
+      cli: [process.execPath, bin],
+      builtinModelDir: path.join(root, 'models', 'use-lite'),
+      packageRoot: root,
+      reuseIndex: values['reuse-index'] === true,
+      warm: values['no-warm'] !== true,
+      cliAsk: values['no-cli-ask'] !== true,
+      demo: values['no-demo'] !== true,
+      command: ['canopy bench realdocs', ...args].join(' '),
+      log: (l) => io.err(l),
+    });
+    report.notes.unshift(...found.notes);
+  }
+  if (values.out) writeFileSync(abs(values.out), `${JSON.stringify(report, null, 1)}\n`);
+  const markdown = renderRealDocsMarkdown(report);
+  if (values.markdown) {
+    const file = abs(values.markdown);
+    writeFileSync(file, replaceRealDocsSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n', markdown));
+    io.err(`realdocs: wrote the table into ${file}`);
+  }
+  if (values.json) io.out(JSON.stringify(report));
+  else io.out(markdown);
+  if (values['per-question']) {
+    const say = values.json ? io.err : io.out;
+    say('');
+    say(renderRealDocsQuestions(report));
+  }
+  if (before) {
+    // With --json the comparison goes to stderr: stdout stays one JSON line.
+    const say = values.json ? io.err : io.out;
+    say('');
+    say(compareRealDocs(before, report));
+  }
+  return 0;
+}

@@ -1,0 +1,428 @@
+/**
+ * The real-document benchmark (issue 16): what a new user gets from Canopy on documents nobody
+ * here wrote — FinanceBench filings (PDF), SQuAD Wikipedia articles (Markdown) and the project's
+ * own docs in one folder, with the built-in encoder and no LLM.
+ *
+ *  1. corpus: written by realDocsCorpus.ts into `<work>/corpus` (never into the repository);
+ *  2. index: one `canopy index <corpus> --index <work>/index --json` process, timed whole; the
+ *     time of each file is read from when the indexer wrote its parsed document (documents are
+ *     written one after another, right after each file's parse and node vectors), its parse
+ *     time from the document's own stats;
+ *  3. ask, cold: per question one `canopy ask … --json` process (model load included), timed whole;
+ *  4. ask, warm: the core services in this process, wired as the extension's activate() wires them
+ *     (Embeddings, ParseWorkers, IndexService over vectra, AskService, TraceStore), asked a warm-up
+ *     question and then every question (AskService.ask + TraceStore.save, as the extension does
+ *     before painting);
+ *  5. demo: `npm run demo`'s own folder and question (read from package.json), indexed and asked
+ *     through the CLI, for its rounds, stop reason and whether the answer covers both parts;
+ *  6. scoring (realDocsScore.ts) against the index's parsed documents.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { AdapterCheckpoints } from '../../core/app/adapters';
+import { AskService } from '../../core/app/askService';
+import { Embeddings } from '../../core/app/embeddings';
+import { IndexStores } from '../../core/app/indexStores';
+import { IndexService } from '../../core/app/indexService';
+import { ParseWorkers } from '../../core/app/parseWorkers';
+import { TraceStore } from '../../core/app/traceStore';
+import { resolveSettings, type CanopySettings } from '../../core/config/settings';
+import { machine, type Machine } from './measure';
+import type { IndexSummary } from '../../core/index/indexer';
+import { paths, readCurrent, readManifest, type IndexManifest } from '../../core/index/layout';
+import type { ParsedDocument } from '../../core/ingest/parsedDocument';
+import type { RegionNode } from '../../contracts/region';
+import type { AskTrace } from '../../contracts/trace';
+import { buildRealDocsCorpus, type RealDocsGold, type RealDocsSampling, type RealDocsSelection } from './realDocsCorpus';
+import { summarise, type RealDocsSummary } from './realDocsReport';
+import { scoreAnswer, type AnswerMetrics } from './realDocsScore';
+
+export const REALDOCS_SCHEMA = 'canopy.bench.realdocs';
+/** Asked once before the warm runs: loads the model and opens the index, as a first question in the extension would. */
+export const WARMUP_QUESTION = 'What is this folder about?';
+
+/**
+ * The parts of the demo question and the words an answer must hold for each (from
+ * test/fixtures/demo/survey-report.md: plot P5; replant with oak, lime and hornbeam). Keyed by
+ * the question, so a changed demo question is reported as unchecked rather than misjudged.
+ */
+const DEMO_PARTS: Record<string, string[][]> = {
+  'Which plot lost ash trees to dieback, and what should be replanted there?': [['P5'], ['oak', 'lime', 'hornbeam']],
+};
+
+export interface RealDocsRunOptions {
+  /** Work folder: `corpus/`, `index/`, `demo-index/` live here. */
+  work: string;
+  financebench?: string;
+  squad?: string;
+  /** Documentation folder copied into the corpus (its Markdown files), or undefined for none. */
+  docs?: string;
+  sampling: RealDocsSampling;
+  /** The `canopy` command: program and leading arguments, e.g. [node, <repo>/bin/canopy.js]. */
+  cli: string[];
+  builtinModelDir: string;
+  /** Canopy's package root: package.json (the demo script) and the demo's folder. */
+  packageRoot: string;
+  /** Keep an index already in `<work>/index` (after reader or critic changes: no re-index). */
+  reuseIndex?: boolean;
+  cliAsk?: boolean;
+  warm?: boolean;
+  demo?: boolean;
+  /** The command line recorded in the report. */
+  command: string;
+  log: (line: string) => void;
+}
+
+export interface RealDocsFileRow {
+  file: string;
+  kind: 'pdf' | 'squad-article' | 'doc' | 'other';
+  bytes: number;
+  pages?: number;
+  items: number;
+  nodes: number;
+  /** Parse in the worker (ParsedDocument.stats.parseMs), seconds. */
+  parseSeconds?: number;
+  /** Whole file — read, parse, node vectors, write — from the parsed documents' write times; undefined when the index was reused. */
+  seconds?: number;
+  warnings: number;
+}
+
+export interface RealDocsIndexReport {
+  reused: boolean;
+  /** The `canopy index` process, wall seconds (model load included). */
+  seconds?: number;
+  /** …and its CPU seconds (user + system, all threads; Linux). */
+  cpuSeconds?: number;
+  summary?: Pick<IndexSummary, 'files' | 'parsed' | 'items' | 'nodes' | 'errors' | 'skipped' | 'seconds'>;
+  files: RealDocsFileRow[];
+}
+
+export interface RealDocsRow {
+  id: string;
+  source: 'squad' | 'financebench';
+  question: string;
+  answers: string[];
+  gold: RealDocsGold;
+  /** `ms`: wall time; `cpuMs`: CPU time (user + system, all threads) where the platform tells. */
+  cli?: { ms: number; cpuMs?: number; exitCode: number; error?: string; metrics?: AnswerMetrics };
+  warm?: { ms: number; cpuMs?: number; error?: string; warnings?: string[]; metrics?: AnswerMetrics };
+}
+
+export interface RealDocsDemo {
+  question: string;
+  includes: string[];
+  indexSeconds: number;
+  ms: number;
+  cpuMs?: number;
+  error?: string;
+  rounds?: number;
+  stop?: string;
+  items?: number;
+  evidenceTokens?: number;
+  answer?: string;
+  /** Per part of the question: whether the answer holds its words (undefined: question not known to the benchmark). */
+  partsAnswered?: boolean[];
+}
+
+export interface RealDocsReport {
+  schema: typeof REALDOCS_SCHEMA;
+  version: 1;
+  createdAt: string;
+  command: string;
+  machine: Machine & { loadAverage: { start: number[]; afterIndex?: number[]; end: number[] } };
+  sampling: RealDocsSampling;
+  /** The default settings every ask ran with (the CLI and the warm run pass none). */
+  settings?: Pick<CanopySettings, 'topK' | 'maxRounds' | 'readerTokenCap' | 'controllerEnabled' | 'controllerMinPages' | 'retrievalFusion'>;
+  inputs: RealDocsSelection['inputs'];
+  corpus: { root: string; index: string; files: number; pdfs: number; squadArticles: number; docs: number };
+  notes: string[];
+  index: RealDocsIndexReport;
+  warmup?: { question: string; ms: number };
+  questions: RealDocsRow[];
+  summary: { all: RealDocsSummary; squad: RealDocsSummary; financebench: RealDocsSummary };
+  demo?: RealDocsDemo;
+}
+
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+
+interface Spawned {
+  ms: number;
+  /** CPU time (user + system) of the process and its threads, when the platform tells (Linux). */
+  cpuMs?: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * CPU seconds (user + system) of this process's finished, waited-for children: `cutime` and
+ * `cstime` of /proc/self/stat in clock ticks (USER_HZ, 100 on Linux). Undefined elsewhere.
+ * Wall times on a shared machine grow with its load; CPU times much less, so runs made at
+ * different loads stay comparable.
+ */
+function childrenCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the CLI and returns its output. Stdout goes to a file, not a pipe: bin/canopy.js ends with
+ * process.exit(), which cuts a large `--json` trace short on a pipe (seen at ~500 kB), while
+ * writes to a file are synchronous.
+ */
+function spawnCli(o: Pick<RealDocsRunOptions, 'cli' | 'packageRoot' | 'work'>, args: string[]): Spawned {
+  mkdirSync(o.work, { recursive: true });
+  const outFile = join(o.work, 'cli-stdout.txt');
+  const fd = openSync(outFile, 'w');
+  const cpu0 = childrenCpuSeconds();
+  const t0 = performance.now();
+  let r: ReturnType<typeof spawnSync>;
+  try {
+    r = spawnSync(o.cli[0]!, [...o.cli.slice(1), ...args], { cwd: o.packageRoot, encoding: 'utf8', maxBuffer: 2 ** 30, stdio: ['ignore', fd, 'pipe'] });
+  } finally {
+    closeSync(fd);
+  }
+  const ms = performance.now() - t0;
+  const cpu1 = childrenCpuSeconds();
+  if (r.error) throw r.error;
+  const stdout = readFileSync(outFile, 'utf8');
+  rmSync(outFile, { force: true });
+  return { ms, ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: (cpu1 - cpu0) * 1000 } : {}), code: r.status ?? 1, stdout, stderr: String(r.stderr) };
+}
+
+/** The last stdout line as JSON (commands print one JSON object with --json). */
+function lastJson<T>(s: Spawned, what: string): T {
+  const line = s.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as T;
+  } catch {
+    throw new Error(`${what}: no JSON on stdout (exit ${s.code}): ${s.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  }
+}
+
+const tail = (s: Spawned) => `exit ${s.code}: ${s.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+
+/** The live generation's manifest and parsed documents. */
+async function readIndex(indexDir: string): Promise<{ manifest: IndexManifest; docs: Map<string, ParsedDocument> }> {
+  const generation = await readCurrent(indexDir);
+  if (generation === undefined) throw new Error(`no index in ${indexDir}`);
+  const manifest = await readManifest(indexDir, generation);
+  const docs = new Map<string, ParsedDocument>();
+  for (const [file, entry] of Object.entries(manifest.files)) docs.set(file, JSON.parse(readFileSync(paths(indexDir).doc(entry.doc), 'utf8')) as ParsedDocument);
+  return { manifest, docs };
+}
+
+function fileRows(indexDir: string, manifest: IndexManifest, docs: Map<string, ParsedDocument>, selection: RealDocsSelection, startedAt?: number): RealDocsFileRow[] {
+  const kindOf = new Map(selection.files.map((f) => [f.path, f.kind]));
+  const rows = Object.entries(manifest.files).map(([file, entry]) => {
+    const doc = docs.get(file)!;
+    const row: RealDocsFileRow & { writtenAt: number } = {
+      file,
+      kind: kindOf.get(file) ?? 'other',
+      bytes: entry.size,
+      items: entry.items.length,
+      nodes: entry.nodes,
+      parseSeconds: doc.stats.parseMs / 1000,
+      warnings: entry.warnings.length,
+      writtenAt: statSync(paths(indexDir).doc(entry.doc)).mtimeMs,
+    };
+    if (doc.pages) row.pages = doc.pages.length;
+    return row;
+  });
+  if (startedAt !== undefined) {
+    // One file after another: each file's time runs from the previous document's write (the first: from the process start).
+    const byWrite = [...rows].sort((a, b) => a.writtenAt - b.writtenAt);
+    byWrite.forEach((r, i) => (r.seconds = (r.writtenAt - (i === 0 ? startedAt : byWrite[i - 1]!.writtenAt)) / 1000));
+  }
+  return rows.map(({ writtenAt: _w, ...r }) => r);
+}
+
+function nodeLookup(docs: Map<string, ParsedDocument>): (id: string) => RegionNode | undefined {
+  const byId = new Map<string, RegionNode>();
+  const walk = (n: RegionNode) => {
+    byId.set(n.id, n);
+    n.children.forEach(walk);
+  };
+  for (const doc of docs.values()) for (const item of doc.items) walk(item.root);
+  return (id) => byId.get(id);
+}
+
+/** The demo's includes and question, from package.json's `demo` script. */
+export function demoFromPackage(packageRoot: string): { includes: string[]; question: string } {
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const script = pkg.scripts?.demo ?? '';
+  const includes = [...script.matchAll(/--include\s+"([^"]+)"/g)].map((m) => m[1]!);
+  const question = /\bask\b[^"]*"([^"]+)"/.exec(script)?.[1];
+  if (!question || includes.length === 0) throw new Error(`cannot read the demo's folder and question from the "demo" script of ${join(packageRoot, 'package.json')}`);
+  return { includes, question };
+}
+
+async function runDemo(o: RealDocsRunOptions): Promise<RealDocsDemo> {
+  const { includes, question } = demoFromPackage(o.packageRoot);
+  const index = join(o.work, 'demo-index');
+  rmSync(index, { recursive: true, force: true });
+  o.log('realdocs: demo: indexing its folder');
+  const ix = spawnCli(o, ['index', o.packageRoot, '--index', index, ...includes.flatMap((g) => ['--include', g]), '--json']);
+  const demo: RealDocsDemo = { question, includes, indexSeconds: ix.ms / 1000, ms: 0 };
+  if (ix.code !== 0) return { ...demo, error: `index ${tail(ix)}` };
+  o.log('realdocs: demo: asking its question');
+  const r = spawnCli(o, ['ask', '--dir', o.packageRoot, '--index', index, '--json', '--', question]);
+  demo.ms = r.ms;
+  if (r.cpuMs !== undefined) demo.cpuMs = r.cpuMs;
+  if (r.code !== 0) return { ...demo, error: `ask ${tail(r)}` };
+  const t = lastJson<AskTrace>(r, 'demo ask');
+  const parts = DEMO_PARTS[question];
+  const words = new Set(t.answer.text.toLowerCase().match(/[\p{L}\d]+/gu) ?? []);
+  return {
+    ...demo,
+    rounds: t.rounds.length,
+    stop: t.stop.reason,
+    items: t.totals.items,
+    evidenceTokens: t.totals.evidenceTokens,
+    answer: t.answer.text,
+    ...(parts ? { partsAnswered: parts.map((p) => p.every((w) => words.has(w.toLowerCase()))) } : {}),
+  };
+}
+
+export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsReport> {
+  const started = { createdAt: new Date().toISOString(), load: load() };
+  const corpus = join(o.work, 'corpus');
+  const indexDir = join(o.work, 'index');
+  const selection = buildRealDocsCorpus(corpus, {
+    ...(o.financebench ? { financebench: o.financebench } : {}),
+    ...(o.squad ? { squad: o.squad } : {}),
+    ...(o.docs ? { docs: o.docs } : {}),
+    sampling: o.sampling,
+  });
+  const count = (k: string) => selection.files.filter((f) => f.kind === k).length;
+  o.log(`realdocs: corpus ${corpus}: ${selection.files.length} files (${count('pdf')} PDFs, ${count('squad-article')} SQuAD articles, ${count('doc')} docs), ${selection.questions.length} questions`);
+
+  // 2. Index (a cold index and embedding cache, unless asked to reuse one).
+  const index: RealDocsIndexReport = { reused: false, files: [] };
+  const reuse = o.reuseIndex === true && existsSync(paths(indexDir).current);
+  let indexStartedAt: number | undefined;
+  if (reuse) {
+    index.reused = true;
+    o.log(`realdocs: reusing the index in ${indexDir}`);
+    // The corpus was just rewritten (new mtimes, same bytes): an incremental pass re-hashes and reuses every file.
+    const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
+    if (r.code !== 0) throw new Error(`canopy index (reuse) failed: ${tail(r)}`);
+    const s = lastJson<IndexSummary>(r, 'canopy index');
+    if (s.parsed > 0) o.log(`realdocs: note: ${s.parsed} file(s) changed and were re-indexed`);
+  } else {
+    rmSync(indexDir, { recursive: true, force: true });
+    o.log('realdocs: indexing (canopy index) …');
+    indexStartedAt = Date.now();
+    const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
+    if (r.code !== 0) throw new Error(`canopy index failed: ${tail(r)}`);
+    const s = lastJson<IndexSummary>(r, 'canopy index');
+    index.seconds = r.ms / 1000;
+    if (r.cpuMs !== undefined) index.cpuSeconds = r.cpuMs / 1000;
+    index.summary = { files: s.files, parsed: s.parsed, items: s.items, nodes: s.nodes, errors: s.errors, skipped: s.skipped, seconds: s.seconds };
+    o.log(`realdocs: indexed ${s.files} files, ${s.nodes} nodes in ${index.seconds.toFixed(1)} s`);
+  }
+  const afterIndex = load();
+  const { manifest, docs } = await readIndex(indexDir);
+  index.files = fileRows(indexDir, manifest, docs, selection, indexStartedAt);
+
+  const rows: RealDocsRow[] = selection.questions.map((q) => ({ id: q.id, source: q.source, question: q.question, answers: q.answers, gold: q.gold }));
+  const traces = { cli: new Map<string, AskTrace>(), warm: new Map<string, AskTrace>() };
+
+  // 3. Cold: the whole `canopy ask` process per question.
+  if (o.cliAsk !== false) {
+    for (const [i, row] of rows.entries()) {
+      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', '--', row.question]);
+      row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
+      if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
+      else row.cli.error = tail(r);
+      o.log(`realdocs: cli ${i + 1}/${rows.length} ${(r.ms / 1000).toFixed(1)} s${row.cli.error ? ` ERROR ${row.cli.error}` : ''}`);
+    }
+  }
+
+  // 4. Warm: one workspace in this process, as the extension holds it.
+  let warmup: RealDocsReport['warmup'];
+  if (o.warm !== false) {
+    // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
+    const settings = resolveSettings({});
+    const stores = new IndexStores(indexDir);
+    const embeddings = new Embeddings({ store: () => stores.get(settings.store), encoder: () => ({ kind: 'builtin' }), builtinModelDir: o.builtinModelDir, baseDir: corpus });
+    const parseWorkers = new ParseWorkers();
+    const indexService = new IndexService({ root: corpus, indexDir, embeddings, parseWorkers, storeFor: stores.storeFor });
+    const traceStore = new TraceStore(join(indexDir, 'traces'));
+    const asker = new AskService({ index: indexService, embeddings, adapters: new AdapterCheckpoints(corpus) });
+    const askAndSave = async (question: string) => {
+      const { trace, warnings } = await asker.ask(question, settings);
+      await traceStore.save(trace);
+      return { trace, warnings };
+    };
+    try {
+      const t0 = performance.now();
+      await askAndSave(WARMUP_QUESTION);
+      warmup = { question: WARMUP_QUESTION, ms: performance.now() - t0 };
+      for (const [i, row] of rows.entries()) {
+        const t1 = performance.now();
+        const c1 = process.cpuUsage();
+        const cpuMs = () => {
+          const c = process.cpuUsage(c1);
+          return (c.user + c.system) / 1000;
+        };
+        try {
+          const { trace, warnings } = await askAndSave(row.question);
+          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), ...(warnings.length > 0 ? { warnings: warnings.map((w) => `${w.source}: ${w.message}`) } : {}) };
+          traces.warm.set(row.id, trace);
+        } catch (err) {
+          row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), error: (err as Error).message };
+        }
+        o.log(`realdocs: warm ${i + 1}/${rows.length} ${(row.warm.ms / 1000).toFixed(1)} s${row.warm.error ? ` ERROR ${row.warm.error}` : ''}`);
+      }
+    } finally {
+      await parseWorkers.close();
+      await embeddings.dispose();
+      await stores.close();
+    }
+  }
+
+  // 5. The demo's own question.
+  const demo = o.demo === false ? undefined : await runDemo(o);
+
+  // 6. Scoring.
+  const node = nodeLookup(docs);
+  for (const row of rows) {
+    const q = selection.questions.find((x) => x.id === row.id)!;
+    const c = traces.cli.get(row.id);
+    if (c && row.cli) row.cli.metrics = scoreAnswer(c, q, node);
+    const w = traces.warm.get(row.id);
+    if (w && row.warm) row.warm.metrics = scoreAnswer(w, q, node);
+  }
+  const notes = [...selection.notes];
+  if (reuse) notes.push('index reused from an earlier run: no index times');
+  return {
+    schema: REALDOCS_SCHEMA,
+    version: 1,
+    createdAt: started.createdAt,
+    command: o.command,
+    machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
+    sampling: o.sampling,
+    settings: (({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(resolveSettings({})),
+    inputs: selection.inputs,
+    corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
+    notes,
+    index,
+    ...(warmup ? { warmup } : {}),
+    questions: rows,
+    summary: {
+      all: summarise(rows),
+      squad: summarise(rows.filter((r) => r.source === 'squad')),
+      financebench: summarise(rows.filter((r) => r.source === 'financebench')),
+    },
+    ...(demo ? { demo } : {}),
+  };
+}

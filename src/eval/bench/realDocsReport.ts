@@ -1,0 +1,311 @@
+/**
+ * The real-document benchmark's figures: per-source summaries of the question rows, the Markdown
+ * section for BENCHMARKS.md (between its own markers, so `npm run bench` can rewrite it without
+ * touching the other sections), and a before → after comparison of two JSON reports.
+ */
+import { percentile } from './measure';
+import type { RealDocsReport, RealDocsRow } from './realDocs';
+import type { AnswerMetrics } from './realDocsScore';
+
+export const REALDOCS_BEGIN = '<!-- canopy-bench-realdocs:begin (written by `canopy bench realdocs --markdown` or `npm run bench`; edit src/eval/bench/realDocsReport.ts, not this text) -->';
+export const REALDOCS_END = '<!-- canopy-bench-realdocs:end -->';
+
+export interface Spread {
+  p50: number;
+  p95: number;
+  max: number;
+  mean: number;
+}
+
+export interface RealDocsSummary {
+  questions: number;
+  /** Seconds of the whole `canopy ask` process. */
+  cli?: Spread;
+  /** Seconds of a warm in-process ask. */
+  warm?: Spread;
+  /** CPU seconds (user + system, all threads) of the same, where measured. */
+  cliCpu?: Spread;
+  warmCpu?: Spread;
+  failed: { cli: number; warm: number };
+  /** Rows whose quality figures were scored (from the CLI run; the warm run where the CLI was not run). */
+  scored: number;
+  meanRounds: number;
+  stops: Record<string, number>;
+  meanItems: number;
+  meanEvidenceTokens: number;
+  readerTruncated: number;
+  answerHasGold: number;
+  cited1Gold: number;
+  citedAnyGold: number;
+  goldInEvidence: number;
+  goldInEvidenceRound1: number;
+  /**
+   * The critic's verdicts (every round it judged) against "the gold is already in the kept
+   * evidence": true positive = said sufficient and the gold was there; false positive = said
+   * sufficient without it; false negative = said insufficient with the gold there.
+   */
+  critic: { verdicts: number; tp: number; fp: number; fn: number; tn: number };
+  /** Rows with both runs whose answers are the same text. */
+  warmSameAsCli?: { same: number; of: number };
+}
+
+function spread(ms: number[]): Spread | undefined {
+  if (ms.length === 0) return undefined;
+  const s = ms.map((x) => x / 1000);
+  return { p50: percentile(s, 0.5), p95: percentile(s, 0.95), max: Math.max(...s), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+function criticCounts(metrics: readonly AnswerMetrics[]): RealDocsSummary['critic'] {
+  const c = { verdicts: 0, tp: 0, fp: 0, fn: 0, tn: 0 };
+  // Reports written before the critic's verdicts were recorded have none.
+  for (const v of metrics.flatMap((m) => m.criticVerdicts ?? [])) {
+    c.verdicts++;
+    if (v.sufficient) c[v.goldKept ? 'tp' : 'fp']++;
+    else c[v.goldKept ? 'fn' : 'tn']++;
+  }
+  return c;
+}
+
+/** "precision p/q, recall r/s" of the critic's "sufficient" against "gold already kept". */
+export function criticText(c: RealDocsSummary['critic'] | undefined): string {
+  if (!c || c.verdicts === 0) return '—';
+  const pct = (n: number, of: number) => (of === 0 ? '—' : `${Math.round((100 * n) / of)}%`);
+  return `precision ${pct(c.tp, c.tp + c.fp)} (${c.tp}/${c.tp + c.fp}), recall ${pct(c.tp, c.tp + c.fn)} (${c.tp}/${c.tp + c.fn}); ${c.verdicts} verdicts`;
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+export function summarise(rows: readonly RealDocsRow[]): RealDocsSummary {
+  const metrics: AnswerMetrics[] = rows.map((r) => r.cli?.metrics ?? (r.cli ? undefined : r.warm?.metrics)).filter((m): m is AnswerMetrics => m !== undefined);
+  const count = (pred: (m: AnswerMetrics) => boolean) => metrics.filter(pred).length;
+  const stops: Record<string, number> = {};
+  for (const m of metrics) stops[m.stop] = (stops[m.stop] ?? 0) + 1;
+  const both = rows.filter((r) => r.cli?.metrics && r.warm?.metrics);
+  const cli = spread(rows.filter((r) => r.cli && r.cli.exitCode === 0).map((r) => r.cli!.ms));
+  const warm = spread(rows.filter((r) => r.warm && !r.warm.error).map((r) => r.warm!.ms));
+  const cliCpu = spread(rows.filter((r) => r.cli && r.cli.exitCode === 0 && r.cli.cpuMs !== undefined).map((r) => r.cli!.cpuMs!));
+  const warmCpu = spread(rows.filter((r) => r.warm && !r.warm.error && r.warm.cpuMs !== undefined).map((r) => r.warm!.cpuMs!));
+  return {
+    questions: rows.length,
+    ...(cli ? { cli } : {}),
+    ...(warm ? { warm } : {}),
+    ...(cliCpu ? { cliCpu } : {}),
+    ...(warmCpu ? { warmCpu } : {}),
+    failed: { cli: rows.filter((r) => r.cli && r.cli.exitCode !== 0).length, warm: rows.filter((r) => r.warm?.error).length },
+    scored: metrics.length,
+    meanRounds: mean(metrics.map((m) => m.rounds)),
+    stops,
+    meanItems: mean(metrics.map((m) => m.items)),
+    meanEvidenceTokens: mean(metrics.map((m) => m.evidenceTokens)),
+    readerTruncated: count((m) => m.readerTruncated),
+    answerHasGold: count((m) => m.answerHasGold),
+    cited1Gold: count((m) => m.cited1Gold),
+    citedAnyGold: count((m) => m.citedAnyGold),
+    goldInEvidence: count((m) => m.goldInEvidence),
+    goldInEvidenceRound1: count((m) => m.goldInEvidenceRound1),
+    critic: criticCounts(metrics),
+    ...(both.length > 0 ? { warmSameAsCli: { same: both.filter((r) => r.cli!.metrics!.answer === r.warm!.metrics!.answer).length, of: both.length } } : {}),
+  };
+}
+
+const s1 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const spreadText = (s: Spread | undefined) => (s ? `${s1(s.p50)} / ${s1(s.p95)} / ${s1(s.max)} s` : '—');
+const frac = (n: number, of: number) => (of === 0 ? '—' : `${n}/${of}`);
+const num = (x: number, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+
+function stopsText(s: RealDocsSummary): string {
+  const e = Object.entries(s.stops).sort((a, b) => b[1] - a[1]);
+  return e.length === 0 ? '—' : e.map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+/** The metric rows of the summary table: label and a formatter per summary. */
+const tableRows: Array<[string, (s: RealDocsSummary) => string]> = [
+  ['`canopy ask` process (model load included), p50 / p95 / max', (s) => spreadText(s.cli)],
+  ['`canopy ask` process CPU time (user + system)', (s) => spreadText(s.cliCpu)],
+  ['warm in-process ask (one workspace, as the extension), p50 / p95 / max', (s) => spreadText(s.warm)],
+  ['warm ask CPU time (user + system)', (s) => spreadText(s.warmCpu)],
+  ['rounds, mean', (s) => num(s.meanRounds, 2)],
+  ['stop reasons', stopsText],
+  ['items per question, mean', (s) => num(s.meanItems, 1)],
+  ['kept (evidence) tokens per question, mean', (s) => num(s.meanEvidenceTokens)],
+  ['reader input cut at the token cap', (s) => frac(s.readerTruncated, s.scored)],
+  ['gold answer string in the printed answer (FinanceBench: key fact)', (s) => frac(s.answerHasGold, s.scored)],
+  ['citation [1] on the gold paragraph / page', (s) => frac(s.cited1Gold, s.scored)],
+  ['any citation on the gold paragraph / page', (s) => frac(s.citedAnyGold, s.scored)],
+  ['gold paragraph / page in the kept evidence', (s) => frac(s.goldInEvidence, s.scored)],
+  ['… already after round 1', (s) => frac(s.goldInEvidenceRound1, s.scored)],
+  ['critic "sufficient" vs gold already kept (every verdict)', (s) => criticText(s.critic)],
+  ['warm answer identical to the CLI answer', (s) => (s.warmSameAsCli ? frac(s.warmSameAsCli.same, s.warmSameAsCli.of) : '—')],
+  ['failed asks (CLI / warm)', (s) => `${s.failed.cli} / ${s.failed.warm}`],
+];
+
+function settingsText(s: RealDocsReport['settings']): string {
+  // Reports written before the settings were recorded ran with these defaults.
+  const v = s ?? { topK: 10, maxRounds: 3, readerTokenCap: 16000, controllerEnabled: true, controllerMinPages: 8, retrievalFusion: undefined };
+  const fusion = v.retrievalFusion === 'profile' ? "retrieval fused by the encoder's profile" : v.retrievalFusion === 'rrf' ? 'retrieval fused by RRF' : undefined;
+  return [
+    `k = ${v.topK}`,
+    `up to ${v.maxRounds} rounds`,
+    'rule critic',
+    `extractive reader, input capped at ${num(v.readerTokenCap)} tokens`,
+    v.controllerEnabled ? `MAGE controller for PDFs of ${v.controllerMinPages}+ pages` : 'no MAGE controller',
+    ...(fusion ? [fusion] : []),
+  ].join(', ');
+}
+
+export function renderRealDocsMarkdown(r: RealDocsReport): string {
+  const out: string[] = [];
+  const { all, squad, financebench } = r.summary;
+  const m = r.machine;
+  const la = (xs: number[] | undefined) => (xs ? xs.map((x) => x.toFixed(2)).join(' / ') : '—');
+  out.push('## Real documents (issue 16)');
+  out.push('');
+  out.push(`**Command**: \`${r.command}\` (run ${r.createdAt.slice(0, 10)}). JSON report with per-question rows: \`--out\`; compare two runs with \`--compare before.json\`.`);
+  out.push('');
+  out.push(
+    `**Machine**: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Load average (1 / 5 / 15 min) at the start ${la(m.loadAverage.start)}, after indexing ${la(m.loadAverage.afterIndex)}, at the end ${la(m.loadAverage.end)}.`,
+  );
+  out.push('');
+  const pdfs = r.index.files.filter((f) => f.kind === 'pdf');
+  const nodes = r.index.files.reduce((a, f) => a + f.nodes, 0);
+  out.push(
+    `**Corpus**: ${r.corpus.files} files, ${num(nodes)} nodes — ${r.corpus.pdfs} FinanceBench PDF${r.corpus.pdfs === 1 ? '' : 's'} (${pdfs.map((f) => `${f.pages ?? '?'} pages`).join(', ')}), ${r.corpus.squadArticles} SQuAD articles written as Markdown, ${r.corpus.docs} of Canopy's own docs. ` +
+      `**Questions**: ${squad.questions} SQuAD + ${financebench.questions} FinanceBench (seed ${r.sampling.seed}). FinanceBench questions are grouped by PDF, the groups ordered by size (ties in seeded order) and the first ${r.sampling.financebenchQuestions} taken; the corpus holds every PDF they need. SQuAD: ${r.sampling.squadArticles} seeded articles, ${r.sampling.squadQuestions} seeded questions on them. Built-in encoder, no LLM, default settings (${settingsText(r.settings)}).`,
+  );
+  out.push('');
+  out.push(`| what | all (${all.questions}) | SQuAD (${squad.questions}) | FinanceBench (${financebench.questions}) |`);
+  out.push('|---|---:|---:|---:|');
+  for (const [label, f] of tableRows) out.push(`| ${label} | ${f(all)} | ${f(squad)} | ${f(financebench)} |`);
+  out.push('');
+  if (r.index.reused) out.push('**Indexing**: not measured in this run (the index of an earlier run was reused).');
+  else {
+    const s = r.index.summary;
+    out.push(
+      `**Indexing** (one \`canopy index\` process, cold embedding cache): ${s1(r.index.seconds ?? Number.NaN)} s${r.index.cpuSeconds !== undefined ? ` (${s1(r.index.cpuSeconds)} s CPU)` : ''} for ${s?.files ?? '?'} files (${num(s?.nodes ?? Number.NaN)} nodes, ${s?.errors.length ?? 0} errors). Per file: the time between its parsed document being written and the previous one's (parse + node vectors + write; the first file's time also holds the process start and the model load); parse alone from the document's own stats.`,
+    );
+  }
+  out.push('');
+  const byFile = new Map<string, RealDocsRow[]>();
+  for (const q of r.questions) byFile.set(q.gold.file, [...(byFile.get(q.gold.file) ?? []), q]);
+  out.push('| PDF | pages | nodes | index s (parse s) | questions | key fact | [1] on a gold page | gold page kept |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const f of pdfs) {
+    const qs = (byFile.get(f.file) ?? []).map((q) => q.cli?.metrics ?? q.warm?.metrics).filter((x): x is AnswerMetrics => x !== undefined);
+    const n = (byFile.get(f.file) ?? []).length;
+    const c = (p: (x: AnswerMetrics) => boolean) => frac(qs.filter(p).length, qs.length);
+    out.push(
+      `| ${f.file.replace(/^financebench\//, '')} | ${f.pages ?? '?'} | ${num(f.nodes)} | ${f.seconds !== undefined ? s1(f.seconds) : '—'} (${f.parseSeconds !== undefined ? s1(f.parseSeconds) : '—'}) | ${n} | ${c((x) => x.answerHasGold)} | ${c((x) => x.cited1Gold)} | ${c((x) => x.goldInEvidence)} |`,
+    );
+  }
+  const others = r.index.files.filter((f) => f.kind !== 'pdf' && f.seconds !== undefined);
+  if (others.length > 0) {
+    const sum = others.reduce((a, f) => a + f.seconds!, 0);
+    out.push('');
+    out.push(`The ${others.length} Markdown files took ${s1(sum)} s together (slowest ${s1(Math.max(...others.map((f) => f.seconds!)))} s).`);
+  }
+  if (r.demo) {
+    const d = r.demo;
+    out.push('');
+    out.push(
+      d.error
+        ? `**\`npm run demo\`**: failed — ${d.error}`
+        : `**\`npm run demo\`** (its folder and question, through the CLI): ${d.rounds} round(s), ${d.items} items, ${num(d.evidenceTokens ?? Number.NaN)} kept tokens, stop \`${d.stop}\`, ${s1(d.ms / 1000)} s; ` +
+            (d.partsAnswered ? `parts of the question answered: ${d.partsAnswered.filter(Boolean).length} of ${d.partsAnswered.length}.` : 'parts not checked (question unknown to the benchmark).'),
+    );
+  }
+  if (r.notes.length > 0) {
+    out.push('');
+    for (const n of r.notes) out.push(`- ${n}`);
+  }
+  return out.join('\n');
+}
+
+const where = (c: { file: string; page?: number; pageEnd?: number; startLine?: number; endLine?: number }) =>
+  c.page !== undefined ? `${c.file} p.${c.page + 1}${c.pageEnd !== undefined && c.pageEnd !== c.page ? `–${c.pageEnd + 1}` : ''}` : `${c.file}${c.startLine !== undefined ? `:${c.startLine}${c.endLine !== undefined && c.endLine !== c.startLine ? `–${c.endLine}` : ''}` : ''}`;
+const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/**
+ * One row per question (the CLI run's outcome, else the warm run's): gold and where it is, the
+ * printed answer, citation [1] (where, its region kind and text), rounds with the critic's
+ * verdicts, and the flags — the material for reading the failures one by one. Pages are printed
+ * 1-based, as a person reads them.
+ */
+export function renderRealDocsQuestions(r: RealDocsReport): string {
+  const out = ['| id | question | gold (where) | answer | [1] (kind: text) | rounds: critic verdicts | flags |', '|---|---|---|---|---|---|---|'];
+  for (const q of r.questions) {
+    const m = q.cli?.metrics ?? q.warm?.metrics;
+    const gold = q.gold.kind === 'pages' ? `${q.gold.file} p.${q.gold.pages.map((p) => p + 1).join(',')}` : `${q.gold.file}:${q.gold.startLine}`;
+    if (!m) {
+      out.push(`| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | — | — | — | failed: ${cell(q.cli?.error ?? q.warm?.error ?? '?')} |`);
+      continue;
+    }
+    const c1 = m.citations.find((c) => c.marker === 1);
+    const verdicts = (m.criticVerdicts ?? []).map((v) => `${v.round}:${v.sufficient ? 'S' : 'I'}${v.goldKept ? '+' : '−'}`).join(' ');
+    const flags = [
+      m.answerHasGold ? 'answer ✓' : 'answer ✗',
+      m.cited1Gold ? '[1] ✓' : m.citedAnyGold ? '[1] ✗ (other ✓)' : '[1] ✗',
+      m.goldInEvidence ? `kept ✓${m.goldInEvidenceRound1 ? '' : ' (after r1)'}` : 'kept ✗',
+      ...(m.readerTruncated ? ['cap'] : []),
+    ].join(', ');
+    out.push(
+      `| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | ${cell(m.answer.slice(0, 220))} | ${c1 ? `${where(c1)} (${c1.kind ?? '?'}: ${cell(c1.text.slice(0, 100))})` : '—'} | ${m.rounds}, ${m.stop}: ${verdicts} | ${flags} |`,
+    );
+  }
+  out.push('', 'Critic verdicts: round:S (sufficient) or I (insufficient), + when the gold was already in the evidence kept by that round, − when not.');
+  return out.join('\n');
+}
+
+/** Replaces (or inserts, before the first `## Encoder` heading, else at the end) the real-document section of BENCHMARKS.md. */
+export function replaceRealDocsSection(doc: string, section: string): string {
+  const block = `${REALDOCS_BEGIN}\n\n${section.trim()}\n\n${REALDOCS_END}`;
+  const a = doc.indexOf('<!-- canopy-bench-realdocs:begin');
+  const b = doc.indexOf(REALDOCS_END);
+  if (a >= 0 && b > a) return `${doc.slice(0, a)}${block}${doc.slice(b + REALDOCS_END.length)}`;
+  const at = doc.search(/^## Encoder/m);
+  if (at >= 0) return `${doc.slice(0, at)}${block}\n\n${doc.slice(at)}`;
+  return `${doc.trimEnd()}\n\n${block}\n`;
+}
+
+/** Before → after of every summary figure, the index and the demo, and the questions whose outcome changed. */
+export function compareRealDocs(before: RealDocsReport, after: RealDocsReport): string {
+  const out: string[] = ['| metric | before | after |', '|---|---:|---:|'];
+  for (const src of ['all', 'squad', 'financebench'] as const) {
+    const b = before.summary[src];
+    const a = after.summary[src];
+    for (const [label, f] of tableRows) {
+      const x = f(b);
+      const y = f(a);
+      out.push(`| ${src}: ${label} | ${x} | ${y}${x === y ? '' : ' ◀'} |`);
+    }
+  }
+  const idx = (r: RealDocsReport) => (r.index.seconds !== undefined ? `${s1(r.index.seconds)} s` : '—');
+  out.push(`| index: whole corpus (canopy index process) | ${idx(before)} | ${idx(after)} |`);
+  const cpu = (r: RealDocsReport) => (r.index.cpuSeconds !== undefined ? `${s1(r.index.cpuSeconds)} s` : '—');
+  out.push(`| index: its CPU time | ${cpu(before)} | ${cpu(after)} |`);
+  const pdfTimes = new Map<string, [string, string]>();
+  for (const f of before.index.files) if (f.kind === 'pdf') pdfTimes.set(f.file, [f.seconds !== undefined ? `${s1(f.seconds)} s` : '—', '—']);
+  for (const f of after.index.files) if (f.kind === 'pdf') pdfTimes.set(f.file, [pdfTimes.get(f.file)?.[0] ?? '—', f.seconds !== undefined ? `${s1(f.seconds)} s` : '—']);
+  for (const [file, [x, y]] of pdfTimes) out.push(`| index: ${file} | ${x} | ${y} |`);
+  const demo = (r: RealDocsReport) => (r.demo ? (r.demo.error ? 'failed' : `${r.demo.rounds} rounds, ${r.demo.stop}, parts ${r.demo.partsAnswered ? `${r.demo.partsAnswered.filter(Boolean).length}/${r.demo.partsAnswered.length}` : '?'}`) : '—');
+  out.push(`| demo | ${demo(before)} | ${demo(after)} |`);
+  const flips: string[] = [];
+  const prior = new Map(before.questions.map((q) => [q.id, q]));
+  const keys: Array<[keyof AnswerMetrics, string]> = [
+    ['answerHasGold', 'gold answer'],
+    ['cited1Gold', '[1] on gold'],
+    ['goldInEvidence', 'gold kept'],
+  ];
+  for (const q of after.questions) {
+    const p = prior.get(q.id);
+    const am = q.cli?.metrics ?? q.warm?.metrics;
+    const bm = p?.cli?.metrics ?? p?.warm?.metrics;
+    if (!am || !bm) continue;
+    const changed = keys.filter(([k]) => am[k] !== bm[k]).map(([k, label]) => `${label} ${bm[k] ? 'yes' : 'no'} → ${am[k] ? 'yes' : 'no'}`);
+    if (am.rounds !== bm.rounds) changed.push(`rounds ${bm.rounds} → ${am.rounds}`);
+    if (changed.length > 0) flips.push(`- ${q.source} ${q.id} "${q.question.slice(0, 80)}": ${changed.join('; ')}`);
+  }
+  const missing = after.questions.filter((q) => !prior.has(q.id)).length;
+  if (missing > 0) out.push('', `${missing} question(s) of the new run are not in the old one (another sample): compare runs made with the same data, seed and sizes.`);
+  if (flips.length > 0) out.push('', 'Questions whose outcome changed:', ...flips);
+  return out.join('\n');
+}

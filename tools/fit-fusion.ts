@@ -1,0 +1,54 @@
+/**
+ * Fits the built-in encoder's retrieval fusion from development pools: reads the feature dumps of
+ * tools/retrieval-features.ts (one per pool), scores every candidate fusion of
+ * src/core/retrieve/fitFusion.ts on each pool, and picks the one with the best mean nDCG@10 over
+ * the pools (each pool counts once, whatever its number of questions). Prints the table that
+ * docs/evaluation.md ("Retrieval fusion") shows. Research tooling, not part of the tests.
+ *
+ *   node --import tsx tools/fit-fusion.ts hotpotqa=hp-features.jsonl scifact=sf-features.jsonl …
+ */
+import { readFileSync } from 'node:fs';
+import { fitFusion, type JudgedQuestion } from '../src/core/retrieve/fitFusion';
+
+interface Candidate {
+  id: string;
+  grade: number;
+  dense: number;
+  denseRank: number | null;
+  bm25: number;
+  bm25Rank: number | null;
+}
+
+function judged(file: string): JudgedQuestion[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((line) => {
+      const q = JSON.parse(line) as { gold: string[]; candidates: Candidate[] };
+      const ranked = (key: 'denseRank' | 'bm25Rank', score: 'dense' | 'bm25') =>
+        q.candidates
+          .filter((c) => c[key] !== null)
+          .sort((a, b) => a[key]! - b[key]!)
+          .map((c) => ({ id: c.id, score: c[score] }));
+      const qrels = new Map(q.candidates.filter((c) => c.grade > 0).map((c) => [c.id, c.grade]));
+      for (const g of q.gold) if (!qrels.has(g)) qrels.set(g, 1);
+      return { dense: ranked('denseRank', 'dense'), lexical: ranked('bm25Rank', 'bm25'), qrels };
+    });
+}
+
+const pools = process.argv.slice(2).map((arg) => {
+  const [name, file] = arg.includes('=') ? (arg.split('=', 2) as [string, string]) : [arg, arg];
+  return { name, fit: fitFusion(judged(file)) };
+});
+if (pools.length === 0) {
+  process.stderr.write('usage: fit-fusion.ts name=features.jsonl [name=features.jsonl …]\n');
+  process.exit(2);
+}
+const names = Object.keys(pools[0]!.fit.figures);
+const mean = (name: string) => pools.reduce((s, p) => s + p.fit.figures[name]!, 0) / pools.length;
+const fusions = names.filter((n) => n !== 'bm25' && n !== 'dense');
+const best = fusions.reduce((a, b) => (mean(b) > mean(a) + 1e-12 ? b : a));
+console.log(`| fusion | ${pools.map((p) => `${p.name} (${p.fit.questions} q)`).join(' | ')} | mean |`);
+console.log(`|---|${pools.map(() => '---:').join('|')}|---:|`);
+for (const n of names) console.log(`| ${n === best ? `**${n}**` : n} | ${pools.map((p) => p.fit.figures[n]!.toFixed(3)).join(' | ')} | ${mean(n).toFixed(3)} |`);
+console.log(`\nbest over the pools: ${best} (mean nDCG@10 ${mean(best).toFixed(3)}; BM25 alone ${mean('bm25').toFixed(3)})`);
