@@ -5,7 +5,8 @@
  *                   texts by reciprocal-rank fusion — whose top pages are the entry points.
  *   searchElements  SEARCH_EVIDENCE: the same hybrid over the document's elements for a
  *                   targeted query, skipping elements the controller already holds or pruned.
- * RRF is the retriever's fusion (design §4) with the same constant, so "hybrid" means one thing.
+ * RRF is the design's fusion (design §4); the retriever's score-level profile (retrieve/profile.ts)
+ * has not been measured on pages, so grounding keeps RRF.
  * Canopy's grounding is text-only: the paper's visual page retriever (ColPali) has no
  * counterpart here, so image-only pages rank last.
  */
