@@ -12,8 +12,7 @@ import type { Annotation } from '../annotate/store';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import { seededRandom } from '../random';
-import { fitFusion, fusedRanking, type FusionFit, type JudgedQuestion } from '../retrieve/fitFusion';
-import { ndcgAtK } from '../retrieve/metrics';
+import { fitFusion, fusedRanking, meanNdcg, type FusionFit, type JudgedQuestion } from '../retrieve/fitFusion';
 import { PROFILE_FILE, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 
 /** One judged question: its text and what makes an item relevant. */
@@ -69,9 +68,6 @@ export interface TuneResult {
   heldBack?: { questions: number; before: number; after: number; beforeFusion: FusionSetting };
 }
 
-function meanNdcg(questions: readonly JudgedQuestion[], f: FusionSetting): number {
-  return questions.length ? questions.reduce((a, q) => a + ndcgAtK(fusedRanking(q, f), q.qrels, 10), 0) / questions.length : 0;
-}
 
 export async function tuneRetrieval(o: {
   corpus: CorpusIndex;
@@ -134,7 +130,7 @@ export async function tuneRetrieval(o: {
   const out: TuneResult = { profile, fit, unjudged };
   if (test.length > 0) {
     const before = o.current ?? { kind: 'rrf', rrfK: 60 };
-    out.heldBack = { questions: test.length, before: meanNdcg(test, before), after: meanNdcg(test, fit.best), beforeFusion: before };
+    out.heldBack = { questions: test.length, before: meanNdcg(test, (q) => fusedRanking(q, before)), after: meanNdcg(test, (q) => fusedRanking(q, fit.best)), beforeFusion: before };
   }
   if (!o.dryRun) {
     const file = path.join(o.indexDir, PROFILE_FILE);

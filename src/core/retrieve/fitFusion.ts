@@ -39,7 +39,8 @@ export const DENSE_WEIGHT_GRID: readonly number[] = [0, 0.05, 0.1, 0.15, 0.2, 0.
 
 const ids = (list: Array<{ id: string }>) => list.map((r) => r.id);
 
-function meanNdcg(questions: readonly JudgedQuestion[], rank: (q: JudgedQuestion) => string[]): number {
+/** Mean nDCG@10 of a ranking over judged questions. */
+export function meanNdcg(questions: readonly JudgedQuestion[], rank: (q: JudgedQuestion) => string[]): number {
   let sum = 0;
   for (const q of questions) sum += ndcgAtK(rank(q), q.qrels, 10);
   return questions.length > 0 ? sum / questions.length : 0;
