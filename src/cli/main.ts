@@ -23,8 +23,13 @@ interface Command {
   run(args: string[], io: CliIO): Promise<number>;
 }
 
-/** The research commands live in their own bundle (tools.ts): loaded when one of them runs. */
-const tools = () => import('./tools');
+/**
+ * The research commands live in their own bundle (tools.ts, built to dist/cliTools.js): required
+ * when one of them runs. A require, not import(): the tests load TypeScript through tsx's
+ * CommonJS hook, where import() of a relative .ts path fails.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const tools = async (): Promise<typeof import('./tools')> => require('./tools') as typeof import('./tools');
 
 const commands: Record<string, Command> = {
   index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
