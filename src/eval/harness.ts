@@ -65,6 +65,8 @@ export interface EvalOptions {
   /** One configuration, or several side by side (`--compressor` repeated). */
   compressor: string | string[];
   critic: CriticChoice;
+  /** The rule critic's look-ahead (canopy.critic.lookAhead) in pool mode. */
+  lookAhead?: boolean;
   retrieval: RetrievalChoice;
   encoder: EncoderConfig;
   builtinModelDir: string;
@@ -260,7 +262,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           }),
         );
       }
-      const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic());
+      const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic({ lookAhead: options.lookAhead === true }));
       const r = await runPool(questions, configs, {
         embeddings,
         tokens,

@@ -27,6 +27,8 @@ Options:
   --rounds <n>           most critic rounds (default 3)
   --critic <rule|none>   the no-LLM critic, or one round without a critic (default: rule,
                          or the LLM critic with --llm)
+  --look-ahead           the rule critic looks at what a follow-up query would retrieve and runs
+                         the round only when a new item could fill the gap (canopy.critic.lookAhead)
   --llm                  use the OpenAI-compatible endpoint in CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL
                          (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
                          each falls back to its no-LLM twin when a call fails
@@ -73,6 +75,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
       critic: { type: 'string' },
+      'look-ahead': { type: 'boolean' },
       compressor: { type: 'string' },
       controller: { type: 'string' },
       'controller-min-pages': { type: 'string' },
@@ -112,6 +115,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
+    ...(values['look-ahead'] ? { criticLookAhead: true } : {}),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
     ...storeSetting(values.store, io),
   });

@@ -39,6 +39,7 @@ Options:
   --no-warm                skip the warm in-process asks
   --no-cli-ask             skip the per-question "canopy ask" processes
   --no-demo                skip "npm run demo"'s question
+  --look-ahead             the rule critic's look-ahead (canopy ask --look-ahead) in every ask
   --out <file>             write the JSON report (per-question rows) here
   --markdown <file>        write the table into this Markdown file's real-document section (e.g. BENCHMARKS.md)
   --compare <before.json>  print each figure before → after against an earlier report
@@ -84,6 +85,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       'no-warm': { type: 'boolean' },
       'no-cli-ask': { type: 'boolean' },
       'no-demo': { type: 'boolean' },
+      'look-ahead': { type: 'boolean' },
       out: { type: 'string' },
       markdown: { type: 'string' },
       compare: { type: 'string' },
@@ -129,6 +131,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       warm: values['no-warm'] !== true,
       cliAsk: values['no-cli-ask'] !== true,
       demo: values['no-demo'] !== true,
+      ...(values['look-ahead'] ? { lookAhead: true } : {}),
       command: ['canopy bench realdocs', ...args].join(' '),
       log: (l) => io.err(l),
     });

@@ -40,6 +40,8 @@ the controller's trace statistics (the controller uses the LLM evaluator with --
 Options:
   -k, --top-k <n>        items per round (default 10)
   --rounds <n>           most rounds in pool mode (default 3)
+  --look-ahead           pool mode: the rule critic looks at what a follow-up query would retrieve
+                         first (canopy.critic.lookAhead)
   --branching <B>        branching factor 2–4 (default 2)
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded,
                          nodes=text|prefix|children] | peer (default canopy); repeat it to compare several
@@ -118,6 +120,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       mode: { type: 'string' },
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
+      'look-ahead': { type: 'boolean' },
       branching: { type: 'string' },
       compressor: { type: 'string', multiple: true },
       critic: { type: 'string' },
@@ -195,6 +198,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     branching: int(values.branching, '--branching', 2, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max),
     compressor,
     critic,
+    ...(values['look-ahead'] ? { lookAhead: true } : {}),
     retrieval,
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),

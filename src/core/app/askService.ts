@@ -130,7 +130,7 @@ export class AskService {
       ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
     };
     const llm = request.llm;
-    const critic = this.critic(request, llm);
+    const critic = this.critic(request, llm, s);
     const reader = request.reader ?? (llm ? new LlmReader(llm, { fallback: new ExtractiveReader(), logger: this.log }) : new ExtractiveReader());
     const routeWithLlm = llm && (request.routing ?? (s.llmRouting ? 'llm' : 'rule')) === 'llm';
     const deps: AskDeps = {
@@ -197,10 +197,10 @@ export class AskService {
     };
   }
 
-  private critic(request: AskRequest, llm: ChatModel | undefined): Critic | undefined {
+  private critic(request: AskRequest, llm: ChatModel | undefined, s: CanopySettings): Critic | undefined {
     if (request.critic === 'none') return undefined;
     if (typeof request.critic === 'object') return request.critic;
-    return llm && request.critic === undefined ? new LlmCritic(llm, { logger: this.log }) : new RuleCritic();
+    return llm && request.critic === undefined ? new LlmCritic(llm, { logger: this.log }) : new RuleCritic({ lookAhead: s.criticLookAhead });
   }
 }
 

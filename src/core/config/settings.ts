@@ -20,6 +20,12 @@ export interface CanopySettings {
   branchingFactor: number;
   topK: number;
   maxRounds: number;
+  /**
+   * The rule critic looks at what a follow-up query would retrieve before it asks for the round
+   * (src/core/critic/ruleCritic.ts); off by default: it cuts rounds on long documents but loses
+   * multi-hop recall on the open pools (docs/evaluation.md).
+   */
+  criticLookAhead: boolean;
   readerTokenCap: number;
   autoIndex: boolean;
   /** A Hugging Face-style ONNX folder (model.onnx + tokenizer.json); empty = the built-in encoder. */
@@ -72,6 +78,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   branchingFactor: 'canopy.branchingFactor',
   topK: 'canopy.topK',
   maxRounds: 'canopy.maxRounds',
+  criticLookAhead: 'canopy.critic.lookAhead',
   readerTokenCap: 'canopy.readerTokenCap',
   autoIndex: 'canopy.autoIndex',
   encoderModelFolder: 'canopy.encoder.modelFolder',
@@ -108,6 +115,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   branchingFactor: 2,
   topK: 10,
   maxRounds: 3,
+  criticLookAhead: false,
   readerTokenCap: 16000,
   autoIndex: true,
   encoderModelFolder: '',
@@ -151,6 +159,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     maxRounds: Math.round(clampNumber(partial.maxRounds, d.maxRounds, MAX_ROUNDS.min, MAX_ROUNDS.max)),
     readerTokenCap: Math.round(clampNumber(partial.readerTokenCap, d.readerTokenCap, 256, Number.MAX_SAFE_INTEGER)),
     autoIndex: typeof partial.autoIndex === 'boolean' ? partial.autoIndex : d.autoIndex,
+    criticLookAhead: typeof partial.criticLookAhead === 'boolean' ? partial.criticLookAhead : d.criticLookAhead,
     encoderModelFolder: typeof partial.encoderModelFolder === 'string' ? partial.encoderModelFolder : d.encoderModelFolder,
     llmProvider: providers.includes(partial.llmProvider as LlmProviderName) ? (partial.llmProvider as LlmProviderName) : d.llmProvider,
     llmBaseUrl: typeof partial.llmBaseUrl === 'string' && partial.llmBaseUrl.trim() !== '' ? partial.llmBaseUrl.trim() : d.llmBaseUrl,

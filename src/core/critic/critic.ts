@@ -16,6 +16,13 @@ export interface EvidenceView {
   keptLeaves?: string[];
 }
 
+/** An item a follow-up query would bring that is not in the evidence yet, with its leaves' texts. */
+export interface ProbeItem {
+  itemId: string;
+  title: string;
+  leaves: string[];
+}
+
 export interface CriticInput {
   question: string;
   round: number;
@@ -24,6 +31,12 @@ export interface CriticInput {
   seenTitles: string[];
   /** Follow-up queries already issued, so the critic does not repeat itself. */
   previousQueries: string[];
+  /**
+   * What a follow-up query would retrieve beyond the evidence (the next round's own retrieval,
+   * run ahead and reused by that round), when the caller can search; undefined when it cannot.
+   * A critic may look before it asks for another round.
+   */
+  probe?: (query: string, signal?: AbortSignal) => Promise<ProbeItem[] | undefined>;
 }
 
 export interface CriticVerdict {
@@ -40,3 +53,28 @@ export interface Critic {
   readonly kind: 'rule' | 'llm';
   judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict>;
 }
+
+/**
+ * A fingerprint of the evidence a critic judged (items and their kept leaves, in order): a replay
+ * whose round holds the same evidence reuses the recorded verdict, which may rest on a probe of
+ * the live index that a replay cannot repeat.
+ */
+export function evidenceKey(evidence: readonly EvidenceView[]): string {
+  // FNV-1a, 32 bits, over every item id and kept leaf with separators.
+  let h = 0x811c9dc5;
+  const add = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    h ^= 0x1f;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  };
+  for (const e of evidence) {
+    add(e.itemId);
+    for (const t of e.keptLeaves ?? e.keptTexts) add(t);
+    add('\u0000');
+  }
+  return `${evidence.length}:${h.toString(16).padStart(8, '0')}`;
+}
+

@@ -14,12 +14,20 @@
  * best-supporting sentences introduce (not in the question) and that no retrieved item is about
  * yet, which is where the second hop of a multi-hop question lies. A query already issued is never
  * repeated; with nothing new to ask, the verdict says so and names what is missing.
+ *
+ * With `lookAhead`, before it asks for another round, the critic looks at what the follow-up
+ * query would bring (`CriticInput.probe`: the next round's retrieval, run ahead and reused by
+ * that round). The round
+ * is worth running only when a new item holds a sentence that covers an unanswered part clearly
+ * better than the best kept one (`probeMargin`), is about a bridge (its title names it), or
+ * mentions a named thing of the question the evidence lacks. Otherwise the rounds stop here with
+ * the gap named — a search that returns only more of what is already there is not a real gap.
  */
 import { sentenceSpans } from '../ingest/sentences';
 import { analyzeQuestion, type QuestionPart } from '../text/question';
 import { answerCue, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
-import type { Critic, CriticInput, CriticVerdict, EvidenceView } from './critic';
+import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
 
 export interface RuleCriticOptions {
   /** Share of a part's weighted terms one kept sentence must cover for the part to count as answered (default 0.6). */
@@ -28,6 +36,16 @@ export interface RuleCriticOptions {
   bridgeSources?: number;
   /** At most this many bridges go into one follow-up query (default 2). */
   maxBridges?: number;
+  /**
+   * Look at what the follow-up query would retrieve (`CriticInput.probe`) before asking for the
+   * round (default false: the open multi-hop pools lose recall with it; docs/evaluation.md).
+   */
+  lookAhead?: boolean;
+  /**
+   * A probed new item is worth a round when one of its sentences covers an unanswered part by at
+   * least this much more than the best kept sentence does (default 0.15).
+   */
+  probeMargin?: number;
 }
 
 /** One kept sentence or row, with its item's title as context. */
@@ -71,14 +89,18 @@ export class RuleCritic implements Critic {
   private readonly minCoverage: number;
   private readonly bridgeSources: number;
   private readonly maxBridges: number;
+  private readonly probeMargin: number;
+  private readonly lookAhead: boolean;
 
   constructor(options: RuleCriticOptions = {}) {
     this.minCoverage = options.minCoverage ?? 0.6;
     this.bridgeSources = options.bridgeSources ?? 2;
     this.maxBridges = options.maxBridges ?? 2;
+    this.probeMargin = options.probeMargin ?? 0.15;
+    this.lookAhead = options.lookAhead ?? false;
   }
 
-  async judge(input: CriticInput): Promise<CriticVerdict> {
+  async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
     const analysis = analyzeQuestion(input.question);
     const questionTerms = new Set(analysis.terms);
     const units = unitsOf(input.evidence);
@@ -180,6 +202,94 @@ export class RuleCritic implements Critic {
       if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
       else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
+    if (verdict.followUpQuery && input.probe && this.lookAhead) {
+      const probed = await input.probe(verdict.followUpQuery, signal);
+      if (probed) {
+        const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
+        const mentioned = new Set(units.flatMap((u) => [...u.own]));
+        const hop = { mentioned, questionTerms, seenSubjects: new Set(input.seenTitles.map(subjectOf)) };
+        const gain = probeGain(probed, unanswered, bridges, missingEntities, evidenceTerms, weight, this.probeMargin, hop);
+        details.probe = { query: verdict.followUpQuery, items: probed.length, worth: gain.worth, reason: gain.reason };
+        if (!gain.worth) {
+          details.noNewQuery = `a search for “${verdict.followUpQuery}” finds nothing that answers better: ${gain.reason}`;
+          delete verdict.followUpQuery;
+        }
+      }
+    }
     return verdict;
   }
+}
+
+/** An item's subject: its title without a trailing locator such as "(lines 12–30)" or "(p. 4)". */
+export function subjectOf(title: string): string {
+  return title.replace(/\s*\((?:lines?|p\.|pp\.|page|pages|rows?)\s[^)]*\)\s*$/i, '').trim();
+}
+
+/** What tells a new item that is the next hop: the terms the kept sentences mention, the question's, the subjects already held. */
+export interface HopContext {
+  mentioned: ReadonlySet<string>;
+  questionTerms: ReadonlySet<string>;
+  seenSubjects: ReadonlySet<string>;
+}
+
+/**
+ * Whether the items a follow-up query would bring can fill a gap: one is about a bridge (its
+ * title holds every term of the bridge), or is the next hop — about a new subject that the kept
+ * sentences mention and the question does not name; one mentions a named thing or a term of an
+ * unanswered part that the evidence lacks altogether; or one of their sentences covers an
+ * unanswered part by `margin` more than the best kept one.
+ */
+export function probeGain(
+  probed: readonly ProbeItem[],
+  unanswered: ReadonlyArray<{ part: QuestionPart; best: number }>,
+  bridges: readonly string[],
+  missingEntities: readonly string[],
+  evidenceTerms: ReadonlySet<string>,
+  weight: (term: string) => number,
+  margin: number,
+  hop?: HopContext,
+): { worth: boolean; reason: string } {
+  if (probed.length === 0) return { worth: false, reason: 'no new item' };
+  if (hop) {
+    for (const item of probed) {
+      const subject = subjectOf(item.title);
+      if (hop.seenSubjects.has(subject)) continue;
+      // A disambiguation ("Green (band)", "Van Buren Township, Brown County, Indiana") is the
+      // title's; the evidence names the thing itself.
+      const terms = contentTerms(subject.replace(/\s*\([^)]*\)\s*$/, '').split(',')[0]!);
+      if (terms.length > 0 && terms.every((t) => hop.mentioned.has(t)) && !terms.every((t) => hop.questionTerms.has(t))) {
+        return { worth: true, reason: `“${item.title}” is about ${subject}, which the evidence mentions` };
+      }
+    }
+  }
+  const absent = [...new Set(unanswered.flatMap((u) => u.part.terms))].filter((t) => !evidenceTerms.has(t));
+  for (const item of probed) {
+    const title = new Set(contentTerms(item.title));
+    const bridge = bridges.find((b) => {
+      const terms = contentTerms(b);
+      return terms.length > 0 && terms.every((t) => title.has(t));
+    });
+    if (bridge) return { worth: true, reason: `“${item.title}” is about the bridge ${bridge}` };
+  }
+  let bestGain = Number.NEGATIVE_INFINITY;
+  for (const item of probed) {
+    const context = new Set(contentTerms(item.title));
+    for (const leaf of item.leaves) {
+      const own = new Set(contentTerms(leaf));
+      if (own.size === 0) continue;
+      for (const e of missingEntities) {
+        const terms = contentTerms(e);
+        if (terms.length > 0 && terms.every((t) => own.has(t))) return { worth: true, reason: `“${item.title}” mentions ${e}` };
+      }
+      const fresh = absent.find((t) => own.has(t));
+      if (fresh !== undefined) return { worth: true, reason: `“${item.title}” mentions “${fresh}”, which the evidence lacks` };
+      for (const u of unanswered) {
+        const gain = partCoverage(u.part, own, context, weight).coverage - u.best;
+        if (gain >= margin) return { worth: true, reason: `“${item.title}” covers “${u.part.text}” better (+${gain.toFixed(2)})` };
+        bestGain = Math.max(bestGain, gain);
+      }
+    }
+  }
+  const how = Number.isFinite(bestGain) ? `at most ${bestGain >= 0 ? '+' : ''}${bestGain.toFixed(2)} coverage over the kept evidence` : 'no sentence with the question’s words';
+  return { worth: false, reason: `${probed.length} new item(s), ${how}` };
 }

@@ -7,7 +7,7 @@
  */
 import { isDenseOnly } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
-import type { Critic } from '../critic/critic';
+import { evidenceKey, type Critic, type CriticVerdict } from '../critic/critic';
 import { RuleCritic } from '../critic/ruleCritic';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
@@ -40,6 +40,26 @@ function fail(message: string): never {
   throw new CanopyError(ErrorCodes.badInput, message);
 }
 
+/**
+ * The rule critic of a rule-critic trace: a round whose evidence is the recorded round's (same
+ * items, same kept leaves) gets the recorded verdict — the same rule on the same evidence, plus
+ * what its probe of the live index found, which a replay cannot search again. Other rounds are
+ * judged anew (without a probe).
+ */
+function sameEvidenceRecorded(trace: AskTrace, live: RoundCritic): RoundCritic {
+  return {
+    kind: live.kind,
+    async judge(input, signal) {
+      const rec = trace.rounds[input.round - 1]?.critic;
+      if (rec && rec.details?.evidenceKey === evidenceKey(input.evidence)) {
+        const { evidenceKey: _key, ...details } = rec.details;
+        return { sufficient: rec.sufficient, missing: [...rec.missing], ...(rec.followUpQuery ? { followUpQuery: rec.followUpQuery } : {}), source: rec.source as CriticVerdict['source'], details };
+      }
+      return live.judge(input, signal);
+    },
+  };
+}
+
 export async function replayTrace(trace: AskTrace, settings: ReplaySettings, deps: ReplayDeps, signal?: AbortSignal): Promise<AskTrace> {
   // The ranges are the schema's (contracts/askSettings.ts), stated once for every layer.
   const checked = check(ReplaySettings, settings, 'settings');
@@ -63,7 +83,16 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
   if (trace.answer.mode === 'llm' && reader.mode === 'extractive') notes.push('the answer is re-read by the extractive reader; no LLM is called in a replay');
   if (regrouping) notes.push(`trees re-grouped with B = ${b}; group scores from the cached node vectors`);
 
-  const critic: RoundCritic | undefined = criticMode === 'rule' ? roundCritic(deps.critic ?? new RuleCritic()) : criticMode === 'recorded' ? recordedCritic(trace) : undefined;
+  const critic: RoundCritic | undefined =
+    criticMode === 'rule'
+      ? deps.critic
+        ? roundCritic(deps.critic)
+        : recorded.critic === 'rule'
+          ? sameEvidenceRecorded(trace, roundCritic(new RuleCritic()))
+          : roundCritic(new RuleCritic())
+      : criticMode === 'recorded'
+        ? recordedCritic(trace)
+        : undefined;
   const first = trace.rounds[0];
   throwIfCancelled(signal);
   const result = await runRounds(

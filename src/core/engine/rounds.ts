@@ -20,7 +20,7 @@ import { compress } from '../compress/compressor';
 import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { NodeVerdict } from '../compress/projection';
-import type { Critic, CriticInput, CriticVerdict, EvidenceView } from '../critic/critic';
+import { evidenceKey, type Critic, type CriticInput, type CriticVerdict, type EvidenceView, type ProbeItem } from '../critic/critic';
 import { throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import type { SubgraphElement } from '../read/evidenceXml';
@@ -185,13 +185,16 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
   const previousQueries: string[] = [];
   let query = config.firstQuery ?? config.question;
   let stop: AskTrace['stop'] | undefined;
+  // A follow-up query the critic probed: the next round reuses that retrieval.
+  let probed: { query: string; got: RoundCandidates } | undefined;
 
   for (let round = 1; round <= config.maxRounds; round++) {
     throwIfCancelled(signal);
     const roundStart = clock.now();
     const held = new Set(evidence.keys());
     const request: RoundRequest = { round, query, want: config.topK + held.size, held, routing: config.routing };
-    const got = await deps.source.candidates(request, signal);
+    const got = probed?.query === query ? probed.got : await deps.source.candidates(request, signal);
+    probed = undefined;
     if (got.kind === 'diverged') {
       stop = { reason: 'replay-diverged', round: round - 1, note: got.note };
       break;
@@ -283,12 +286,29 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       keptTexts: e.kept.map((n) => n.text),
       keptLeaves: e.kept.flatMap((n) => leavesOf(n).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text))),
     }));
-    const judged = await deps.critic.judge({ question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries }, signal);
+    // The critic may look at what a follow-up would retrieve (the next round's own request) before
+    // it asks for one; only a source that has the items at hand (live retrieval) can show them.
+    const probe =
+      round < config.maxRounds
+        ? async (q: string, sig?: AbortSignal): Promise<ProbeItem[] | undefined> => {
+            const next: RoundRequest = { round: round + 1, query: q, want: config.topK + evidence.size, held: new Set(evidence.keys()), routing: config.routing };
+            const ahead = await deps.source.candidates(next, sig);
+            if (ahead.kind !== 'ranked') return undefined;
+            const items = ahead.ranked.filter((c) => !evidence.has(c.itemId)).slice(0, config.topK);
+            if (items.some((c) => !c.item)) return undefined;
+            probed = { query: q, got: ahead };
+            return items.map((c) => ({ itemId: c.itemId, title: c.item!.title, leaves: leavesOf(c.item!.root).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text)) }));
+          }
+        : undefined;
+    const judged = await deps.critic.judge(
+      { question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries, ...(probe ? { probe } : {}) },
+      signal,
+    );
     if ('noVerdict' in judged) {
       endRound('round-limit', judged.noVerdict);
       break;
     }
-    traceRound.critic = { ...judged };
+    traceRound.critic = { ...judged, details: { ...judged.details, evidenceKey: evidenceKey(views) } };
     deps.tracer?.emit('critic/verdict', { round, ...judged });
     traceRound.ms = clock.now() - roundStart;
     if (judged.sufficient) {
@@ -297,7 +317,8 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     }
     if (!judged.followUpQuery) {
       const what = judged.missing.length > 0 ? `: ${judged.missing.slice(0, 8).join(', ')}` : '';
-      stop = { reason: 'no-follow-up', round, note: `the critic found the evidence insufficient${what}, but had no query it had not already asked` };
+      const why = typeof judged.details?.noNewQuery === 'string' ? judged.details.noNewQuery : 'it had no query it had not already asked';
+      stop = { reason: 'no-follow-up', round, note: `the critic found the evidence insufficient${what}, but ${why}` };
       break;
     }
     if (round === config.maxRounds) {

@@ -68,6 +68,8 @@ export interface RealDocsRunOptions {
   /** Keep an index already in `<work>/index` (after reader or critic changes: no re-index). */
   reuseIndex?: boolean;
   cliAsk?: boolean;
+  /** The rule critic's look-ahead (`canopy ask --look-ahead`, setting canopy.critic.lookAhead). */
+  lookAhead?: boolean;
   warm?: boolean;
   demo?: boolean;
   /** The command line recorded in the report. */
@@ -339,7 +341,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   // 3. Cold: the whole `canopy ask` process per question.
   if (o.cliAsk !== false) {
     for (const [i, row] of rows.entries()) {
-      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', '--', row.question]);
+      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', ...(o.lookAhead ? ['--look-ahead'] : []), '--', row.question]);
       row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
       if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
@@ -351,7 +353,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   let warmup: RealDocsReport['warmup'];
   if (o.warm !== false) {
     // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
-    const settings = resolveSettings({});
+    const settings = resolveSettings(o.lookAhead ? { criticLookAhead: true } : {});
     const stores = new IndexStores(indexDir);
     const embeddings = new Embeddings({ store: () => stores.get(settings.store), encoder: () => ({ kind: 'builtin' }), builtinModelDir: o.builtinModelDir, baseDir: corpus });
     const parseWorkers = new ParseWorkers();
@@ -411,7 +413,9 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     command: o.command,
     machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
     sampling: o.sampling,
-    settings: (({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(resolveSettings({})),
+    settings: (({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(
+      resolveSettings(o.lookAhead ? { criticLookAhead: true } : {}),
+    ),
     inputs: selection.inputs,
     corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
     notes,

@@ -107,4 +107,90 @@ describe('entitySpans at sentence starts and line breaks', () => {
   it('keeps multi-word names that open a sentence', () => {
     assert.deepEqual(entitySpans('Bank of England rules. Kiss and Tell is a film. Shirley Temple acted.').sort(), ['Bank of England', 'Kiss and Tell', 'Shirley Temple']);
   });
+
+  describe('looks ahead before it asks for another round (probe)', () => {
+    const question = 'Which plot lost ash trees to dieback, and what should be replanted there?';
+    const evidence = [{ itemId: 'i0', title: 'Survey', rank: 0, round: 1, keptTexts: ['Plot P5 lost three mature ash trees to ash dieback in 2025.'] }];
+    const ask = (probe: (q: string) => Promise<Array<{ itemId: string; title: string; leaves: string[] }> | undefined>, options = {}) =>
+      new RuleCritic({ lookAhead: true, ...options }).judge({ ...base, question, evidence, seenTitles: ['Survey'], probe });
+
+    it('asks for the round when a new item answers the gap better', async () => {
+      const queries: string[] = [];
+      const v = await ask(async (q) => {
+        queries.push(q);
+        return [{ itemId: 'n1', title: 'Recommendations', leaves: ['The P5 gap should be replanted with oak and small-leaved lime.'] }];
+      });
+      assert.equal(v.sufficient, false);
+      assert.equal(queries.length, 1, 'one probe, for the follow-up query');
+      assert.equal(v.followUpQuery, queries[0]);
+      const probe = (v.details as { probe: { worth: boolean; reason: string } }).probe;
+      assert.equal(probe.worth, true);
+      assert.match(probe.reason, /Recommendations/);
+    });
+
+    it('stops, naming the gap, when the new items cover it no better than the evidence', async () => {
+      const v = await ask(async () => [
+        { itemId: 'n1', title: 'Weather', leaves: ['It rained for most of the week of the survey.', 'Wind speeds stayed low.'] },
+      ]);
+      assert.equal(v.sufficient, false);
+      assert.equal(v.followUpQuery, undefined, 'no round for a search that brings nothing better');
+      assert.ok(v.missing.length > 0, 'the gap is still named');
+      const details = v.details as { probe: { worth: boolean }; noNewQuery: string };
+      assert.equal(details.probe.worth, false);
+      assert.match(details.noNewQuery, /finds nothing that answers better/);
+    });
+
+    it('stops when the search brings no new item at all', async () => {
+      const v = await ask(async () => []);
+      assert.equal(v.followUpQuery, undefined);
+      assert.match((v.details as { noNewQuery: string }).noNewQuery, /no new item/);
+    });
+
+    it('asks for the round when a new item is about a bridge entity', async () => {
+      const v = await new RuleCritic({ lookAhead: true }).judge({
+        ...base,
+        question: 'What country is the director of Blue Harbour from?',
+        evidence: [{ itemId: 'i0', title: 'Blue Harbour', rank: 0, round: 1, keptTexts: ['Blue Harbour is a 1998 drama film directed by Maren Holt.'] }],
+        seenTitles: ['Blue Harbour'],
+        probe: async () => [{ itemId: 'n1', title: 'Maren Holt', leaves: ['Maren Holt is a film maker.'] }],
+      });
+      assert.ok(v.followUpQuery, JSON.stringify(v.details));
+      assert.match((v.details as { probe: { reason: string } }).probe.reason, /Maren Holt/);
+    });
+
+    it('does not count another part of a document it already holds as the next hop', async () => {
+      const probe = async () => [{ itemId: 'n2', title: 'Blue Harbour (lines 40–52)', leaves: ['The film was shot on the coast in 1997.'] }];
+      const v = await new RuleCritic({ lookAhead: true }).judge({
+        ...base,
+        question: 'What country is the director of Blue Harbour from?',
+        evidence: [{ itemId: 'i0', title: 'Blue Harbour (lines 1–12)', rank: 0, round: 1, keptTexts: ['Blue Harbour is a 1998 drama film directed by Maren Holt.'] }],
+        seenTitles: ['Blue Harbour (lines 1–12)'],
+        probe,
+      });
+      assert.equal(v.followUpQuery, undefined, JSON.stringify(v.details));
+      assert.equal((v.details as { probe: { worth: boolean } }).probe.worth, false);
+    });
+
+    it('keeps the follow-up when the caller cannot search (no probe, or a probe without an answer)', async () => {
+      const v = await ask(async () => undefined);
+      assert.ok(v.followUpQuery);
+      assert.equal((v.details as { probe?: unknown }).probe, undefined);
+    });
+
+    it('does not look ahead unless asked to (the default)', async () => {
+      let called = 0;
+      const v = await new RuleCritic().judge({
+        ...base,
+        question,
+        evidence,
+        seenTitles: ['Survey'],
+        probe: async () => {
+          called++;
+          return [];
+        },
+      });
+      assert.equal(called, 0);
+      assert.ok(v.followUpQuery, 'the follow-up is asked without looking');
+    });
+  });
 });

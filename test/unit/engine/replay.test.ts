@@ -17,6 +17,7 @@ import { regionFromTrace } from '../../../src/core/engine/recorded';
 import { replayTrace } from '../../../src/core/engine/replay';
 import type { AskTrace, CompressorSetting, TraceNode } from '../../../src/contracts/trace';
 import type { Critic } from '../../../src/core/critic/critic';
+import { RuleCritic } from '../../../src/core/critic/ruleCritic';
 
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
 const question = 'Which plot lost ash trees to dieback, and what should be replanted there?';
@@ -118,10 +119,24 @@ describe('replay from cached scores', () => {
     for (const nodeScore of [{ dense: 1, lexical: 0.5 }, { dense: 1, lexical: 1, model: 'coverage' as const }]) {
       for (const critic of ['rule', 'none'] as const) recorded.push((await ws.ask.ask(gapQuestion, ws.settings, { critic, topK: 3, maxRounds: 2, nodeScore })).trace);
     }
+    // The rule critic with its look-ahead on the gap question: what the follow-up would retrieve
+    // decides the round; a replay cannot search again and reuses the recorded verdict.
+    const probedStop = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2, critic: new RuleCritic({ lookAhead: true }) })).trace;
+    {
+      const details = probedStop.rounds[0]!.critic!.details as { probe?: { worth: boolean; query: string } };
+      assert.ok(details.probe, 'the critic probed its follow-up query');
+      if (!details.probe.worth) {
+        assert.equal(probedStop.rounds.length, 1);
+        assert.equal(probedStop.stop.reason, 'no-follow-up');
+        assert.match(probedStop.stop.note, /finds nothing that answers better/);
+      }
+      recorded.push(probedStop);
+    }
     await trapEncoder();
     trapped = true;
     const seen = new Set(recorded.map((t) => `${JSON.stringify(t.settings.compressor)} ${t.settings.critic} ${t.settings.topK} ${JSON.stringify(t.settings.nodeScore ?? null)}`));
     assert.equal(seen.size, compressors.length * critics.length * 2 + 4, 'every configuration was recorded');
+    assert.ok(recorded.some((t) => t.rounds.some((r) => (r.critic?.details as { probe?: unknown } | undefined)?.probe)), 'some traces record a probe');
     assert.ok(recorded.some((t) => t.settings.nodeScore && t.rounds[0]!.retrieved[0]!.tree!.components), 'hybrid traces carry the components');
     assert.ok(recorded.some((t) => t.rounds.length > 1 && t.settings.critic === 'rule'), 'some rule-critic traces have follow-up rounds');
     assert.ok(recorded.some((t) => t.settings.critic === 'llm' && t.stop.reason === 'critic-sufficient' && t.rounds.length === 2));
