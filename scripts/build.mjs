@@ -2,6 +2,9 @@
 // esbuild script for all three bundles:
 //   dist/extension.js  the VS Code extension (node, cjs, `vscode` external)
 //   dist/cli.js        the `canopy` command (node, cjs)
+//   dist/cliTools.js   its research commands (`eval`, `bench`: the evaluation harness, datasets,
+//                      the vectra peer), required by dist/cli.js only when one of them runs, so
+//                      `canopy ask` does not read or initialise them (src/cli/tools.ts)
 //   dist/mcp.js        `canopy mcp` alone (node, cjs): the MCP server the VSIX ships, with the
 //                      MCP SDK bundled in, so it runs from the VSIX without node_modules
 //   dist/parseWorker.js  the parse worker both of them start (worker thread with a heap limit;
@@ -25,6 +28,16 @@ const production = process.argv.includes('--production');
 // and ship in node_modules (see .vscodeignore). PGlite (WebAssembly files beside its code) is
 // loaded only by the CLI's `canopy store serve`; pg-native is pg's optional native binding, unused.
 const nodeExternals = ['vscode', 'onnxruntime-node', 'pdfjs-dist', 'pdfjs-dist/*', '@electric-sql/*', 'pg-native'];
+
+// In dist/cli.js the research commands stay a runtime require of their own bundle.
+const cliToolsExternal = {
+  name: 'cli-tools-external',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/tools$/ }, (args) =>
+      args.importer.endsWith('src/cli/main.ts') ? { path: './cliTools.js', external: true } : undefined,
+    );
+  },
+};
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -50,6 +63,15 @@ const configs = [
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    external: nodeExternals,
+    plugins: [cliToolsExternal],
+  },
+  {
+    ...common,
+    entryPoints: ['src/cli/tools.ts'],
+    outfile: 'dist/cliTools.js',
     platform: 'node',
     format: 'cjs',
     external: nodeExternals,

@@ -28,3 +28,8 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** A UsageError, also one thrown by the research commands' own bundle (dist/cliTools.js), whose class is a copy. */
+export function isUsageError(err: unknown): boolean {
+  return err instanceof UsageError || (err instanceof Error && err.name === 'UsageError');
+}

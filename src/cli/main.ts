@@ -5,8 +5,6 @@
 import { describeError, ErrorCodes } from '../core/errors';
 import { askHelp, runAsk } from './commands/ask';
 import { indexHelp, runIndex } from './commands/index';
-import { evalHelp, runEvalCommand } from './commands/eval';
-import { benchHelp, runBench } from './commands/bench';
 import { goldHelp, runGold } from './commands/gold';
 import { trainHelp, runTrain } from './commands/train';
 import { topicsHelp, runTopics } from './commands/topics';
@@ -14,21 +12,38 @@ import { runStore, storeHelp } from './commands/store';
 import { mcpHelp, runMcp } from './commands/mcp';
 import { exportHelp, runExport } from './commands/export';
 import { tuneHelp, runTune } from './commands/tune';
-import { type CliIO, processIO, UsageError } from './io';
+import { type CliIO, isUsageError, processIO } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
 
 interface Command {
   summary: string;
-  help: string;
+  /** The command's help text (a function for a command whose module is loaded on demand). */
+  help: string | (() => Promise<string>);
   run(args: string[], io: CliIO): Promise<number>;
 }
+
+/**
+ * The research commands live in their own bundle (tools.ts, built to dist/cliTools.js): required
+ * when one of them runs. A require, not import(): the tests load TypeScript through tsx's
+ * CommonJS hook, where import() of a relative .ts path fails.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const tools = async (): Promise<typeof import('./tools')> => require('./tools') as typeof import('./tools');
 
 const commands: Record<string, Command> = {
   index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
   ask: { summary: 'answer a question from an index, with evidence and citations', help: askHelp, run: runAsk },
-  eval: { summary: 'measure evidence compression and retrieval on a dataset file', help: evalHelp, run: runEvalCommand },
-  bench: { summary: 'benchmarks: encoder, indexing, query latency (bench --help)', help: benchHelp, run: runBench },
+  eval: {
+    summary: 'measure evidence compression and retrieval on a dataset file',
+    help: async () => (await tools()).evalHelp,
+    run: async (args, io) => (await tools()).runEvalCommand(args, io),
+  },
+  bench: {
+    summary: 'benchmarks: encoder, indexing, query latency (bench --help)',
+    help: async () => (await tools()).benchHelp,
+    run: async (args, io) => (await tools()).runBench(args, io),
+  },
   gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
   train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
   topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
@@ -59,14 +74,15 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.help);
+    io.out(typeof command.help === 'string' ? command.help : await command.help());
     return 0;
   }
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`canopy ${name}: ${usageMessage(err as Error & { code?: string }, name)}\n\n${command.help}`);
+    if (isUsageError(err) || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      const help = typeof command.help === 'string' ? command.help : await command.help();
+      io.err(`canopy ${name}: ${usageMessage(err as Error & { code?: string }, name)}\n\n${help}`);
       return 2;
     }
     const { code, message } = cliError(err);

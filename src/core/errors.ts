@@ -64,6 +64,11 @@ export function throwIfCancelled(signal: AbortSignal | undefined): void {
 /** A short `{code, message}` for logs, the CLI and the webview protocol. */
 export function describeError(err: unknown): { code: string; message: string } {
   if (err instanceof CanopyError || err instanceof CancelledError) return { code: err.code, message: err.message };
+  // The same classes from another bundle (the CLI's research commands load as their own bundle).
+  if (err instanceof Error && (err.name === 'CanopyError' || err.name === 'CancelledError')) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string') return { code, message: err.message };
+  }
   if (err instanceof Error) return { code: ErrorCodes.internal, message: err.message };
   return { code: ErrorCodes.internal, message: String(err) };
 }

@@ -7,12 +7,13 @@
  * (no re-indexing, no re-embedding).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fs, statSync } from 'node:fs';
+import { existsSync, promises as fs, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_VECTOR_RECIPE } from '../core/encode/nodeVectors';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { CorpusIndex } from '../core/index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../core/index/indexer';
+import { INDEX_FORMAT, paths } from '../core/index/layout';
 import { LocalStore } from '../core/index/localStore';
 import type { Discovery, DiscoveredFile } from '../core/ingest/discover';
 import type { ParsedDocument } from '../core/ingest/parsedDocument';
@@ -151,6 +152,16 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
   );
 }
 
+/** The format of the index a cached pool holds, from its CURRENT pointer; undefined when unreadable. */
+function cachedFormat(indexDir: string): number | undefined {
+  try {
+    const m = JSON.parse(readFileSync(paths(indexDir).current, 'utf8')) as { format?: unknown };
+    return typeof m.format === 'number' ? m.format : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions): Promise<PoolIndex> {
   const log = options.logger ?? silentLogger;
   const key = poolKey(docs, options.branchingFactor, options.embeddings.id);
@@ -161,6 +172,12 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
   const store = new LocalStore(indexDir);
   const { discovery, docOfFile } = await writePoolFiles(join(dir, 'files'), docs);
   let built: IndexSummary | undefined;
+  // A cached pool index of an older index format (written by an earlier Canopy) is rebuilt.
+  if (existsSync(marker) && cachedFormat(indexDir) !== INDEX_FORMAT) {
+    log.log('info', `pool index ${indexDir} has an older index format: rebuilding it`);
+    rmSync(marker, { force: true });
+    rmSync(indexDir, { recursive: true, force: true });
+  }
   if (!existsSync(marker)) {
     log.log('info', `indexing ${docs.length} pool documents into ${indexDir} (first run; cached afterwards)`);
     built = await indexPoolFiles(discovery, indexDir, { branchingFactor: options.branchingFactor, embeddings: options.embeddings, ...(lazy ? { nodeVectors: 'lazy' as const } : {}), logger: log, ...(options.signal ? { signal: options.signal } : {}) });

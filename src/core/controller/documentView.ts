@@ -14,6 +14,8 @@ import type { ParsedDocument } from '../ingest/parsedDocument';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { Item, RegionNode } from '../../contracts/region';
 import type { RelationType } from './trace';
+import { Bm25Index } from '../index/bm25';
+import { contentTerms } from '../text/terms';
 
 export interface Relation {
   type: RelationType;
@@ -26,6 +28,22 @@ export interface Relation {
 const sectionFanout = 12;
 
 const followedEdgeTypes = new Set(['next', 'prev', 'near', 'semantic']);
+
+/**
+ * Views of the parsed documents the caller still holds: the index keeps recently read documents
+ * in a small LRU, so every round and every later question over the same document reuses its
+ * view and the question-independent structures built on it (term sets, BM25 indexes), instead of
+ * tokenising a 150-page filing again for each question.
+ */
+const views = new WeakMap<object, DocumentView>();
+
+/** Question-independent lexical structures of one view, built on first use. */
+export interface ViewLexicon {
+  /** Distinct content terms of every element with text. */
+  termSets: Map<string, Set<string>>;
+  /** Elements whose term set holds each term. */
+  df: Map<string, number>;
+}
 
 export class DocumentView {
   readonly file: string;
@@ -42,6 +60,9 @@ export class DocumentView {
   private readonly regions = new Map<string, RegionNode>();
   private readonly items = new Map<string, Item>();
   private readonly order = new Map<string, number>();
+  private lexiconCache: ViewLexicon | undefined;
+  private pageIndex: Bm25Index | undefined;
+  private elementIndex: Bm25Index | undefined;
 
   private constructor(doc: { file: string; title: string; items: Item[]; graph: DocumentGraph }) {
     this.file = doc.file;
@@ -117,11 +138,42 @@ export class DocumentView {
    * document was parsed with `graph: false`.
    */
   static async of(doc: Pick<ParsedDocument, 'file' | 'title' | 'items' | 'pages' | 'graph'>): Promise<DocumentView> {
+    const cached = views.get(doc);
+    if (cached) return cached;
     const graph = doc.graph ?? (await buildDocumentGraph({ file: doc.file, title: doc.title, items: doc.items, ...(doc.pages ? { pages: doc.pages } : {}) }));
     if (!graph.nodes.some((n) => n.type === 'page')) {
       throw new CanopyError(ErrorCodes.badInput, `${doc.file}: the document graph has no page node`, { file: doc.file });
     }
-    return new DocumentView({ file: doc.file, title: doc.title, items: doc.items, graph });
+    const view = new DocumentView({ file: doc.file, title: doc.title, items: doc.items, graph });
+    views.set(doc, view);
+    return view;
+  }
+
+  /** The elements' term sets and document frequencies (the same for every question). */
+  lexicon(): ViewLexicon {
+    if (!this.lexiconCache) {
+      const termSets = new Map<string, Set<string>>();
+      const df = new Map<string, number>();
+      for (const e of this.elements) {
+        const set = new Set(contentTerms(e.text));
+        termSets.set(e.id, set);
+        for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+      }
+      this.lexiconCache = { termSets, df };
+    }
+    return this.lexiconCache;
+  }
+
+  /** BM25 over the texts of the pages that have text. */
+  pageBm25(): Bm25Index {
+    this.pageIndex ??= Bm25Index.build(this.pages.filter((p) => p.text.trim()).map((p) => ({ id: p.id, title: '', text: p.text, modality: 'text' as const })));
+    return this.pageIndex;
+  }
+
+  /** BM25 over the texts of the elements that have text. */
+  elementBm25(): Bm25Index {
+    this.elementIndex ??= Bm25Index.build(this.elements.filter((e) => e.text.trim()).map((e) => ({ id: e.id, title: '', text: e.text, modality: 'text' as const })));
+    return this.elementIndex;
   }
 
   node(id: string): GraphNode | undefined {

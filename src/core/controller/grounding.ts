@@ -11,7 +11,6 @@
  * counterpart here, so image-only pages rank last.
  */
 import { reciprocalRankFusion, type Ranked } from '../retrieve/fusion';
-import { Bm25Index } from '../index/bm25';
 import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
@@ -20,14 +19,12 @@ import type { GroundedPage } from './trace';
 /** Every page with text, best first; pages without text follow in page order with fused 0. */
 export function groundPages(view: DocumentView, relevance: RelevanceModel, rrfK: number): GroundedPage[] {
   const dense: Ranked[] = [];
-  const docs = [];
   for (const p of view.pages) {
     const d = relevance.dense(p.id);
     if (d !== undefined) dense.push({ id: p.id, score: d });
-    if (p.text.trim()) docs.push({ id: p.id, title: '', text: p.text, modality: 'text' });
   }
   dense.sort((a, b) => b.score - a.score || view.node(a.id)!.page - view.node(b.id)!.page);
-  const bm25 = Bm25Index.build(docs).query(relevance.question, view.pages.length);
+  const bm25 = view.pageBm25().query(relevance.question, view.pages.length);
   const fused = reciprocalRankFusion([dense, bm25], rrfK);
   const out: GroundedPage[] = fused.map((f, rank) => {
     const node = view.node(f.id)!;
@@ -70,8 +67,9 @@ export async function searchElements(
     if (s !== undefined) dense.push({ id: e.id, score: s });
   }
   dense.sort((a, b) => b.score - a.score || view.readingOrder(a.id) - view.readingOrder(b.id));
-  const lexical = Bm25Index.build(candidates.filter((e) => e.text.trim()).map((e) => ({ id: e.id, title: '', text: e.text, modality: 'text' })));
+  // BM25 over all of the document's elements (built once per document view), then the eligible ones.
   const pool = Math.max(50, 4 * options.k);
-  const fused = reciprocalRankFusion([dense.slice(0, pool), lexical.query(query, pool)], options.rrfK);
+  const lexical = view.elementBm25().query(query, view.elements.length).filter((h) => options.eligible(h.id)).slice(0, pool);
+  const fused = reciprocalRankFusion([dense.slice(0, pool), lexical], options.rrfK);
   return fused.slice(0, options.k).map((f) => ({ nodeId: f.id, page: view.node(f.id)!.page, score: f.fused }));
 }

@@ -28,6 +28,26 @@ export interface RelevanceDeps {
   adapter?: NodeAdapter;
 }
 
+/**
+ * Region vectors of a document view per vector source (`embedTexts`): the same for every
+ * question, so a later round or question over the same document reads them from here.
+ */
+const regionVectorCache = new WeakMap<DocumentView, WeakMap<EmbedTexts, Promise<Map<string, Float32Array>>>>();
+
+function regionVectorsOf(view: DocumentView, embedTexts: EmbedTexts): Promise<Map<string, Float32Array>> {
+  let bySource = regionVectorCache.get(view);
+  if (!bySource) regionVectorCache.set(view, (bySource = new WeakMap()));
+  let vectors = bySource.get(embedTexts);
+  if (!vectors) {
+    // Not tied to one question's signal: a newer question may be waiting on the same computation.
+    vectors = nodeVectorsOf(view.itemRoots(), embedTexts);
+    bySource.set(embedTexts, vectors);
+    // A failed computation is not kept: the next question starts it again.
+    vectors.catch(() => bySource.delete(embedTexts));
+  }
+  return vectors;
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   const n = Math.min(a.length, b.length);
@@ -49,12 +69,8 @@ export class RelevanceModel {
     readonly question: string,
     readonly queryVector: Float32Array,
   ) {
-    const df = new Map<string, number>();
-    for (const e of view.elements) {
-      const set = new Set(contentTerms(e.text));
-      this.termSets.set(e.id, set);
-      for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
-    }
+    const { termSets, df } = view.lexicon();
+    for (const [id, set] of termSets) this.termSets.set(id, set);
     const n = Math.max(1, view.elements.length);
     for (const [t, d] of df) this.idf.set(t, Math.log(1 + n / (1 + d)));
     const seen = new Set<string>();
@@ -75,7 +91,8 @@ export class RelevanceModel {
     const query = await deps.embedQuery(question, signal);
     const model = new RelevanceModel(view, question, query);
     throwIfCancelled(signal);
-    const regionVectors = await nodeVectorsOf(view.itemRoots(), deps.embedTexts, signal);
+    const regionVectors = await regionVectorsOf(view, deps.embedTexts);
+    throwIfCancelled(signal);
     const vectorOf = (n: GraphNode): Float32Array | undefined => {
       if (n.text.trim().length === 0) return undefined;
       if (n.regionId) return regionVectors.get(n.regionId);

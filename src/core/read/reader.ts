@@ -100,8 +100,13 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
   for (const unit of units) {
     if (unit.kind === 'block') {
       const r = unit.region;
-      const block = `[${used.length + 1}] ${r.file} — ${r.itemTitle}\n${regionText(r.node)}`;
-      const n = tokens.count(block) + separator();
+      const head = `[${used.length + 1}] ${r.file} — ${r.itemTitle}\n`;
+      const body = regionText(r.node);
+      const block = `${head}${body}`;
+      // Head and body counted apart, so a region's count is memoised across rounds and questions
+      // (the cap check may differ from the joined count by a token at the line break; the input's
+      // total below is counted whole).
+      const n = tokens.count(head) + tokens.count(body) + separator();
       if (total + n > cap) {
         truncated = true;
         break;
