@@ -118,7 +118,7 @@ export function cliServices(root: string, indexDir: string | undefined, io: CliI
     index,
     traces: new TraceStore(path.join(absIndex, 'traces'), logger),
     ask: new AskService({ index, embeddings, adapters: new AdapterCheckpoints(absRoot), logger }),
-    training: new TrainingService({ root: absRoot, embeddings, parseWorkers, logger }),
+    training: new TrainingService({ root: absRoot, embeddings, parseWorkers, index, logger }),
     stores,
     async close() {
       await parseWorkers.close();

@@ -87,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const index = new IndexService({ root, indexDir, embeddings, parseWorkers, storeFor, logger });
   const traces = new TraceStore(path.join(indexDir, 'traces'), logger);
   const asker = new AskService({ index, embeddings, adapters: new AdapterCheckpoints(root), logger });
-  const training = new TrainingService({ root, embeddings, parseWorkers, logger });
+  const training = new TrainingService({ root, embeddings, parseWorkers, index, logger });
 
   // ---- the window's state ----
   const session = new CanopySession({ folder, settings, index, traces, asker, training, adapterDir: path.join(storage, 'adapters'), log });

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { annotationsPath, AnnotationStore, contextFingerprint } from '../core/annotate/store';
 import { CancelledError, describeError } from '../core/errors';
+import { formatScoring } from '../core/app/scoringFit';
 import { listCheckpoints } from '../core/train/checkpoint';
 import { formatBeforeAfter } from '../core/train/report';
 import type { TrainRunReport } from '../core/train/run';
@@ -179,6 +180,7 @@ export function goldCommands(deps: GoldCommandDeps) {
       const lines = formatBeforeAfter(report.report);
       log.info(`adapter training: ${report.questions.train} train / ${report.questions.validation} validation / ${report.questions.heldOut} held-back questions`);
       for (const l of lines) log.info(`  ${l}`);
+      if (report.scoring) for (const l of formatScoring(report.scoring)) log.info(l);
       if (!report.checkpoint) return;
       log.info(`checkpoint: ${report.checkpoint.file}`);
       // The before/after report in the inspector's Training view (every checkpoint, this one marked).

@@ -21,7 +21,7 @@ import { ReplaySettings } from '../contracts/askSettings';
 import { TraceSummary } from '../contracts/savedTrace';
 import { AskTrace } from '../contracts/trace';
 import { SideMetrics } from '../contracts/training';
-import { bool, count, int, list, orderedBox, shortStr, str } from '../contracts/validation';
+import { bool, count, int, list, orderedBox, share, shortStr, str } from '../contracts/validation';
 
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
@@ -86,6 +86,33 @@ export const TrainingCheckpointSummary = z.object({
 });
 export type TrainingCheckpointSummary = z.output<typeof TrainingCheckpointSummary>;
 
+/**
+ * The scoring weights a run fitted beside the adapter (issue 17), on the same held-back
+ * questions: the retrieval fusion (mean nDCG@10 over the index) and the CANOPY rule's node-score
+ * weights (the adapter report's figures), each described in words, and whether it was adopted
+ * (written into the index's retrieval profile for later questions).
+ */
+export const TrainingScoring = z.object({
+  fusion: z.object({
+    adopted: bool,
+    reason: str,
+    before: str,
+    after: z.optional(str),
+    questions: z.object({ train: count, heldBack: count, unjudged: count }),
+    heldBack: z.optional(z.object({ questions: count, before: share, after: share })),
+  }),
+  nodeScore: z.object({
+    adopted: bool,
+    reason: str,
+    before: str,
+    after: str,
+    heldBack: z.optional(z.object({ before: TrainingFigures, after: TrainingFigures })),
+  }),
+  /** The retrieval profile written (absent when nothing was adopted). */
+  profileFile: z.optional(str),
+});
+export type TrainingScoring = z.output<typeof TrainingScoring>;
+
 /** What only a run knows (checkpoints do not store it): the split and the preference counts. */
 export const TrainingRunSummary = z.object({
   checkpointId: z.optional(str),
@@ -94,6 +121,8 @@ export const TrainingRunSummary = z.object({
   preferences: z.object({ train: TrainingPreferenceCounts, validation: TrainingPreferenceCounts, heldOut: TrainingPreferenceCounts }),
   /** Prune-sibling pairs added to training (0 unless the recipe adds them). */
   prunePairs: z.object({ train: count, validation: count }),
+  /** The fusion and node-score fits of the run (absent when the run fitted only the adapter). */
+  scoring: z.optional(TrainingScoring),
 });
 export type TrainingRunSummary = z.output<typeof TrainingRunSummary>;
 

@@ -50,7 +50,7 @@ export function openServices(o: { root: string; indexDir: string; settings?: Par
     index,
     traces: new TraceStore(join(o.indexDir, 'traces'), logger),
     ask: new AskService({ index, embeddings, adapters: new AdapterCheckpoints(o.root), ...(logger ? { logger } : {}) }),
-    training: new TrainingService({ root: o.root, embeddings, parseWorkers, ...(logger ? { logger } : {}) }),
+    training: new TrainingService({ root: o.root, embeddings, parseWorkers, index, ...(logger ? { logger } : {}) }),
     async close() {
       await parseWorkers.close();
       await embeddings.dispose();

@@ -20,6 +20,8 @@ import { listCheckpoints } from '../../src/core/train/checkpoint';
 import type { SideMetrics } from '../../src/contracts/training';
 import type { TrainRunReport } from '../../src/core/train/run';
 import type { AskTrace } from '../../src/contracts/trace';
+import { describeFusion } from '../../src/core/app/scoringFit';
+import { describeWeights } from '../../src/core/train/nodeScoreFit';
 import { trainingReport } from '../../src/extension/views/trainingReport';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type TrainingReport } from '../../src/protocol/messages';
 import { validateHostToWebview } from '../../src/protocol/validate';
@@ -192,6 +194,40 @@ describe('the Training view with real checkpoints', () => {
         for (const [k, n] of Object.entries(cells)) assert.equal(await row.locator(`td[data-count="${k}"]`).textContent(), int(n), `${key} ${k}`);
       }
       assert.ok(recipe.preferences.train.pairs > 0, 'the fixture gives training pairs');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the last run shows the retrieval fusion and node-score fits beside the adapter, in use vs fitted on the held-back questions', async () => {
+    const s = recipe.scoring;
+    assert.ok(s, 'the Train command fits the scoring weights too');
+    const page = await open();
+    try {
+      await postFromHost(page, showTraining(await report()));
+      const section = page.locator('.canopy-training-run .canopy-training-scoring');
+      assert.equal(await section.count(), 1);
+      // Fusion: what was in use and the verdict, with the reason the run gave (this fixture has too few questions to fit on).
+      assert.equal(await section.locator('table.canopy-scoring-fusion tr[data-metric="fusion"] td[data-side="before"]').textContent(), describeFusion(s.fusion.before));
+      assert.equal(await section.locator('[data-verdict="fusion"]').textContent(), `${s.fusion.adopted ? 'Adopted' : 'Not adopted'}: ${s.fusion.reason}.`);
+      assert.equal(await section.locator('table.canopy-scoring-fusion tr[data-metric="ndcg"]').count(), s.fusion.heldBack ? 1 : 0);
+      // Node scores: the weights in words and the report's figures for both on the held-back questions.
+      assert.equal(await section.locator('dd[data-prop="node-before"]').textContent(), describeWeights(s.nodeScore.before));
+      assert.equal(await section.locator('dd[data-prop="node-after"]').textContent(), describeWeights(s.nodeScore.after));
+      const h = s.nodeScore.heldBack;
+      const table = section.locator('table.canopy-scoring-node');
+      assert.equal(await table.count(), h ? 1 : 0);
+      if (h) {
+        for (const [side, metrics] of [
+          ['before', h.before],
+          ['after', h.after],
+        ] as const) {
+          for (const [metric, text] of Object.entries(expectedCells(metrics))) assert.equal(await table.locator(`tr[data-metric="${metric}"] td[data-side="${side}"]`).textContent(), text, `${metric} ${side}`);
+        }
+      }
+      assert.equal(await section.locator('[data-verdict="node-score"]').textContent(), `${s.nodeScore.adopted ? 'Adopted' : 'Not adopted'}: ${s.nodeScore.reason}.`);
+      assert.match((await section.locator('.canopy-scoring-profile').textContent()) ?? '', s.profile ? /^Written to .*retrieval-profile\.json; later questions with this encoder use it\.$/ : /^The retrieval profile was not changed\.$/);
+      await keepScreenshot(page, 'training-scoring');
     } finally {
       await page.close();
     }

@@ -3,10 +3,11 @@
  * each checkpoint, newest first, the held-back figures of the untrained and the trained adapter
  * (refinement-decision accuracy, pair accuracy, gold recall, evidence tokens, share of pruned
  * items) with their change, how it was trained (seed, rank, recipe, epoch kept) and whether it
- * is the active one; and, after a run, the split and the §10 preference counts. Everything is
- * built with dom.ts (text only).
+ * is the active one; and, after a run, the split, the §10 preference counts and the retrieval
+ * fusion and node-score weights fitted with the adapter (in use vs fitted on the held-back
+ * questions, adopted or not). Everything is built with dom.ts (text only).
  */
-import type { TrainingCheckpointSummary, TrainingFigures, TrainingPreferenceCounts, TrainingReport, TrainingRunSummary } from '../../src/protocol/messages';
+import type { TrainingCheckpointSummary, TrainingFigures, TrainingPreferenceCounts, TrainingReport, TrainingRunSummary, TrainingScoring } from '../../src/protocol/messages';
 import { ce, el, emptyState, fmtInt } from '../dom';
 
 const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
@@ -71,11 +72,11 @@ const metricRows: MetricRow[] = [
   },
 ];
 
-function figuresTable(caption: string, before: TrainingFigures, after: TrainingFigures, cls: string): HTMLElement {
+function figuresTable(caption: string, before: TrainingFigures, after: TrainingFigures, cls: string, columns: [string, string] = ['Untrained', 'Trained']): HTMLElement {
   const table = el('table', { class: `canopy-table canopy-training-figures ${cls}` });
   table.append(
     el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'canopy-num' }, 'Untrained'), el('th', { scope: 'col', class: 'canopy-num' }, 'Trained'), el('th', { scope: 'col', class: 'canopy-num' }, 'Change'))),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'canopy-num' }, columns[0]), el('th', { scope: 'col', class: 'canopy-num' }, columns[1]), el('th', { scope: 'col', class: 'canopy-num' }, 'Change'))),
   );
   const body = el('tbody');
   for (const r of metricRows) {
@@ -143,6 +144,45 @@ function preferenceTable(run: TrainingRunSummary): HTMLElement {
   return table;
 }
 
+const verdict = (adopted: boolean, reason: string, key: string) =>
+  el('p', { class: `canopy-scoring-verdict ${adopted ? 'adopted' : 'kept'}`, 'data-verdict': key }, `${adopted ? 'Adopted' : 'Not adopted'}: ${reason}.`);
+
+/**
+ * The fusion and node-score weights fitted with the adapter, each before (in use) and after
+ * (fitted) on the held-back questions, and whether it was adopted into the retrieval profile.
+ */
+function scoringSection(s: TrainingScoring): HTMLElement {
+  const f = s.fusion;
+  const fusion = el('table', { class: 'canopy-table canopy-scoring-fusion' });
+  fusion.append(
+    el('caption', {}, `Retrieval fusion: fitted on ${plural(f.questions.train, 'training question')}, measured on ${plural(f.questions.heldBack, 'held-back question')} (over the index)`),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), el('th', { scope: 'col' }, 'In use'), el('th', { scope: 'col' }, 'Fitted'), el('th', { scope: 'col', class: 'canopy-num' }, 'Change'))),
+  );
+  const fusionBody = el('tbody');
+  fusionBody.append(el('tr', { 'data-metric': 'fusion' }, el('th', { scope: 'row' }, 'Fusion'), el('td', { 'data-side': 'before' }, f.before), el('td', { 'data-side': 'after' }, f.after ?? '—'), el('td', {}, '')));
+  if (f.heldBack) {
+    const d = f.heldBack.after - f.heldBack.before;
+    fusionBody.append(
+      el(
+        'tr',
+        { 'data-metric': 'ndcg' },
+        el('th', { scope: 'row', title: 'Mean nDCG@10 of the retrieval over the held-back questions (an item is relevant when it overlaps a gold span)' }, 'nDCG@10'),
+        el('td', { class: 'canopy-num', 'data-side': 'before' }, f.heldBack.before.toFixed(3)),
+        el('td', { class: 'canopy-num', 'data-side': 'after' }, f.heldBack.after.toFixed(3)),
+        el('td', { class: `canopy-num canopy-change${d > 0 ? ' better' : d < 0 ? ' worse' : ''}`, 'data-side': 'change' }, `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d).toFixed(3)}`),
+      ),
+    );
+  }
+  fusion.append(fusionBody);
+  const n = s.nodeScore;
+  const weights = el('dl', { class: 'canopy-props canopy-scoring-weights' }, el('dt', {}, 'In use'), el('dd', { 'data-prop': 'node-before' }, n.before), el('dt', {}, 'Fitted'), el('dd', { 'data-prop': 'node-after' }, n.after));
+  const parts: HTMLElement[] = [el('h3', {}, 'Retrieval fusion'), fusion, verdict(f.adopted, f.reason, 'fusion'), el('h3', {}, 'Node scores (CANOPY rule)'), weights];
+  if (n.heldBack) parts.push(figuresTable(`Held-back questions (${fmtInt(n.heldBack.after.questions)}): node scores in use vs fitted`, n.heldBack.before, n.heldBack.after, 'canopy-scoring-node', ['In use', 'Fitted']));
+  parts.push(verdict(n.adopted, n.reason, 'node-score'));
+  parts.push(el('p', { class: 'canopy-muted canopy-scoring-profile' }, s.profileFile ? `Written to ${s.profileFile}; later questions with this encoder use it.` : 'The retrieval profile was not changed.'));
+  return el('section', { class: 'canopy-training-scoring', 'aria-label': 'Scoring weights fitted with the adapter' }, el('h2', {}, 'Retrieval and node scores'), ...parts);
+}
+
 function runSection(run: TrainingRunSummary): HTMLElement {
   const a = run.annotations;
   const q = run.questions;
@@ -157,6 +197,7 @@ function runSection(run: TrainingRunSummary): HTMLElement {
       `${plural(a.total, 'annotation')} (${fmtInt(a.lost)} lost, ${plural(a.corrupt, 'corrupt line')}) · ${plural(q.total, 'question')}: ${fmtInt(q.train)} training, ${fmtInt(q.validation)} validation, ${fmtInt(q.heldOut)} held back.${prune}`,
     ),
     preferenceTable(run),
+    ...(run.scoring ? [scoringSection(run.scoring)] : []),
   );
 }
 

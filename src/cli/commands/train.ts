@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveSettings } from '../../core/config/settings';
 import { listCheckpoints } from '../../core/train/checkpoint';
+import { formatScoring } from '../../core/app/scoringFit';
 import { formatBeforeAfter } from '../../core/train/report';
 import type { TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
@@ -18,7 +19,11 @@ export const trainHelp = `Usage: canopy train --annotations <file> [options]
 
 Train the node-encoder adapter (W = I + A·B, query encoder frozen) on gold annotations and
 report refinement-decision accuracy, gold recall, evidence tokens and pruned items on
-held-back questions, untrained vs trained.
+held-back questions, untrained vs trained. On the same split it also fits the retrieval fusion
+(BM25 + w × cosine or RRF, by nDCG@10 over the index) and the CANOPY rule's node-score weights
+(dense cosine + lexical evidence), reports each before/after on the held-back questions, and
+writes the ones that are better there into <index>/retrieval-profile.json, which later questions
+with this encoder use (a fit that is not better is reported and not adopted).
 
 Options:
   --annotations <file>   annotations JSONL (e.g. <dir>/.canopy/annotations.jsonl)
@@ -48,6 +53,7 @@ Options:
                          --select loss)
   --prune-pairs, --balance-rules, --blend
                          the defaults, accepted for older command lines
+  --no-fit-scoring       train the adapter only (no fusion or node-score fit)
   --list                 list the checkpoints in the checkpoint folder, newest first, with their
                          held-back figures (pick one — or an earlier one, to roll back — with
                          canopy ask/eval --adapter <file>, or the canopy.adapter.checkpoint setting)
@@ -85,6 +91,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       validation: { type: 'string' },
       json: { type: 'boolean' },
       list: { type: 'boolean' },
+      'no-fit-scoring': { type: 'boolean' },
     },
   });
   if (values.list) {
@@ -125,6 +132,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       ...(values['no-prune-pairs'] ? { prunePairs: false } : {}),
       ...(values['no-blend'] ? { blend: false } : {}),
       ...(validation !== undefined ? { validation } : {}),
+      ...(values['no-fit-scoring'] ? { fitScoring: false } : {}),
       train: { ...(seed !== undefined ? { seed } : {}), ...(rank !== undefined ? { rank } : {}), ...(epochs !== undefined ? { epochs } : {}), ...(lr !== undefined ? { learningRate: lr } : {}) },
       signal: abort.signal,
       progress: { report: ({ done, total, message }) => io.isTTY && io.err(`  ${message ?? ''} ${done}/${total}`) },
@@ -154,6 +162,7 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       else io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
       io.out(`held back (${r.report.before.questions} questions):`);
       for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
+      if (r.scoring) for (const line of formatScoring(r.scoring)) io.out(line);
       if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}`);
     }
     return 0;

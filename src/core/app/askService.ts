@@ -62,7 +62,10 @@ export interface AskRequest {
   adapter?: string;
   /** Page images and crops for a multimodal LLM reader (default: the `readerPageImages` setting). */
   pageImages?: boolean;
-  /** Node score weights (dense cosine, lexical evidence); the dense cosine alone when absent. */
+  /**
+   * Node score weights (dense cosine, lexical evidence); when absent, those of the encoder's
+   * retrieval profile (fitted by `canopy train`), else the dense cosine alone.
+   */
   nodeScore?: NodeScoreWeights;
   tracer?: Tracer;
   signal?: AbortSignal;
@@ -108,7 +111,10 @@ export class AskService {
     const adapter = chosen.adapter;
     // One query embedding shared by the hybrid retriever, the compass and the engine.
     const embedQuery = rememberLastQuery(embeddings.embedQuery);
-    const fusion = await this.fusion(s, encoder.id, warnings);
+    const profile = await this.profile(encoder.id, warnings);
+    const fusion = s.retrievalFusion === 'rrf' ? RRF_EQUAL : profile.fusion;
+    // Node-score weights: the request's, else those `canopy train` fitted into this encoder's profile, else the dense cosine alone.
+    const nodeScore = request.nodeScore ?? profile.nodeScore;
     const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
@@ -127,7 +133,7 @@ export class AskService {
       retrieval: retrievalRecord({ dense: true, bm25: true, fusion }, retriever !== hybrid),
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
-      ...(request.nodeScore ? { nodeScore: request.nodeScore } : {}),
+      ...(nodeScore ? { nodeScore } : {}),
     };
     const llm = request.llm;
     const critic = this.critic(request, llm, s);
@@ -172,13 +178,22 @@ export class AskService {
    */
   async fusion(s: CanopySettings, encoderId: string, warnings: AskWarning[] = []): Promise<FusionSetting> {
     if (s.retrievalFusion === 'rrf') return RRF_EQUAL;
+    return (await this.profile(encoderId, warnings)).fusion;
+  }
+
+  /**
+   * The encoder's retrieval profile: the one tuned for it in the index folder (`canopy tune`,
+   * `canopy train` — fusion and node-score weights), else the built-in one. One that cannot be
+   * read is a warning, and the built-in profile is used.
+   */
+  async profile(encoderId: string, warnings: AskWarning[] = []): Promise<RetrievalProfile> {
     let tuned: RetrievalProfile | undefined;
     try {
       tuned = await readProfile(path.join(this.config.index.indexDir, PROFILE_FILE));
     } catch (err) {
       warnings.push({ source: 'retrieval', message: `the tuned retrieval profile is not used — ${(err as Error).message}` });
     }
-    return profileFor(encoderId, tuned).fusion;
+    return profileFor(encoderId, tuned);
   }
 
   /**

@@ -2,26 +2,37 @@
  * Node-encoder adapter training on a folder's gold annotations (design §10; `canopy train` and
  * the extension's Train command): node and query vectors come through the shared embedding
  * cache, and every candidate file is parsed in the parse workers, under the same memory and time
- * limits as indexing.
+ * limits as indexing. On the same split, the retrieval fusion and the node-score weights are
+ * fitted too (`scoringFit.ts`) and, where better on the held-back questions, written into the
+ * index's retrieval profile for later questions.
  */
 import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
 import type { CanopySettings } from '../config/settings';
 import { silentLogger, type Logger } from '../ports';
-import { runTraining, type TrainRunOptions, type TrainRunReport } from '../train/run';
+import { prepareRun, trainPrepared, type TrainRunOptions, type TrainRunReport } from '../train/run';
 import type { Embeddings } from './embeddings';
+import type { IndexService } from './indexService';
 import type { ParseWorkers } from './parseWorkers';
+import { fitScoring } from './scoringFit';
 
 export interface TrainingServiceConfig {
   /** The workspace folder the annotations' paths are relative to. */
   root: string;
   embeddings: Embeddings;
   parseWorkers: ParseWorkers;
+  /** The index the retrieval fusion is fitted over and whose retrieval profile receives the fitted weights; without it only the node-score weights are fitted, and nothing is written. */
+  index?: IndexService;
   tokens?: TokenCounter;
   logger?: Logger;
 }
 
 /** What a training request chooses; the service supplies the folder, the vectors and the parser. */
-export type TrainRequest = Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' | 'dim' | 'tokens' | 'logger' | 'parse'>;
+export type TrainRequest = Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' | 'dim' | 'tokens' | 'logger' | 'parse'> & {
+  /** Also fit the retrieval fusion and the node-score weights (default true). */
+  fitScoring?: boolean;
+  /** Report the scoring fit but write no retrieval profile. */
+  scoringDryRun?: boolean;
+};
 
 export class TrainingService {
   private readonly log: Logger;
@@ -36,10 +47,11 @@ export class TrainingService {
   async train(s: CanopySettings, request: TrainRequest): Promise<TrainRunReport> {
     const { embeddings, parseWorkers, root } = this.config;
     const { encoder } = await embeddings.load();
+    const { fitScoring: fit = true, scoringDryRun = false, ...recipe } = request;
     try {
-      return await runTraining({
+      const options: TrainRunOptions = {
         branchingFactor: s.branchingFactor,
-        ...request,
+        ...recipe,
         root,
         embed: embeddings.embedTexts,
         encoderId: encoder.id,
@@ -47,7 +59,34 @@ export class TrainingService {
         tokens: this.tokens,
         logger: this.log,
         parse: (rel, bytes, options) => parseWorkers.parse(s.maxParseMemoryMB, rel, bytes, options),
+      };
+      const prepared = await prepareRun(options);
+      const report = await trainPrepared(prepared, options);
+      if (!fit) return report;
+      const index = this.config.index;
+      let corpus;
+      let corpusProblem: string | undefined;
+      if (!index) corpusProblem = 'no index';
+      else {
+        try {
+          corpus = await index.corpus(s);
+        } catch (err) {
+          corpusProblem = `the index cannot be opened (${(err as Error).message})`;
+        }
+      }
+      report.scoring = await fitScoring({
+        prepared,
+        encoderId: encoder.id,
+        indexDir: index?.indexDir ?? '',
+        ...(corpus ? { corpus } : {}),
+        ...(corpusProblem ? { corpusProblem } : {}),
+        embedQuery: embeddings.embedQuery,
+        tokens: this.tokens,
+        source: request.annotationsFile,
+        dryRun: scoringDryRun || !index,
+        ...(request.signal ? { signal: request.signal } : {}),
       });
+      return report;
     } finally {
       await embeddings.save();
     }

@@ -12,8 +12,8 @@ import type { Annotation } from '../annotate/store';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import { seededRandom } from '../random';
-import { fitFusion, fusedRanking, meanNdcg, type FusionFit, type JudgedQuestion } from '../retrieve/fitFusion';
-import { PROFILE_FILE, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
+import { fitFusion, heldBackFusion, type FusionFit, type HeldBackFusion, type JudgedQuestion } from '../retrieve/fitFusion';
+import { PROFILE_FILE, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 
 /** One judged question: its text and what makes an item relevant. */
 export interface TuneQuestion {
@@ -65,9 +65,35 @@ export interface TuneResult {
    * With a holdout: the fit used only the other questions, and both the fusion in use before and
    * the fitted one are measured on the held-back ones (mean nDCG@10).
    */
-  heldBack?: { questions: number; before: number; after: number; beforeFusion: FusionSetting };
+  heldBack?: HeldBackFusion;
 }
 
+
+/**
+ * Each question's two rankings (depth `TUNE_DEPTH`) and graded relevance over the index, in the
+ * order given; a question that judges nothing in the index relevant is left out (`unjudged`).
+ */
+export async function judgeQuestions(
+  corpus: CorpusIndex,
+  embedQuery: (text: string, signal?: AbortSignal) => Promise<Float32Array>,
+  questions: readonly TuneQuestion[],
+  signal?: AbortSignal,
+): Promise<{ judged: Array<JudgedQuestion & { index: number }>; unjudged: string[] }> {
+  const judged: Array<JudgedQuestion & { index: number }> = [];
+  const unjudged: string[] = [];
+  for (const [index, q] of questions.entries()) {
+    throwIfCancelled(signal);
+    const qrels = await qrelsOf(corpus, q);
+    if (![...qrels.values()].some((g) => g > 0)) {
+      unjudged.push(q.question);
+      continue;
+    }
+    const dense = await corpus.vectors.query(await embedQuery(q.question, signal), TUNE_DEPTH);
+    const lexical = await corpus.lexical.query(q.question, TUNE_DEPTH);
+    judged.push({ index, dense: dense.map((h) => ({ id: h.id, score: h.score })), lexical: lexical.map((h) => ({ id: h.id, score: h.score })), qrels });
+  }
+  return { judged, unjudged };
+}
 
 export async function tuneRetrieval(o: {
   corpus: CorpusIndex;
@@ -85,19 +111,7 @@ export async function tuneRetrieval(o: {
   current?: FusionSetting;
   signal?: AbortSignal;
 }): Promise<TuneResult> {
-  const judged: JudgedQuestion[] = [];
-  const unjudged: string[] = [];
-  for (const q of o.questions) {
-    throwIfCancelled(o.signal);
-    const qrels = await qrelsOf(o.corpus, q);
-    if (![...qrels.values()].some((g) => g > 0)) {
-      unjudged.push(q.question);
-      continue;
-    }
-    const dense = await o.corpus.vectors.query(await o.embedQuery(q.question, o.signal), TUNE_DEPTH);
-    const lexical = await o.corpus.lexical.query(q.question, TUNE_DEPTH);
-    judged.push({ dense: dense.map((h) => ({ id: h.id, score: h.score })), lexical: lexical.map((h) => ({ id: h.id, score: h.score })), qrels });
-  }
+  const { judged, unjudged } = await judgeQuestions(o.corpus, o.embedQuery, o.questions, o.signal);
   if (judged.length < MIN_TUNE_QUESTIONS) {
     throw new CanopyError(
       ErrorCodes.badInput,
@@ -106,7 +120,7 @@ export async function tuneRetrieval(o: {
     );
   }
   const holdout = o.holdout ?? 0;
-  let train = judged;
+  let train: JudgedQuestion[] = judged;
   let test: JudgedQuestion[] = [];
   if (holdout > 0) {
     const random = seededRandom(o.seed ?? 1);
@@ -119,6 +133,9 @@ export async function tuneRetrieval(o: {
     }
   }
   const fit = fitFusion(train, TUNE_DEPTH);
+  // Node-score weights `canopy train` fitted for this encoder stay; an unreadable profile is replaced.
+  const existing = await readProfile(path.join(o.indexDir, PROFILE_FILE)).catch(() => undefined);
+  const kept = existing?.nodeScore && existing.encoder === o.encoderId ? { nodeScore: existing.nodeScore, ...(existing.nodeScoreFittedOn ? { nodeScoreFittedOn: existing.nodeScoreFittedOn } : {}) } : {};
   const profile: RetrievalProfile = {
     format: 'canopy.retrieval-profile',
     version: 1,
@@ -126,11 +143,11 @@ export async function tuneRetrieval(o: {
     fusion: fit.best,
     fittedOn: `${fit.questions} question(s) from ${o.source} (mean nDCG@10)`,
     figures: fit.figures,
+    ...kept,
   };
   const out: TuneResult = { profile, fit, unjudged };
   if (test.length > 0) {
-    const before = o.current ?? { kind: 'rrf', rrfK: 60 };
-    out.heldBack = { questions: test.length, before: meanNdcg(test, (q) => fusedRanking(q, before)), after: meanNdcg(test, (q) => fusedRanking(q, fit.best)), beforeFusion: before };
+    out.heldBack = heldBackFusion(test, o.current ?? { kind: 'rrf', rrfK: 60 }, fit.best);
   }
   if (!o.dryRun) {
     const file = path.join(o.indexDir, PROFILE_FILE);

@@ -78,3 +78,22 @@ export function fitFusion(judged: readonly JudgedQuestion[], depth = 100): Fusio
   }
   return { best: best.fusion, ndcg: bestScore, figures, questions: questions.length };
 }
+
+/** The fusion in use and a fitted one, measured on questions the fit did not see. */
+export interface HeldBackFusion {
+  questions: number;
+  /** Mean nDCG@10 of the fusion in use before. */
+  before: number;
+  /** Mean nDCG@10 of the fitted fusion. */
+  after: number;
+  beforeFusion: FusionSetting;
+}
+
+export function heldBackFusion(heldBack: readonly JudgedQuestion[], current: FusionSetting, fitted: FusionSetting): HeldBackFusion {
+  return {
+    questions: heldBack.length,
+    before: meanNdcg(heldBack, (q) => fusedRanking(q, current)),
+    after: meanNdcg(heldBack, (q) => fusedRanking(q, fitted)),
+    beforeFusion: current,
+  };
+}

@@ -22,6 +22,33 @@ export interface RetrievalProfile {
   /** Where the weights came from and what they measured, for the trace and the docs. */
   fittedOn: string;
   figures?: Record<string, number>;
+  /**
+   * Node-score weights for the CANOPY rule (dense cosine and lexical evidence,
+   * `compress/hybridScore.ts`), fitted by `canopy train` on the user's gold; questions for this
+   * encoder use them unless a request names others. Absent: the dense cosine alone.
+   */
+  nodeScore?: ProfileNodeScore;
+  /** Where the node-score weights came from and what the held-back questions measured (`canopy train`). */
+  nodeScoreFittedOn?: string;
+}
+
+/** The node-score weights a profile carries (structurally `NodeScoreWeights`; retrieve sits below compress). */
+export interface ProfileNodeScore {
+  dense: number;
+  lexical: number;
+  model?: 'bm25' | 'coverage';
+}
+
+/** Most a node-score weight may be (the replay settings' range). */
+const NODE_SCORE_MAX = 100;
+
+export function validateNodeScore(n: unknown, where: string): ProfileNodeScore {
+  const o = n as Partial<Record<string, unknown>> | null;
+  const weight = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= NODE_SCORE_MAX;
+  if (o && typeof o === 'object' && weight(o.dense) && weight(o.lexical) && (o.model === undefined || o.model === 'bm25' || o.model === 'coverage')) {
+    return { dense: o.dense as number, lexical: o.lexical as number, ...(o.model !== undefined ? { model: o.model as 'bm25' | 'coverage' } : {}) };
+  }
+  throw new CanopyError(ErrorCodes.badInput, `${where}: nodeScore must be {dense, lexical} weights from 0 to ${NODE_SCORE_MAX}, model "bm25" or "coverage"`);
 }
 
 export const RRF_EQUAL: FusionSetting = { kind: 'rrf', rrfK: 60 };
@@ -76,7 +103,16 @@ export async function readProfile(file: string): Promise<RetrievalProfile | unde
   if (raw.format !== 'canopy.retrieval-profile' || raw.version !== 1 || typeof raw.encoder !== 'string') {
     throw new CanopyError(ErrorCodes.badInput, `${file} is not a Canopy retrieval profile of version 1`, { file });
   }
-  return { format: raw.format, version: 1, encoder: raw.encoder, fusion: validateFusion(raw.fusion, file), fittedOn: String(raw.fittedOn ?? ''), ...(raw.figures ? { figures: raw.figures } : {}) };
+  return {
+    format: raw.format,
+    version: 1,
+    encoder: raw.encoder,
+    fusion: validateFusion(raw.fusion, file),
+    fittedOn: String(raw.fittedOn ?? ''),
+    ...(raw.figures ? { figures: raw.figures } : {}),
+    ...(raw.nodeScore !== undefined ? { nodeScore: validateNodeScore(raw.nodeScore, file) } : {}),
+    ...(raw.nodeScoreFittedOn !== undefined ? { nodeScoreFittedOn: String(raw.nodeScoreFittedOn) } : {}),
+  };
 }
 
 /** What a trace's settings record about retrieval. */

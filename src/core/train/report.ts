@@ -12,6 +12,7 @@
  * - pruned items: share of candidate items where the projection dropped at least one subtree.
  */
 import type { SideMetrics } from '../../contracts/training';
+import { fuseNodeScores, isDenseOnly, lexicalScores, type LexicalModel, type NodeScoreWeights } from '../compress/hybridScore';
 import { scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
 import { projectItem } from '../compress/projection';
 import type { TokenCounter } from '../compress/tokens';
@@ -67,12 +68,37 @@ export function addQuestionCounts(a: QuestionCounts, b: QuestionCounts): Questio
   return out;
 }
 
-/** The projection over one question's candidates, compared with its gold (see the file comment). */
-export function questionCounts(q: PreparedQuestion, tokens: TokenCounter, adapter?: NodeAdapter): QuestionCounts {
+/** Lexical evidence of a question's candidates, per model: the same for every weight tried. */
+const lexicalCache = new WeakMap<PreparedQuestion, Map<LexicalModel, Map<string, number>>>();
+
+function lexicalOf(q: PreparedQuestion, model: LexicalModel): Map<string, number> {
+  let byModel = lexicalCache.get(q);
+  if (!byModel) lexicalCache.set(q, (byModel = new Map()));
+  let scores = byModel.get(model);
+  if (!scores) {
+    scores = lexicalScores(
+      q.question,
+      q.candidates.map((c) => c.item),
+      model,
+    );
+    byModel.set(model, scores);
+  }
+  return scores;
+}
+
+/**
+ * The projection over one question's candidates, compared with its gold (see the file comment).
+ * With `nodeScore` weights other than the dense cosine alone, the rule compares hybrid node
+ * scores (`compress/hybridScore.ts`; lexical evidence over the question's candidates, as a
+ * round's fresh items in an ask).
+ */
+export function questionCounts(q: PreparedQuestion, tokens: TokenCounter, adapter?: NodeAdapter, nodeScore?: NodeScoreWeights): QuestionCounts {
   const c = zeroCounts();
   const kept: Anchor[] = [];
+  const lexical = isDenseOnly(nodeScore) ? undefined : lexicalOf(q, nodeScore!.model ?? 'bm25');
   for (const cand of q.candidates) {
-    const s = scoreNodes(q.query, cand.vectors, adapter);
+    const dense = scoreNodes(q.query, cand.vectors, adapter);
+    const s = lexical ? fuseNodeScores(dense, lexical, nodeScore!).scores : dense;
     const { kept: keptNodes, verdicts } = projectItem(cand.item.root, (n) => s.get(n.id) ?? Number.NEGATIVE_INFINITY);
     c.items++;
     if (verdicts.some((v) => v.decision === 'dropped-sibling')) c.pruned++;
@@ -119,8 +145,8 @@ export function sideMetrics(c: QuestionCounts, questions: number): SideMetrics {
   };
 }
 
-export function evaluateSide(questions: readonly PreparedQuestion[], tokens: TokenCounter, adapter?: NodeAdapter): SideMetrics {
-  return sideMetrics(questions.map((q) => questionCounts(q, tokens, adapter)).reduce(addQuestionCounts, zeroCounts()), questions.length);
+export function evaluateSide(questions: readonly PreparedQuestion[], tokens: TokenCounter, adapter?: NodeAdapter, nodeScore?: NodeScoreWeights): SideMetrics {
+  return sideMetrics(questions.map((q) => questionCounts(q, tokens, adapter, nodeScore)).reduce(addQuestionCounts, zeroCounts()), questions.length);
 }
 
 export function beforeAfter(questions: readonly PreparedQuestion[], tokens: TokenCounter, trained: NodeAdapter): BeforeAfter {

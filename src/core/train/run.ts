@@ -25,6 +25,7 @@ import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
+import type { ScoringReport } from './scoringReport';
 import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
 import type { SideMetrics } from '../../contracts/training';
 import { seededRandom } from '../random';
@@ -107,6 +108,11 @@ export interface TrainRunReport {
   training: Omit<TrainResult, 'weights'>;
   report: BeforeAfter;
   checkpoint?: { id: string; file: string };
+  /**
+   * The retrieval fusion and node-score weights fitted on the same split (the TrainingService
+   * adds it; `runTraining` alone trains only the adapter).
+   */
+  scoring?: ScoringReport;
 }
 
 export type TrainSelection = 'loss' | 'recall-guard' | 'cross-validated';

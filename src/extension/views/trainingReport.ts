@@ -12,7 +12,10 @@ import * as path from 'node:path';
 import type { PreferenceCounts } from '../../core/annotate/preferences';
 import type { AdapterCheckpoint } from '../../core/train/checkpoint';
 import type { TrainRunReport } from '../../core/train/run';
-import type { TrainingCheckpointSummary, TrainingFigures, TrainingPreferenceCounts, TrainingReport, TrainingRunSummary } from '../../protocol/messages';
+import { describeFusion } from '../../core/app/scoringFit';
+import { describeWeights } from '../../core/train/nodeScoreFit';
+import type { ScoringReport } from '../../core/train/scoringReport';
+import type { TrainingCheckpointSummary, TrainingFigures, TrainingPreferenceCounts, TrainingReport, TrainingRunSummary, TrainingScoring } from '../../protocol/messages';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -95,9 +98,32 @@ function preferenceCounts(c: PreferenceCounts): TrainingPreferenceCounts {
   return { pairs: c.pairs, refine: c.perRule.refine, keepWhole: c.perRule['keep-whole'], identical: c.identical, itemsWithGold: c.itemsWithGold, itemsWithoutGold: c.itemsWithoutGold };
 }
 
+const clampNdcg = (x: number) => (Number.isFinite(x) ? clampShare(x) : 0);
+
+/** The run's fusion and node-score fits, in words and figures, for the Training view. */
+export function scoringSummary(s: ScoringReport): TrainingScoring {
+  const f = s.fusion;
+  const n = s.nodeScore;
+  const before = n.heldBack ? trainingFigures(n.heldBack.before) : undefined;
+  const after = n.heldBack ? trainingFigures(n.heldBack.after) : undefined;
+  return {
+    fusion: {
+      adopted: f.adopted,
+      reason: f.reason,
+      before: describeFusion(f.before),
+      ...(f.after ? { after: describeFusion(f.after) } : {}),
+      questions: { ...f.questions },
+      ...(f.heldBack ? { heldBack: { questions: f.heldBack.questions, before: clampNdcg(f.heldBack.before), after: clampNdcg(f.heldBack.after) } } : {}),
+    },
+    nodeScore: { adopted: n.adopted, reason: n.reason, before: describeWeights(n.before), after: describeWeights(n.after), ...(before && after ? { heldBack: { before, after } } : {}) },
+    ...(s.profile ? { profileFile: s.profile.file } : {}),
+  };
+}
+
 /** The figures of a just-finished run that checkpoints do not keep. */
 export function runSummary(r: TrainRunReport): TrainingRunSummary {
   return {
+    ...(r.scoring ? { scoring: scoringSummary(r.scoring) } : {}),
     ...(r.checkpoint ? { checkpointId: r.checkpoint.id } : {}),
     questions: { ...r.questions },
     annotations: { total: r.annotations.total, lost: r.annotations.relocation.lost, corrupt: r.annotations.corrupt.length },

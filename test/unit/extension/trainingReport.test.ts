@@ -6,7 +6,11 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { makeCheckpoint, type AdapterCheckpoint } from '../../../src/core/train/checkpoint';
 import type { SideMetrics } from '../../../src/contracts/training';
+import type { TrainRunReport } from '../../../src/core/train/run';
+import type { ScoringReport } from '../../../src/core/train/scoringReport';
 import { checkpointSummary, trainingFigures, trainingReport } from '../../../src/extension/views/trainingReport';
+
+const prefs = () => ({ pairs: 4, identical: 0, itemsWithGold: 2, itemsWithoutGold: 1, perRule: { refine: 3, 'keep-whole': 1 } });
 import { validateHostToWebview } from '../../../src/protocol/validate';
 
 const side = (over: Partial<SideMetrics> = {}): SideMetrics => ({
@@ -105,6 +109,41 @@ describe('training report view data', () => {
     const cv = checkpointSummary(checkpoint(3, '2026-01-01T00:00:00.000Z', { recipe: { selection: 'cross-validated', folds: 5, prunePairs: true, balanceRules: true, blend: 1, holdout: 0.2 } }), false);
     assert.equal(cv.recipe, 'cross-validated selection (5 folds), §10 + prune-sibling pairs, rules balanced, held back 0.2');
     assert.equal(validateHostToWebview(message({ checkpoints: [bare, odd] })).ok, true);
+  });
+
+  it('a run with scoring fits: both described in words, the held-back figures carried, and the report valid protocol', () => {
+    const scoring: ScoringReport = {
+      fusion: {
+        adopted: true,
+        reason: 'higher mean nDCG@10 on the 3 held-back question(s)',
+        questions: { train: 9, heldBack: 3, unjudged: 0 },
+        before: { kind: 'rrf', rrfK: 60 },
+        after: { kind: 'linear', dense: 0.1, depth: 100 },
+        trainNdcg: 0.9,
+        heldBack: { questions: 3, before: 0.81, after: 0.93, beforeFusion: { kind: 'rrf', rrfK: 60 } },
+      },
+      nodeScore: {
+        before: { dense: 1, lexical: 0 },
+        after: { dense: 1, lexical: 0.5, model: 'coverage' },
+        train: { before: side(), after: side({ evidenceTokens: 800 }) },
+        heldBack: { before: side(), after: side({ evidenceTokens: 700, tokenShare: 0.35 }) },
+        adopted: true,
+        reason: 'better',
+        candidates: 15,
+      },
+      profile: { file: '/ws/.canopy/index/retrieval-profile.json' },
+    };
+    const run = { questions: { total: 12, train: 9, validation: 0, heldOut: 3 }, annotations: { total: 12, corrupt: [], relocation: { unchanged: 12, moved: 0, context: 0, fuzzy: 0, lost: 0, unchecked: 0 } }, preferences: { train: prefs(), validation: prefs(), heldOut: prefs() }, prunePairs: { train: 0, validation: 0 }, scoring } as unknown as TrainRunReport;
+    const r = trainingReport([], '', run);
+    const s = r.lastRun!.scoring!;
+    assert.deepEqual(s.fusion, { adopted: true, reason: scoring.fusion.reason, before: 'RRF k=60', after: 'BM25 + 0.1 × cosine (top 100 of each)', questions: { train: 9, heldBack: 3, unjudged: 0 }, heldBack: { questions: 3, before: 0.81, after: 0.93 } });
+    assert.equal(s.nodeScore.before, 'dense cosine alone');
+    assert.equal(s.nodeScore.after, '1 × dense + 0.5 × lexical (coverage)');
+    assert.equal(s.nodeScore.heldBack!.after.evidenceTokens, 700);
+    assert.equal(s.profileFile, scoring.profile!.file);
+    assert.equal(validateHostToWebview({ kind: 'notify', method: 'inspector/showTraining', params: { report: r } }).ok, true);
+    // Without a scoring fit the run summary has none.
+    assert.equal(trainingReport([], '', { ...run, scoring: undefined } as TrainRunReport).lastRun!.scoring, undefined);
   });
 
   it('the protocol refuses malformed reports', () => {

@@ -1,0 +1,161 @@
+// `canopy train` and the Train command also fit the retrieval fusion and the CANOPY rule's
+// node-score weights on the run's own split of the gold annotations (issue 17): on a fixture
+// workspace whose questions name rare words of one sentence, the fit changes both and the
+// held-back figures with them; what is better on the held-back questions is written into the
+// index's retrieval profile and the next question uses it (the trace records it); a second run,
+// whose fit is no better than what is now in use, adopts nothing and leaves the profile as it is.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { CliIO } from '../../../src/cli/io';
+import { main } from '../../../src/cli/main';
+import { annotationsPath, AnnotationStore, makeAnnotation } from '../../../src/core/annotate/store';
+import { PROFILE_FILE, readProfile, retrievalRecord, writeProfile } from '../../../src/core/retrieve/profile';
+import { openServices, type TestServices } from '../../helpers/services';
+
+const stations = ['Harlow', 'Quenby', 'Tarrant', 'Ossory', 'Bexwell', 'Marchmont', 'Kellbrook', 'Dunmere', 'Ashgrove', 'Penhallow', 'Ravensby', 'Wexcombe'];
+const engineers = ['Ilse Varga', 'Tomas Reyle', 'Nadia Okoro', 'Piet Brand', 'Ruth Calder', 'Omar Saleh', 'Greta Lund', 'Hugo Marr', 'Ada Finch', 'Leon Voss', 'Mira Stone', 'Cyril Dane'];
+const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** One station report: seven sentences, the sixth the gold one. */
+function report(i: number): { text: string; gold: string; question: string } {
+  const name = stations[i]!;
+  const code = `QX-${100 + 17 * i}`;
+  const gold = `The ${code} sluice valve at ${name} was replaced by engineer ${engineers[i]} after the ${months[i]} flood.`;
+  const sentences = [
+    `${name} pumping station sits on the lower river and was opened many decades ago.`,
+    'The staff keep daily logs of the weather, the rainfall and the water level.',
+    'Visitors often come in summer to walk along the banks and watch the birds.',
+    'The committee meets every second month to review the budget and the rota.',
+    'Old photographs of the station and its first crew hang in the entrance hall.',
+    gold,
+    'Parking is free for members on weekends and on public holidays.',
+  ];
+  return { text: `# ${name} station report\n\n${sentences.join(' ')}\n`, gold, question: `Who replaced the ${code} sluice valve at ${name} after the ${months[i]} flood?` };
+}
+
+function capture(cwd: string): CliIO & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), isTTY: false, env: {}, cwd };
+}
+
+describe('canopy train fits the fusion and the node-score weights', () => {
+  let dir: string;
+  let folder: string;
+  let indexDir: string;
+  let ws: TestServices;
+  const questions: string[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'canopy-train-scoring-'));
+    folder = join(dir, 'ws');
+    indexDir = join(dir, 'index');
+    mkdirSync(join(folder, 'reports'), { recursive: true });
+    const annotations = [];
+    for (let i = 0; i < stations.length; i++) {
+      const r = report(i);
+      const file = `reports/${stations[i]!.toLowerCase()}.md`;
+      writeFileSync(join(folder, file), r.text);
+      const start = r.text.indexOf(r.gold);
+      annotations.push(makeAnnotation({ question: r.question, anchor: { file, charStart: start, charEnd: start + r.gold.length }, text: r.gold, source: 'editor' }));
+      questions.push(r.question);
+    }
+    await new AnnotationStore(annotationsPath(folder)).add(annotations);
+    ws = openServices({ root: folder, indexDir });
+    await ws.index.index(ws.settings);
+  });
+  after(async () => {
+    await ws?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const train = () =>
+    ws.training.train(ws.settings, {
+      annotationsFile: annotationsPath(folder),
+      outDir: join(dir, 'adapters'),
+      holdout: 0.25,
+      selection: 'loss',
+      train: { seed: 1, rank: 4, epochs: 2, learningRate: 0.02, batchSize: 4 },
+    });
+
+  it('fits both on the training questions, adopts what is better on the held-back ones, and the next question uses it', async () => {
+    const { encoder } = await ws.embeddings.load();
+    // In use before: the design's equal-weight RRF (a profile tuned earlier), and the dense cosine alone.
+    await writeProfile(join(indexDir, PROFILE_FILE), { format: 'canopy.retrieval-profile', version: 1, encoder: encoder.id, fusion: { kind: 'rrf', rrfK: 60 }, fittedOn: 'an earlier tune' });
+    const before = await ws.ask.ask(questions[0]!, ws.settings);
+    assert.equal(before.trace.settings.nodeScore, undefined);
+    assert.equal(before.trace.settings.retrieval.fusion, 'rrf');
+
+    const { scoring, report } = await train();
+    assert.ok(scoring);
+    assert.equal(scoring.nodeScore.heldBack!.after.questions, report.before.questions, 'the same held-back questions as the adapter report');
+    // Fusion: fitted on 9 questions, measured on the 3 held back, better there than RRF.
+    const f = scoring.fusion;
+    assert.deepEqual(f.questions, { train: 9, heldBack: 3, unjudged: 0 });
+    assert.deepEqual(f.before, { kind: 'rrf', rrfK: 60 });
+    assert.equal(f.after!.kind, 'linear');
+    assert.ok(f.heldBack!.after > f.heldBack!.before, JSON.stringify(f.heldBack));
+    assert.equal(f.adopted, true, f.reason);
+    // Node scores: the question's rare words single out the gold sentence; the fitted weights use them.
+    const n = scoring.nodeScore;
+    assert.deepEqual(n.before, { dense: 1, lexical: 0 });
+    assert.ok(n.after.lexical > 0, JSON.stringify(n.after));
+    const h = n.heldBack!;
+    assert.ok(h.after.evidenceTokens < h.before.evidenceTokens, `${h.before.evidenceTokens} → ${h.after.evidenceTokens}`);
+    assert.ok(h.after.goldRecall >= h.before.goldRecall);
+    assert.ok(h.after.decisionAccuracy > h.before.decisionAccuracy);
+    assert.equal(n.adopted, true, n.reason);
+
+    // One place: the index's retrieval profile holds both, for this encoder.
+    const profile = (await readProfile(join(indexDir, PROFILE_FILE)))!;
+    assert.equal(scoring.profile!.file, join(indexDir, PROFILE_FILE));
+    assert.equal(profile.encoder, encoder.id);
+    assert.deepEqual(profile.fusion, f.after);
+    assert.deepEqual(profile.nodeScore, n.after);
+    assert.match(profile.nodeScoreFittedOn!, /canopy train .*held back 3: gold recall/);
+
+    // The next question retrieves and compresses with them, and its trace says so.
+    const { trace, warnings } = await ws.ask.ask(questions[0]!, ws.settings);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(trace.settings.retrieval, retrievalRecord({ dense: true, bm25: true, fusion: f.after! }, false));
+    assert.deepEqual(trace.settings.nodeScore, n.after);
+    const root = trace.rounds[0]!.retrieved.find((r) => r.tree)!.tree!;
+    assert.ok(root.components, 'node scores carry their components');
+    assert.equal(root.score, n.after.dense * root.components.dense + n.after.lexical * root.components.lexical);
+    // A request's own weights still win over the profile's.
+    const dense = (await ws.ask.ask(questions[0]!, ws.settings, { nodeScore: { dense: 1, lexical: 0 } })).trace;
+    assert.equal(dense.settings.nodeScore, undefined);
+  });
+
+  it('a fit that is not better on the held-back questions is not adopted; the profile stays as it was (canopy train)', async () => {
+    const file = join(indexDir, PROFILE_FILE);
+    const bytes = readFileSync(file, 'utf8');
+    const io = capture(folder);
+    const code = await main(['train', '--annotations', annotationsPath(folder), '--index', indexDir, '--out', join(dir, 'adapters'), '--holdout', '0.25', '--select', 'loss', '--epochs', '2', '--rank', '4'], io);
+    assert.equal(code, 0, io.stderr.join('\n'));
+    const out = io.stdout.join('\n');
+    assert.match(out, /retrieval fusion \(9 training, 3 held-back questions judged over the index\):/);
+    assert.match(out, /kept the fusion in use — /);
+    assert.match(out, /node scores \(CANOPY rule, \d+ weightings tried on the training questions\):/);
+    assert.match(out, /kept the weights in use — /);
+    assert.doesNotMatch(out, /retrieval profile: /);
+    assert.equal(readFileSync(file, 'utf8'), bytes);
+    // --no-fit-scoring trains the adapter only.
+    const io2 = capture(folder);
+    assert.equal(await main(['train', '--annotations', annotationsPath(folder), '--index', indexDir, '--out', join(dir, 'adapters'), '--select', 'loss', '--epochs', '1', '--rank', '4', '--no-fit-scoring', '--json'], io2), 0, io2.stderr.join('\n'));
+    assert.equal((JSON.parse(io2.stdout.join('')) as { scoring?: unknown }).scoring, undefined);
+  });
+
+  it('canopy tune refits the fusion and keeps the node-score weights canopy train fitted', async () => {
+    const before = (await readProfile(join(indexDir, PROFILE_FILE)))!;
+    const io = capture(folder);
+    assert.equal(await main(['tune', '--dir', folder, '--index', indexDir], io), 0, io.stderr.join('\n'));
+    const after = (await readProfile(join(indexDir, PROFILE_FILE)))!;
+    assert.match(after.fittedOn, /question\(s\) from/);
+    assert.deepEqual(after.nodeScore, before.nodeScore);
+    assert.equal(after.nodeScoreFittedOn, before.nodeScoreFittedOn);
+  });
+});
