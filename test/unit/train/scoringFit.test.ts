@@ -103,6 +103,6 @@ describe('decideFusion', () => {
     const r = decideFusion([0, 1, 2, 3, 4, 5].map((q) => judged(q, true)), [6, 7].map((q) => judged(q, false)), rrf, counts);
     assert.ok(r.heldBack!.after < r.heldBack!.before, JSON.stringify(r.heldBack));
     assert.equal(r.adopted, false);
-    assert.match(r.reason, /not higher mean nDCG@10 on the 2 held-back question\(s\) than RRF k=60; not adopted/);
+    assert.match(r.reason, /not 0.005 higher mean nDCG@10 on the 2 held-back question\(s\) than RRF k=60; not adopted/);
   });
 });
