@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../../../src/eval/bench/benchReport';
-import { prepareBenchCache, runCorpusBench } from '../../../src/eval/bench/corpusBench';
+import { canopyBuild, canopyQuery, prepareBenchCache, replicateDocs, runCorpusBench } from '../../../src/eval/bench/corpusBench';
 import { benchReindex, writeMarkdownWorkspace } from '../../../src/eval/bench/indexBench';
 import { machine } from '../../../src/eval/bench/measure';
 import { readBenchDocs } from '../../../src/eval/bench/poolDocs';
@@ -53,6 +53,37 @@ describe('benchmarks on a tiny corpus', () => {
     const md = renderBenchMarkdown(results);
     assert.match(md, /\| canopy \| 10 \|/);
     assert.match(md, /Canopy ÷ vectra in the same run/);
+  });
+
+  it('corpus: replicas get fresh ids and the originals\' texts; indexing them encodes nothing new; a separate query phase answers', async () => {
+    const replicated = replicateDocs(docs, 25);
+    assert.equal(replicated.length, 25);
+    assert.equal(new Set(replicated.map((d) => d.id)).size, 25, 'every copy has its own id');
+    assert.equal(replicated[10]!.id, `${docs[0]!.id}~1`);
+    assert.equal(replicated[24]!.text, docs[4]!.text);
+    assert.deepEqual(replicateDocs(docs, 4), docs.slice(0, 4));
+    const source = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'shared') });
+    await prepareBenchCache({ engine: 'canopy', docs, queries, cacheDir: join(dir, 'rep', 'emb'), source, branchingFactor: 2, peerChunkSize: 512 });
+    await source.dispose();
+    const emb = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'rep', 'emb') });
+    try {
+      const once = await canopyBuild({ docs, workDir: join(dir, 'once'), embeddings: emb, repeats: 0, branchingFactor: 2 });
+      const b = await canopyBuild({ docs: replicated, workDir: join(dir, 'rep'), embeddings: emb, repeats: 0, branchingFactor: 2 });
+      assert.equal(b.first.encodedTexts, 0, 'the cache, keyed by text, serves every replica');
+      assert.equal(b.items, 25);
+      const nodesOf = (n: number) => (once.nodes / docs.length) * n;
+      assert.ok(b.nodes > once.nodes * 2 && b.nodes < nodesOf(30), `${b.nodes} nodes for 25 documents (${once.nodes} for the 10 originals)`);
+      assert.deepEqual(b.warm, []);
+      assert.equal(b.warmMedianSeconds, b.first.seconds, 'no rebuilds: the first build is the figure');
+      assert.deepEqual(b.stages.map((s) => s.stage), ['start', 'files written', 'first build']);
+      const q = await canopyQuery({ queries, embeddings: emb, branchingFactor: 2, topK: 3, rounds: 2 }, b.indexDir);
+      assert.equal(q.documents, 25);
+      assert.equal(q.items, 25);
+      assert.equal(q.query.warm.n, 2);
+      assert.ok(q.stages.at(-1)!.peakRssMiB >= q.stages[0]!.peakRssMiB);
+    } finally {
+      await emb.dispose();
+    }
   });
 
   it('store: each store writes, answers and is scored against exact search; replicas get fresh ids', async () => {
