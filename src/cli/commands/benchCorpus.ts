@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { canopyBuild, canopyQuery, prepareBenchCache, replicateDocs, runCorpusBench } from '../../eval/bench/corpusBench';
+import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replicateDocs, runCorpusBench } from '../../eval/bench/corpusBench';
 import { machine } from '../../eval/bench/measure';
 import { openEvalEmbeddings } from '../../eval/embeddings';
 import { type CliIO, UsageError } from '../io';
@@ -28,6 +28,9 @@ Options:
   --phase <p>          canopy: all (default) | index (build only) | query (answer only, from the
                        index a --phase index run left in <work>/index, read no pools): index and
                        query in separate processes give each its own peak RSS
+  --in-turn <dir>      with --phase query: also answer from the index in <dir>/index (repeatable),
+                       question by question in turn with <work>'s, so both sizes see the same
+                       machine load; reports each index's latencies (peak RSS is theirs together)
   --peer-chunk <n>     vectra chunk size in tokens (default 512, vectra's own default)
   --peer-budget <n>    vectra renderSections token budget per query (default 1000)
   --cache <dir>        embedding cache folder root (default ~/.cache/canopy-eval)
@@ -47,6 +50,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
       docs: { type: 'string' },
       'replicate-to': { type: 'string' },
       phase: { type: 'string' },
+      'in-turn': { type: 'string', multiple: true },
       queries: { type: 'string' },
       'query-count': { type: 'string' },
       engine: { type: 'string' },
@@ -75,7 +79,27 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
     const workDir = path.resolve(io.cwd, values.work);
     const indexDir = path.join(workDir, 'index');
     if (!existsSync(path.join(indexDir, 'CURRENT'))) throw new UsageError(`${indexDir}: no index there; build it with --phase index --work ${values.work}`);
+    const others = (values['in-turn'] ?? []).map((d) => path.join(path.resolve(io.cwd, d), 'index'));
+    for (const dir of others) if (!existsSync(path.join(dir, 'CURRENT'))) throw new UsageError(`${dir}: no index there (--in-turn names the --work folder of a --phase index run)`);
     const embeddings = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir, cacheDir: path.join(workDir, 'emb') });
+    if (others.length > 0) {
+      try {
+        const before = embeddings.encoded;
+        const result = await canopyQueryInTurn({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3 }, [indexDir, ...others]);
+        const out = { machine: machine(), phase: 'query-in-turn', result, encodedTexts: embeddings.encoded - before };
+        if (values.json) io.out(JSON.stringify(out));
+        else {
+          for (const x of result.indexes) {
+            const q = x.query;
+            io.out(`${x.indexDir}: ${x.documents} documents; open ${x.openSeconds.toFixed(2)} s; query ms p50/p95: first ${q.first.p50.toFixed(1)}/${q.first.p95.toFixed(1)}, warm ${q.warm.p50.toFixed(1)}/${q.warm.p95.toFixed(1)}, retrieval only ${q.retrieveOnly.p50.toFixed(1)}/${q.retrieveOnly.p95.toFixed(1)}`);
+          }
+          io.out(`peak RSS of the process (every index together): ${result.peakRssMiB.toFixed(0)} MiB`);
+        }
+        return 0;
+      } finally {
+        await embeddings.dispose();
+      }
+    }
     try {
       const before = embeddings.encoded;
       const result = await canopyQuery({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3 }, indexDir);

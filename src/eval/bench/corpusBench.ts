@@ -244,6 +244,67 @@ export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embed
   }
 }
 
+export interface InTurnResult {
+  indexes: Array<{ indexDir: string; documents: number; items: number; openSeconds: number; query: { first: Latency; warm: Latency; retrieveOnly: Latency } }>;
+  stages: StagePeaks;
+  peakRssMiB: number;
+}
+
+/**
+ * Several indexes answered in turn, question by question (index A, index B, …, next question), so
+ * a change of machine load during the run falls on every index alike: the growth ratio of two
+ * corpus sizes from one run. A first pass (every question on every index) fills the caches; then
+ * the warm ask pipeline and the hybrid retriever alone are timed. One process holds every index,
+ * so its peak RSS is theirs together (each index's own is `canopyQuery`'s).
+ */
+export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds'>, indexDirs: readonly string[]): Promise<InTurnResult> {
+  const stages: StagePeaks = [];
+  stagePeak(stages, 'start');
+  const opened: Array<{ dir: string; corpus: CorpusIndex; openSeconds: number; retriever: HybridRetriever }> = [];
+  for (const dir of indexDirs) {
+    const t = await timed(() => CorpusIndex.open(new LocalStore(dir), { maxCachedDocs: 256 }));
+    opened.push({ dir, corpus: t.value, openSeconds: t.seconds, retriever: new HybridRetriever(t.value, o.embeddings.embedQuery) });
+  }
+  stagePeak(stages, 'indexes opened');
+  try {
+    const tokens = bpeTokenCounter();
+    const reader = new ExtractiveReader();
+    const critic = new RuleCritic();
+    const askOnce = async (x: (typeof opened)[number], q: string): Promise<number> =>
+      (
+        await timed(() =>
+          ask(
+            q,
+            { topK: o.topK, maxRounds: o.rounds, branchingFactor: o.branchingFactor, compressor: { name: 'canopy' }, readerTokenCap: 16000, encoderId: o.embeddings.id, retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 } },
+            { retriever: x.retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: x.dir, generation: x.corpus.generation, items: x.corpus.itemCount } },
+          ),
+        )
+      ).seconds * 1000;
+    const first = opened.map(() => [] as number[]);
+    const warm = opened.map(() => [] as number[]);
+    const retrieveOnly = opened.map(() => [] as number[]);
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) first[i]!.push(await askOnce(opened[i]!, q));
+    stagePeak(stages, 'first pass');
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) warm[i]!.push(await askOnce(opened[i]!, q));
+    stagePeak(stages, 'warm pass');
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) retrieveOnly[i]!.push((await timed(() => opened[i]!.retriever.retrieve(q, o.topK))).seconds * 1000);
+    stagePeak(stages, 'retrieval');
+    return {
+      indexes: opened.map((x, i) => ({
+        indexDir: x.dir,
+        documents: Object.keys(x.corpus.manifest.files).length,
+        items: x.corpus.itemCount,
+        openSeconds: x.openSeconds,
+        query: { first: latency(first[i]!), warm: latency(warm[i]!), retrieveOnly: latency(retrieveOnly[i]!) },
+      })),
+      stages,
+      peakRssMiB: peakRssMiB(),
+    };
+  } finally {
+    for (const x of opened) await x.corpus.close();
+  }
+}
+
 async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
   const b = await canopyBuild(o);
   const q = await canopyQuery(o, b.indexDir);

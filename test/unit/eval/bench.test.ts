@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../../../src/eval/bench/benchReport';
-import { canopyBuild, canopyQuery, prepareBenchCache, replicateDocs, runCorpusBench } from '../../../src/eval/bench/corpusBench';
+import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replicateDocs, runCorpusBench } from '../../../src/eval/bench/corpusBench';
 import { benchReindex, writeMarkdownWorkspace } from '../../../src/eval/bench/indexBench';
 import { machine } from '../../../src/eval/bench/measure';
 import { readBenchDocs } from '../../../src/eval/bench/poolDocs';
@@ -81,6 +81,14 @@ describe('benchmarks on a tiny corpus', () => {
       assert.equal(q.items, 25);
       assert.equal(q.query.warm.n, 2);
       assert.ok(q.stages.at(-1)!.peakRssMiB >= q.stages[0]!.peakRssMiB);
+      const inTurn = await canopyQueryInTurn({ queries, embeddings: emb, branchingFactor: 2, topK: 3, rounds: 2 }, [once.indexDir, b.indexDir]);
+      assert.deepEqual(
+        inTurn.indexes.map((x) => [x.documents, x.query.warm.n, x.query.retrieveOnly.n]),
+        [
+          [10, 2, 2],
+          [25, 2, 2],
+        ],
+      );
     } finally {
       await emb.dispose();
     }
