@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../../src/cli/main';
 import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../../../src/eval/bench/benchReport';
 import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replicateDocs, runCorpusBench } from '../../../src/eval/bench/corpusBench';
 import { benchReindex, writeMarkdownWorkspace } from '../../../src/eval/bench/indexBench';
@@ -91,6 +92,48 @@ describe('benchmarks on a tiny corpus', () => {
       );
     } finally {
       await emb.dispose();
+    }
+  });
+
+  it('canopy bench corpus: --phase index with --replicate-to, then --phase query (alone and --in-turn); bad flags are usage errors', async () => {
+    const io = () => {
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      return { stdout, stderr, out: (l: string) => stdout.push(l), err: (l: string) => stderr.push(l), isTTY: false, env: {}, cwd: process.cwd() };
+    };
+    const pools = ['--pool', fx('hotpotqa/pool-00.jsonl'), '--pool', fx('squad/articles.jsonl')];
+    const common = ['--queries', fx('hotpotqa/dev.jsonl'), '--query-count', '2', '--cache', join(dir, 'cli-cache'), '--json'];
+    const big = join(dir, 'cli-15');
+    const small = join(dir, 'cli-10');
+    for (const [work, extra] of [
+      [big, ['--replicate-to', '15']],
+      [small, []],
+    ] as const) {
+      const o = io();
+      assert.equal(await main(['bench', 'corpus', ...pools, ...common, ...extra, '--work', work, '--phase', 'index', '--repeats', '0'], o), 0, o.stderr.join('\n'));
+      const r = JSON.parse(o.stdout.at(-1)!) as { phase: string; originals: number; result: { documents: number; warm: unknown[] } };
+      assert.equal(r.phase, 'index');
+      assert.equal(r.originals, 10);
+      assert.equal(r.result.documents, work === big ? 15 : 10);
+    }
+    const q = io();
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', big, '--phase', 'query'], q), 0, q.stderr.join('\n'));
+    assert.equal((JSON.parse(q.stdout.at(-1)!) as { result: { documents: number } }).result.documents, 15);
+    const t = io();
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', big, '--phase', 'query', '--in-turn', small], t), 0, t.stderr.join('\n'));
+    const turn = JSON.parse(t.stdout.at(-1)!) as { phase: string; result: { indexes: Array<{ documents: number }> } };
+    assert.equal(turn.phase, 'query-in-turn');
+    assert.deepEqual(turn.result.indexes.map((x) => x.documents), [15, 10]);
+    for (const [args, message] of [
+      [['--phase', 'query'], /--phase query needs --work/],
+      [['--phase', 'query', '--work', join(dir, 'nothing-here')], /no index there/],
+      [['--phase', 'both'], /--phase must be all, index or query/],
+      [['--engine', 'vectra', '--replicate-to', '20', ...pools], /for --engine canopy/],
+      [['--phase', 'index', '--repeats=1.5', ...pools], /--repeats must be a non-negative integer/],
+    ] as const) {
+      const e = io();
+      assert.notEqual(await main(['bench', 'corpus', ...common, ...args], e), 0);
+      assert.match(e.stderr.join('\n'), message);
     }
   });
 
