@@ -15,6 +15,13 @@ export function positive(value: string | undefined, flag: string, fallback: numb
   return n;
 }
 
+export function nonNegative(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a non-negative integer`);
+  return n;
+}
+
 export function evalCacheDir(io: CliIO, value: string | undefined): string {
   return path.resolve(io.cwd, value ?? io.env.CANOPY_EVAL_CACHE ?? path.join(homedir(), '.cache', 'canopy-eval'));
 }

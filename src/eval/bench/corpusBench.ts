@@ -1,8 +1,9 @@
 /**
  * Corpus-scale benchmark of one engine in this process (so its peak RSS is that engine's):
  *  - canopy: the real indexer (`runIndexer`: trees, node vectors through the embedding cache,
- *    vectra item vectors, MiniSearch BM25) over N pool documents — a first build (which encodes
- *    whatever the embedding cache lacks) and `repeats` fresh rebuilds with the cache warm; then
+ *    the local store's binary item vectors and BM25) over N pool documents — a first build
+ *    (which encodes whatever the embedding cache lacks) and `repeats` fresh rebuilds with the
+ *    cache warm (`canopyBuild`); then (`canopyQuery`, in the same process or another one)
  *    query latency of the ask pipeline without an LLM (hybrid retrieval, CANOPY, rule-critic
  *    rounds, extractive reader) on a freshly opened index (cold: parsed trees read from disk)
  *    and again (warm), plus retrieval alone;
@@ -104,67 +105,221 @@ export async function runCorpusBench(o: CorpusBenchOptions): Promise<CorpusBench
   return o.engine === 'canopy' ? canopyBench(o) : vectraBench(o);
 }
 
-async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
-  const { discovery } = await writePoolFiles(join(o.workDir, 'files'), o.docs);
+/** Stage by stage: the process's peak resident set so far (MiB) after each stage, to see what holds memory. */
+export type StagePeaks = Array<{ stage: string; peakRssMiB: number; heapUsedMiB: number }>;
+
+function stagePeak(peaks: StagePeaks, stage: string): void {
+  peaks.push({ stage, peakRssMiB: peakRssMiB(), heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20 });
+}
+
+/**
+ * The corpus replicated up to `n` documents: copy r of a document gets the fresh id `<id>~<r>`
+ * (so its own file, item and node ids), the original's title, text and spans. Copies' texts are
+ * the originals', so the embedding cache (keyed by text) serves every replica's vectors; the
+ * parser, the trees, the store and the lexical index see `n` distinct documents.
+ */
+export function replicateDocs(docs: readonly PoolDoc[], n: number): PoolDoc[] {
+  if (docs.length === 0 || n <= docs.length) return docs.slice(0, n);
+  const out: PoolDoc[] = [...docs];
+  for (let r = 1; out.length < n; r++) for (let i = 0; i < docs.length && out.length < n; i++) out.push({ ...docs[i]!, id: `${docs[i]!.id}~${r}` });
+  return out;
+}
+
+export interface CanopyBuildResult {
+  documents: number;
+  items: number;
+  nodes: number;
+  /** Writing the documents as files (the benchmark's input, not indexing). */
+  writeFilesSeconds: number;
+  first: BuildRun;
+  warm: BuildRun[];
+  /** Median of the warm rebuilds; the first build's time when there were none. */
+  warmMedianSeconds: number;
+  docsPerSecond: number;
+  nodesPerSecond: number;
+  indexBytes: number;
+  indexDir: string;
+  stages: StagePeaks;
+  peakRssMiB: number;
+}
+
+export interface CanopyQueryResult {
+  documents: number;
+  items: number;
+  query: { cold: Latency; warm: Latency; retrieveOnly: Latency; openSeconds: number };
+  stages: StagePeaks;
+  peakRssMiB: number;
+}
+
+/** The indexing half of the Canopy benchmark: the real indexer over the documents, first build and `repeats` warm rebuilds. */
+export async function canopyBuild(o: Pick<CorpusBenchOptions, 'docs' | 'workDir' | 'embeddings' | 'repeats' | 'branchingFactor' | 'logger'>): Promise<CanopyBuildResult> {
+  mkdirSync(o.workDir, { recursive: true });
+  const stages: StagePeaks = [];
+  stagePeak(stages, 'start');
+  const files = await timed(() => writePoolFiles(join(o.workDir, 'files'), o.docs));
+  const { discovery } = files.value;
+  stagePeak(stages, 'files written');
   const build = async (dir: string): Promise<BuildRun & { items: number; nodes: number }> => {
     rmSync(dir, { recursive: true, force: true });
     const before = o.embeddings.encoded;
     const t = await timed(() => indexPoolFiles(discovery, dir, { branchingFactor: o.branchingFactor, embeddings: o.embeddings, ...(o.logger ? { logger: o.logger } : {}) }));
+    if (t.value.errors.length > 0) throw new Error(`bench corpus: ${t.value.errors.length} document(s) failed to index, first: ${t.value.errors[0]!.file}: ${t.value.errors[0]!.reason}`);
     return { seconds: t.seconds, cpuSeconds: t.cpuSeconds, encodedTexts: o.embeddings.encoded - before, items: t.value.items, nodes: t.value.nodes };
   };
   const indexDir = join(o.workDir, 'index');
   const first = await build(indexDir);
+  stagePeak(stages, 'first build');
   const warm: BuildRun[] = [];
   for (let r = 0; r < o.repeats; r++) {
     const w = await build(join(o.workDir, `index-warm-${r}`));
     warm.push({ seconds: w.seconds, cpuSeconds: w.cpuSeconds, encodedTexts: w.encodedTexts });
     rmSync(join(o.workDir, `index-warm-${r}`), { recursive: true, force: true });
   }
-  const warmMedian = median(warm.map((w) => w.seconds));
-
-  const opened = await timed(() => CorpusIndex.open(new LocalStore(indexDir), { maxCachedDocs: 256 }));
-  const corpus = opened.value;
-  const retriever = new HybridRetriever(corpus, o.embeddings.embedQuery);
-  const tokens = bpeTokenCounter();
-  const reader = new ExtractiveReader();
-  const critic = new RuleCritic();
-  const askOnce = async (q: string): Promise<number> => {
-    const t = await timed(() =>
-      ask(
-        q,
-        {
-          topK: o.topK,
-          maxRounds: o.rounds,
-          branchingFactor: o.branchingFactor,
-          compressor: { name: 'canopy' },
-          readerTokenCap: 16000,
-          encoderId: o.embeddings.id,
-          retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
-        },
-        { retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: indexDir, generation: corpus.generation, items: corpus.itemCount } },
-      ),
-    );
-    return t.seconds * 1000;
-  };
-  const cold: number[] = [];
-  for (const q of o.queries) cold.push(await askOnce(q));
-  const warmQ: number[] = [];
-  for (const q of o.queries) warmQ.push(await askOnce(q));
-  const retrieveOnly: number[] = [];
-  for (const q of o.queries) retrieveOnly.push((await timed(() => retriever.retrieve(q, o.topK))).seconds * 1000);
-  const nodes = first.nodes;
+  if (o.repeats > 0) stagePeak(stages, 'warm rebuilds');
+  const warmMedian = warm.length > 0 ? median(warm.map((w) => w.seconds)) : first.seconds;
   return {
-    engine: 'canopy',
     documents: o.docs.length,
     items: first.items,
-    nodes,
+    nodes: first.nodes,
+    writeFilesSeconds: files.seconds,
     first: { seconds: first.seconds, cpuSeconds: first.cpuSeconds, encodedTexts: first.encodedTexts },
     warm,
     warmMedianSeconds: warmMedian,
     docsPerSecond: o.docs.length / warmMedian,
-    nodesPerSecond: nodes / warmMedian,
+    nodesPerSecond: first.nodes / warmMedian,
     indexBytes: folderBytes(indexDir) - folderBytes(join(indexDir, 'embeddings')),
-    query: { cold: latency(cold), warm: latency(warmQ), retrieveOnly: latency(retrieveOnly), openSeconds: opened.seconds },
+    indexDir,
+    stages,
+    peakRssMiB: peakRssMiB(),
+  };
+}
+
+/**
+ * The answering half: open the index in `indexDir` fresh and run the ask pipeline without an LLM
+ * (hybrid retrieval, CANOPY, rule-critic rounds, extractive reader) over the questions — cold
+ * (parsed trees read from disk), warm (again) — and the hybrid retriever alone.
+ */
+export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds'>, indexDir: string): Promise<CanopyQueryResult> {
+  const stages: StagePeaks = [];
+  stagePeak(stages, 'start');
+  const opened = await timed(() => CorpusIndex.open(new LocalStore(indexDir), { maxCachedDocs: 256 }));
+  const corpus = opened.value;
+  stagePeak(stages, 'index opened');
+  try {
+    const retriever = new HybridRetriever(corpus, o.embeddings.embedQuery);
+    const tokens = bpeTokenCounter();
+    const reader = new ExtractiveReader();
+    const critic = new RuleCritic();
+    const askOnce = async (q: string): Promise<number> => {
+      const t = await timed(() =>
+        ask(
+          q,
+          {
+            topK: o.topK,
+            maxRounds: o.rounds,
+            branchingFactor: o.branchingFactor,
+            compressor: { name: 'canopy' },
+            readerTokenCap: 16000,
+            encoderId: o.embeddings.id,
+            retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
+          },
+          { retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: indexDir, generation: corpus.generation, items: corpus.itemCount } },
+        ),
+      );
+      return t.seconds * 1000;
+    };
+    const cold: number[] = [];
+    for (const q of o.queries) cold.push(await askOnce(q));
+    stagePeak(stages, 'cold pass');
+    const warmQ: number[] = [];
+    for (const q of o.queries) warmQ.push(await askOnce(q));
+    stagePeak(stages, 'warm pass');
+    const retrieveOnly: number[] = [];
+    for (const q of o.queries) retrieveOnly.push((await timed(() => retriever.retrieve(q, o.topK))).seconds * 1000);
+    stagePeak(stages, 'retrieval');
+    const files = Object.keys(corpus.manifest.files).length;
+    return { documents: files, items: corpus.itemCount, query: { cold: latency(cold), warm: latency(warmQ), retrieveOnly: latency(retrieveOnly), openSeconds: opened.seconds }, stages, peakRssMiB: peakRssMiB() };
+  } finally {
+    await corpus.close();
+  }
+}
+
+export interface InTurnResult {
+  indexes: Array<{ indexDir: string; documents: number; items: number; openSeconds: number; query: { first: Latency; warm: Latency; retrieveOnly: Latency } }>;
+  stages: StagePeaks;
+  peakRssMiB: number;
+}
+
+/**
+ * Several indexes answered in turn, question by question (index A, index B, …, next question), so
+ * a change of machine load during the run falls on every index alike: the growth ratio of two
+ * corpus sizes from one run. A first pass (every question on every index) fills the caches; then
+ * the warm ask pipeline and the hybrid retriever alone are timed. One process holds every index,
+ * so its peak RSS is theirs together (each index's own is `canopyQuery`'s).
+ */
+export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds'>, indexDirs: readonly string[]): Promise<InTurnResult> {
+  const stages: StagePeaks = [];
+  stagePeak(stages, 'start');
+  const opened: Array<{ dir: string; corpus: CorpusIndex; openSeconds: number; retriever: HybridRetriever }> = [];
+  for (const dir of indexDirs) {
+    const t = await timed(() => CorpusIndex.open(new LocalStore(dir), { maxCachedDocs: 256 }));
+    opened.push({ dir, corpus: t.value, openSeconds: t.seconds, retriever: new HybridRetriever(t.value, o.embeddings.embedQuery) });
+  }
+  stagePeak(stages, 'indexes opened');
+  try {
+    const tokens = bpeTokenCounter();
+    const reader = new ExtractiveReader();
+    const critic = new RuleCritic();
+    const askOnce = async (x: (typeof opened)[number], q: string): Promise<number> =>
+      (
+        await timed(() =>
+          ask(
+            q,
+            { topK: o.topK, maxRounds: o.rounds, branchingFactor: o.branchingFactor, compressor: { name: 'canopy' }, readerTokenCap: 16000, encoderId: o.embeddings.id, retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 } },
+            { retriever: x.retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: x.dir, generation: x.corpus.generation, items: x.corpus.itemCount } },
+          ),
+        )
+      ).seconds * 1000;
+    const first = opened.map(() => [] as number[]);
+    const warm = opened.map(() => [] as number[]);
+    const retrieveOnly = opened.map(() => [] as number[]);
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) first[i]!.push(await askOnce(opened[i]!, q));
+    stagePeak(stages, 'first pass');
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) warm[i]!.push(await askOnce(opened[i]!, q));
+    stagePeak(stages, 'warm pass');
+    for (const q of o.queries) for (let i = 0; i < opened.length; i++) retrieveOnly[i]!.push((await timed(() => opened[i]!.retriever.retrieve(q, o.topK))).seconds * 1000);
+    stagePeak(stages, 'retrieval');
+    return {
+      indexes: opened.map((x, i) => ({
+        indexDir: x.dir,
+        documents: Object.keys(x.corpus.manifest.files).length,
+        items: x.corpus.itemCount,
+        openSeconds: x.openSeconds,
+        query: { first: latency(first[i]!), warm: latency(warm[i]!), retrieveOnly: latency(retrieveOnly[i]!) },
+      })),
+      stages,
+      peakRssMiB: peakRssMiB(),
+    };
+  } finally {
+    for (const x of opened) await x.corpus.close();
+  }
+}
+
+async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
+  const b = await canopyBuild(o);
+  const q = await canopyQuery(o, b.indexDir);
+  return {
+    engine: 'canopy',
+    documents: b.documents,
+    items: b.items,
+    nodes: b.nodes,
+    first: b.first,
+    warm: b.warm,
+    warmMedianSeconds: b.warmMedianSeconds,
+    docsPerSecond: b.docsPerSecond,
+    nodesPerSecond: b.nodesPerSecond,
+    indexBytes: b.indexBytes,
+    query: q.query,
     peakRssMiB: peakRssMiB(),
   };
 }
@@ -190,7 +345,7 @@ async function vectraBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {
     warm.push({ seconds: w.seconds, cpuSeconds: w.cpuSeconds, encodedTexts: w.encodedTexts });
     rmSync(d, { recursive: true, force: true });
   }
-  const warmMedian = median(warm.map((w) => w.seconds));
+  const warmMedian = warm.length > 0 ? median(warm.map((w) => w.seconds)) : first.seconds;
   const opened = await timed(() => VectraPeer.open(dir, embed, { chunkSize: o.peerChunkSize }));
   const peer = opened.value;
   const run = async (q: string, budget: number) => (await timed(() => peer.retrieveAndRender(q, budget, { maxDocuments: o.topK, maxChunks: 50, bm25: false }))).seconds * 1000;

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../../src/cli/main';
 import { renderBenchMarkdown, replaceBenchSection, type BenchResults } from '../../../src/eval/bench/benchReport';
-import { prepareBenchCache, runCorpusBench } from '../../../src/eval/bench/corpusBench';
+import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replicateDocs, runCorpusBench } from '../../../src/eval/bench/corpusBench';
 import { benchReindex, writeMarkdownWorkspace } from '../../../src/eval/bench/indexBench';
 import { machine } from '../../../src/eval/bench/measure';
 import { readBenchDocs } from '../../../src/eval/bench/poolDocs';
@@ -53,6 +54,87 @@ describe('benchmarks on a tiny corpus', () => {
     const md = renderBenchMarkdown(results);
     assert.match(md, /\| canopy \| 10 \|/);
     assert.match(md, /Canopy ÷ vectra in the same run/);
+  });
+
+  it('corpus: replicas get fresh ids and the originals\' texts; indexing them encodes nothing new; a separate query phase answers', async () => {
+    const replicated = replicateDocs(docs, 25);
+    assert.equal(replicated.length, 25);
+    assert.equal(new Set(replicated.map((d) => d.id)).size, 25, 'every copy has its own id');
+    assert.equal(replicated[10]!.id, `${docs[0]!.id}~1`);
+    assert.equal(replicated[24]!.text, docs[4]!.text);
+    assert.deepEqual(replicateDocs(docs, 4), docs.slice(0, 4));
+    const source = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'shared') });
+    await prepareBenchCache({ engine: 'canopy', docs, queries, cacheDir: join(dir, 'rep', 'emb'), source, branchingFactor: 2, peerChunkSize: 512 });
+    await source.dispose();
+    const emb = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir: modelDir, cacheDir: join(dir, 'rep', 'emb') });
+    try {
+      const once = await canopyBuild({ docs, workDir: join(dir, 'once'), embeddings: emb, repeats: 0, branchingFactor: 2 });
+      const b = await canopyBuild({ docs: replicated, workDir: join(dir, 'rep'), embeddings: emb, repeats: 0, branchingFactor: 2 });
+      assert.equal(b.first.encodedTexts, 0, 'the cache, keyed by text, serves every replica');
+      assert.equal(b.items, 25);
+      const nodesOf = (n: number) => (once.nodes / docs.length) * n;
+      assert.ok(b.nodes > once.nodes * 2 && b.nodes < nodesOf(30), `${b.nodes} nodes for 25 documents (${once.nodes} for the 10 originals)`);
+      assert.deepEqual(b.warm, []);
+      assert.equal(b.warmMedianSeconds, b.first.seconds, 'no rebuilds: the first build is the figure');
+      assert.deepEqual(b.stages.map((s) => s.stage), ['start', 'files written', 'first build']);
+      const q = await canopyQuery({ queries, embeddings: emb, branchingFactor: 2, topK: 3, rounds: 2 }, b.indexDir);
+      assert.equal(q.documents, 25);
+      assert.equal(q.items, 25);
+      assert.equal(q.query.warm.n, 2);
+      assert.ok(q.stages.at(-1)!.peakRssMiB >= q.stages[0]!.peakRssMiB);
+      const inTurn = await canopyQueryInTurn({ queries, embeddings: emb, branchingFactor: 2, topK: 3, rounds: 2 }, [once.indexDir, b.indexDir]);
+      assert.deepEqual(
+        inTurn.indexes.map((x) => [x.documents, x.query.warm.n, x.query.retrieveOnly.n]),
+        [
+          [10, 2, 2],
+          [25, 2, 2],
+        ],
+      );
+    } finally {
+      await emb.dispose();
+    }
+  });
+
+  it('canopy bench corpus: --phase index with --replicate-to, then --phase query (alone and --in-turn); bad flags are usage errors', async () => {
+    const io = () => {
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      return { stdout, stderr, out: (l: string) => stdout.push(l), err: (l: string) => stderr.push(l), isTTY: false, env: {}, cwd: process.cwd() };
+    };
+    const pools = ['--pool', fx('hotpotqa/pool-00.jsonl'), '--pool', fx('squad/articles.jsonl')];
+    const common = ['--queries', fx('hotpotqa/dev.jsonl'), '--query-count', '2', '--cache', join(dir, 'cli-cache'), '--json'];
+    const big = join(dir, 'cli-15');
+    const small = join(dir, 'cli-10');
+    for (const [work, extra] of [
+      [big, ['--replicate-to', '15']],
+      [small, []],
+    ] as const) {
+      const o = io();
+      assert.equal(await main(['bench', 'corpus', ...pools, ...common, ...extra, '--work', work, '--phase', 'index', '--repeats', '0'], o), 0, o.stderr.join('\n'));
+      const r = JSON.parse(o.stdout.at(-1)!) as { phase: string; originals: number; result: { documents: number; warm: unknown[] } };
+      assert.equal(r.phase, 'index');
+      assert.equal(r.originals, 10);
+      assert.equal(r.result.documents, work === big ? 15 : 10);
+    }
+    const q = io();
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', big, '--phase', 'query'], q), 0, q.stderr.join('\n'));
+    assert.equal((JSON.parse(q.stdout.at(-1)!) as { result: { documents: number } }).result.documents, 15);
+    const t = io();
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', big, '--phase', 'query', '--in-turn', small], t), 0, t.stderr.join('\n'));
+    const turn = JSON.parse(t.stdout.at(-1)!) as { phase: string; result: { indexes: Array<{ documents: number }> } };
+    assert.equal(turn.phase, 'query-in-turn');
+    assert.deepEqual(turn.result.indexes.map((x) => x.documents), [15, 10]);
+    for (const [args, message] of [
+      [['--phase', 'query'], /--phase query needs --work/],
+      [['--phase', 'query', '--work', join(dir, 'nothing-here')], /no index there/],
+      [['--phase', 'both'], /--phase must be all, index or query/],
+      [['--engine', 'vectra', '--replicate-to', '20', ...pools], /for --engine canopy/],
+      [['--phase', 'index', '--repeats=1.5', ...pools], /--repeats must be a non-negative integer/],
+    ] as const) {
+      const e = io();
+      assert.notEqual(await main(['bench', 'corpus', ...common, ...args], e), 0);
+      assert.match(e.stderr.join('\n'), message);
+    }
   });
 
   it('store: each store writes, answers and is scored against exact search; replicas get fresh ids', async () => {
