@@ -5,8 +5,10 @@
 //   node scripts/test.mjs <file.test.ts>…  -> those files only
 // The build runs once, first: the webview tier loads the bundles and the CLI tests use the
 // built-in encoder model it converts. Then one `node --test` runs every file, each in its own
-// process, several at once: CANOPY_TEST_CONCURRENCY, else
-// os.availableParallelism(). Test files must therefore not share state: each makes its own temp
+// process, several at once: CANOPY_TEST_CONCURRENCY, else one more than
+// os.availableParallelism() (files spend part of their time waiting on time limits, child
+// processes and the browser; on 2 cores 3 at a time took 356 s where 2 took 435 s, back to back,
+// same commit). Test files must therefore not share state: each makes its own temp
 // folders (mkdtemp), listens on port 0, and restores any environment variable it sets.
 // Files start slowest first, by the times of the previous run (test-results/test-times.json,
 // written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
@@ -44,7 +46,7 @@ function findTests(dir) {
 
 function concurrency() {
   const raw = process.env.CANOPY_TEST_CONCURRENCY;
-  if (raw === undefined || raw === '') return Math.max(1, availableParallelism());
+  if (raw === undefined || raw === '') return availableParallelism() + 1;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     console.error(`CANOPY_TEST_CONCURRENCY must be a whole number ≥ 1, not "${raw}"`);
