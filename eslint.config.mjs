@@ -104,7 +104,17 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
-      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+        {
+          // The tests load TypeScript through tsx's CommonJS hook (scripts/test.mjs), which compiles
+          // static imports to require() but leaves import() to Node's ESM loader, which cannot find
+          // an extensionless .ts module.
+          selector: "ImportExpression[source.type='Literal'][source.value=/^\\./]",
+          message: 'Import project modules statically: npm test runs TypeScript through tsx/cjs, where import() of a relative .ts path fails.',
+        },
+      ],
     },
   },
   {

@@ -17,6 +17,11 @@
  * the fresh-clone check, scripts/check-fresh-clone.sh, uses it to prove the npm path works with
  * the system browser hidden). Unset or `auto`: all three.
  *
+ * `prefer: 'headless-shell'` (the webview tier, test/webview/harness.ts) tries step 3 before step 2
+ * when both are allowed: the package's headless shell opens a page for about a fifth of the CPU
+ * that a system Chrome/Chromium in its new headless mode (a full browser) needs, and the webview
+ * tier opens one page per test. The end-to-end tier keeps the system browser first.
+ *
  * The package's own `executablePath()` is made for serverless functions: it unpacks into fixed
  * names in the shared temp folder and reuses whatever it finds there, which races when test files
  * run in parallel and mixes versions between checkouts. Unpacking into a staging folder that is
@@ -73,7 +78,7 @@ const channelMissing = /distribution '[^']+' is not (found|supported)/;
  * found but fails to start is an error, not a reason to try the next: that would hide a broken
  * install. When nothing is found the error lists every place looked at and how to get one.
  */
-export async function launchChromium(options: { args?: string[]; timeout?: number } = {}): Promise<Browser> {
+export async function launchChromium(options: { args?: string[]; timeout?: number; prefer?: 'system' | 'headless-shell' } = {}): Promise<Browser> {
   const base: LaunchOptions = { args: options.args ?? chromiumArgs, headless: true, timeout: options.timeout ?? 60_000 };
   const looked: string[] = [];
   const source = wantedSource();
@@ -82,6 +87,13 @@ export async function launchChromium(options: { args?: string[]; timeout?: numbe
   if (explicit && source !== 'npm') {
     if (!existsSync(explicit)) throw new Error(`CANOPY_CHROMIUM is set to ${explicit}, which does not exist`);
     return chromium.launch({ ...base, executablePath: explicit });
+  }
+  let npmTried = false;
+  if (source === 'auto' && options.prefer === 'headless-shell') {
+    const npm = await npmChromium();
+    if (typeof npm !== 'string') return chromium.launch({ ...base, ...npm.launch });
+    looked.push(npm);
+    npmTried = true;
   }
   if (source !== 'npm') {
     if (process.platform === 'linux' && existsSync(debianChromium)) return chromium.launch({ ...base, executablePath: debianChromium });
@@ -96,7 +108,7 @@ export async function launchChromium(options: { args?: string[]; timeout?: numbe
       }
     }
   }
-  if (source !== 'system') {
+  if (source !== 'system' && !npmTried) {
     const npm = await npmChromium();
     if (typeof npm !== 'string') return chromium.launch({ ...base, ...npm.launch });
     looked.push(npm);

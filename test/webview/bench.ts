@@ -15,7 +15,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
-import { InspectorServer, launchChromium, openInspector, postFromHost, resultsDir } from './harness';
+// The benchmark keeps the browser lookup of the published figures (system browser first), not the
+// webview tier's preference for the lighter headless shell.
+import { launchChromium } from '../helpers/chromium';
+import { InspectorServer, openInspector, postFromHost, resultsDir } from './harness';
 import { openWorkspace } from './realTraces';
 
 const arg = (name: string, fallback: number) => {

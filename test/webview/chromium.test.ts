@@ -91,6 +91,25 @@ describe('Chromium lookup', () => {
     }
   });
 
+  it('prefer headless-shell starts the npm headless shell first; CANOPY_CHROMIUM_SOURCE=system still keeps it to the system browser', { skip: !linuxX64 && 'the npm Chromium runs on Linux x64 only' }, async () => {
+    const version = (JSON.parse(readFileSync(join('node_modules', '@sparticuz', 'chromium', 'package.json'), 'utf8')) as { version: string }).version;
+    const major = (b: { version(): string }) => b.version().split('.')[0];
+    const shell = await withEnv({ CANOPY_CHROMIUM: undefined, CANOPY_CHROMIUM_SOURCE: undefined }, () => launchChromium({ prefer: 'headless-shell' }));
+    try {
+      assert.equal(major(shell), version.split('.')[0], `started ${shell.version()}, the package is ${version}`);
+    } finally {
+      await shell.close();
+    }
+    if (!existsSync('/usr/bin/chromium')) return;
+    const system = await withEnv({ CANOPY_CHROMIUM: undefined, CANOPY_CHROMIUM_SOURCE: 'system' }, () => launchChromium({ prefer: 'headless-shell' }));
+    try {
+      const debian = spawnSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).stdout;
+      assert.ok(debian.includes(` ${system.version()}`), `started ${system.version()}, /usr/bin/chromium is ${debian.trim()}`);
+    } finally {
+      await system.close();
+    }
+  });
+
   it('refuses a CANOPY_CHROMIUM that does not exist, naming it, instead of falling back', async () => {
     const missing = join(tmp, 'no-such-chrome');
     await assert.rejects(

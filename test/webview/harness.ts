@@ -18,16 +18,19 @@ import type { Browser, Page } from 'playwright-core';
 import { makeNonce, renderInspectorHtml } from '../../src/extension/inspectorHtml';
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import { HostEndpoint, type RequestHandlers } from '../../src/protocol/rpc';
+import { launchChromium as launchAnyChromium } from '../helpers/chromium';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const resultsDir = join(repoRoot, 'test-results', 'webview');
 
 /**
- * Starts headless Chromium: the system's, or the one `npm ci` brings (test/helpers/chromium.ts
- * says where it looks). playwright's launch() gives every browser a fresh temporary
- * user-data-dir and removes it on close.
+ * Starts headless Chromium: the headless shell `npm ci` brings where it runs (Linux x64), else the
+ * system's (test/helpers/chromium.ts says where it looks and why the shell comes first here).
+ * playwright's launch() gives every browser a fresh temporary user-data-dir and removes it on close.
  */
-export { launchChromium } from '../helpers/chromium';
+export function launchChromium(): Promise<Browser> {
+  return launchAnyChromium({ prefer: 'headless-shell' });
+}
 
 /** What the stub API saw, read back from the page. */
 export interface StubRecord {

@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { PgliteHost } from '../../core/index/pgliteHost';
 import { openIndexStore } from '../../core/index/storeSpec';
 import { type CliIO, UsageError } from '../io';
 import { defaultIndexDir, storeSetting } from '../runtime';
@@ -38,7 +39,6 @@ async function serve(args: string[], io: CliIO): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
   const maxConnections = values['max-connections'] === undefined ? 32 : Number(values['max-connections']);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new UsageError('--max-connections must be a positive integer');
-  const { PgliteHost } = await import('../../core/index/pgliteHost');
   const dir = path.resolve(io.cwd, values.pglite);
   io.err(`opening PGlite in ${dir} (a new database takes up to a minute)…`);
   const host = await PgliteHost.open(dir);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
-import { runEval, type EvalOptions, type EvalReport } from '../../../src/eval/harness';
+import { parseRetrieval, runEval, type EvalOptions, type EvalReport } from '../../../src/eval/harness';
 import { renderReport, writePlots } from '../../../src/eval/render';
 
 const fx = (p: string) => fileURLToPath(new URL(`../../fixtures/eval/${p}`, import.meta.url));
@@ -185,7 +185,6 @@ describe('eval harness', () => {
 
 describe('retrieval variants', () => {
   it('parses the retrieval choices; a BM25 weight of 1 ranks like the equal-weight RRF', async () => {
-    const { parseRetrieval } = await import('../../../src/eval/harness');
     assert.deepEqual(parseRetrieval('hybrid'), { dense: true, bm25: true });
     assert.deepEqual(parseRetrieval('hybrid:rrf'), { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60 } });
     assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true, fusion: { kind: 'rrf', rrfK: 60 } });

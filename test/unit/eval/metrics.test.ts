@@ -8,6 +8,7 @@ import type { RegionNode } from '../../../src/contracts/region';
 import { bestAnswerScores, containsAnswer, exactMatch, f1Score, normalizeAnswer } from '../../../src/eval/answers';
 import { BootstrapPlan, percentiles } from '../../../src/eval/bootstrap';
 import { seededRandom } from '../../../src/core/random';
+import { depthOf } from '../../../src/eval/given';
 import { coveredLeaves, isCovered } from '../../../src/eval/gold';
 import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from '../../../src/core/retrieve/metrics';
 import { answerIn, eligibleAnswers } from '../../../src/eval/outcome';
@@ -191,7 +192,6 @@ describe('paired bootstrap', () => {
 
 describe('CANOPY descend margin (harness option)', () => {
   it('adding δ per level makes "child ≥ parent − δ" the projection rule', async () => {
-    const { depthOf } = await import('../../../src/eval/given');
     assert.equal(depthOf('q0/p1#0/0'), 0);
     assert.equal(depthOf('q0/p1#0/0.1.0'), 2);
     const root = tree();

@@ -135,7 +135,7 @@ describe('indexer', () => {
     const runChild = (killAfterMs?: number) =>
       new Promise<{ code: number | null; ms: number }>((resolve) => {
         const t0 = Date.now();
-        const proc = spawn(process.execPath, ['--import', 'tsx', child, root, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
         const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
         proc.on('exit', (code) => {
           clearTimeout(timer);

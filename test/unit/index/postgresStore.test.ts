@@ -13,9 +13,13 @@ import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 import { CanopyError } from '../../../src/core/errors';
 import { CorpusIndex } from '../../../src/core/index/corpusIndex';
+import { runIndexer } from '../../../src/core/index/indexer';
 import { ownerLockFile, PgliteHost } from '../../../src/core/index/pgliteHost';
 import { PostgresStore } from '../../../src/core/index/postgresStore';
 import { openIndexStore } from '../../../src/core/index/storeSpec';
+import { discoverFiles } from '../../../src/core/ingest/discover';
+import { parseFile } from '../../../src/core/ingest/parseFile';
+import { hashEmbeddings } from '../../helpers/hashEmbeddings';
 import { indexFolder } from '../../helpers/indexFolder';
 import { pgliteTemplate, servePglite, type ServedPglite } from '../../helpers/pglite';
 import { describeStoreContract } from './storeContract';
@@ -98,10 +102,6 @@ describe('postgres store', () => {
     try {
       writeFileSync(join(root, 'a.md'), '# A\n\nSome text.\n');
       await indexFolder(root, root, 1, store);
-      const { runIndexer } = await import('../../../src/core/index/indexer');
-      const { discoverFiles } = await import('../../../src/core/ingest/discover');
-      const { parseFile } = await import('../../../src/core/ingest/parseFile');
-      const { hashEmbeddings } = await import('../../helpers/hashEmbeddings');
       await assert.rejects(
         runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), {
           store,
@@ -133,7 +133,7 @@ describe('postgres store', () => {
         new Promise<{ code: number | null; ms: number; err: string }>((resolve) => {
           const t0 = Date.now();
           let err = '';
-          const proc = spawn(process.execPath, ['--import', 'tsx', child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'] });
           proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
           const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
           proc.on('exit', (code) => {
@@ -152,7 +152,8 @@ describe('postgres store', () => {
       const full = await runChild();
       assert.equal(full.code, 0, full.err);
       let killed = 0;
-      const rounds = Number(process.env.CANOPY_KILL_RUNS ?? 4);
+      // npm test runs 2 kills; CANOPY_KILL_RUNS=20 (npm run test:kill:postgres) for the campaign.
+      const rounds = Number(process.env.CANOPY_KILL_RUNS ?? 2);
       for (let round = 0; round < rounds; round++) {
         edit(round);
         const { code } = await runChild(Math.floor(full.ms * (0.2 + 0.75 * Math.random())));
@@ -210,7 +211,7 @@ describe('PGlite single-owner lock', () => {
       // Another process takes the lock and holds it.
       const code = `const { takeOwnership } = require(${JSON.stringify(fileURLToPath(new URL('../../../src/core/index/pgliteHost.ts', import.meta.url)))});
         takeOwnership(${JSON.stringify(dir)}).then(() => { process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
-      const holder = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const holder = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
       await assert.rejects(PgliteHost.open(dir), new RegExp(`already open in process ${holder.pid}`));
       holder.kill('SIGKILL');

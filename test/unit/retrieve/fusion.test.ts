@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reciprocalRankFusion } from '../../../src/core/retrieve/fusion';
+import { linearFusion } from '../../../src/core/retrieve/hybrid';
 import { routeQuestion } from '../../../src/core/compress/router';
 import { Bm25Index } from '../../../src/core/index/bm25';
 
@@ -51,7 +52,6 @@ describe('Bm25Index', () => {
 
 describe('score-level (linear) fusion', () => {
   it('adds min-max normalised BM25 and w × normalised cosine over the union; an item one list misses gets 0 there', async () => {
-    const { linearFusion } = await import('../../../src/core/retrieve/hybrid');
     const dense = [
       { id: 'a', score: 0.9 },
       { id: 'b', score: 0.5 },

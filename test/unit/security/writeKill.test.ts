@@ -27,7 +27,7 @@ interface KilledRun {
 /** Starts the child, waits for its first acknowledged write, lets it run a random 0–300 ms more, then SIGKILLs it. */
 function runAndKill(args: string[]): Promise<KilledRun> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acked: string[] = [];
     let buffered = '';
     let stderr = '';
