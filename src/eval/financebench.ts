@@ -246,7 +246,7 @@ export async function runDocumentComparison(
     const answers = eligibleAnswers(q.answers, q.answersAllRequired ?? false, normalized);
     const view = await DocumentView.of(doc);
     const relevance = await RelevanceModel.create(q.question, view, { embedQuery, embedTexts }, deps.signal);
-    const ranking = groundPages(view, relevance, deps.controller?.rrfK ?? 60);
+    const ranking = groundPages(view, relevance);
     const aggregate = routeQuestion(q.question).aggregate;
     const pageRegion = (pageId: string): { itemId: string; node: RegionNode } | undefined => {
       const n = view.node(pageId);

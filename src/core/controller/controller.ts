@@ -95,7 +95,12 @@ export async function runController(
   const best = grounding[0]?.fused ?? 0;
   for (const g of grounding.filter((p) => p.fused > 0).slice(0, options.initialPages)) {
     const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' });
-    const parts = [`grounding rank ${g.rank + 1}`, g.dense !== undefined ? `dense ${r3(g.dense)} (#${(g.denseRank ?? 0) + 1})` : 'no text vector', g.bm25 !== undefined ? `BM25 ${r3(g.bm25)} (#${(g.bm25Rank ?? 0) + 1})` : 'no BM25 match'];
+    const parts = [
+      `grounding rank ${g.rank + 1}`,
+      g.head !== undefined ? `head BM25 ${r3(g.head)} (#${(g.headRank ?? 0) + 1})` : 'no question term in the page head',
+      g.element !== undefined ? `best element BM25 ${r3(g.element)} (#${(g.elementRank ?? 0) + 1})` : 'no BM25 match on the page',
+      g.dense !== undefined ? `dense ${r3(g.dense)} (#${(g.denseRank ?? 0) + 1})` : 'no text vector',
+    ];
     record({
       action: { type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' },
       decidedBy: 'grounding',

@@ -22,7 +22,7 @@ import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
 import { DocumentView } from './documentView';
 import type { ControllerEvaluator } from './evaluator';
-import { groundPages } from './grounding';
+import { GROUNDING_WEIGHTS, groundPages } from './grounding';
 import { LlmEvaluator } from './llmEvaluator';
 import { budgetsOf, resolveControllerOptions, type ControllerOptions } from './options';
 import { RelevanceModel, type RelevanceDeps } from './relevance';
@@ -88,7 +88,7 @@ export async function buildEvidenceSubgraph(
   const view = await DocumentView.of(doc);
   throwIfCancelled(signal);
   const relevance = await RelevanceModel.create(question, view, deps, signal);
-  const grounding = groundPages(view, relevance, opts.rrfK);
+  const grounding = groundPages(view, relevance);
   const evaluator: ControllerEvaluator = deps.evaluator ?? (deps.llm ? new LlmEvaluator(deps.llm) : new RuleEvaluator());
   deps.tracer?.emit('controller/start', { file: view.file, pages: view.pages.length, elements: view.elements.length, evaluator: evaluator.kind });
 
@@ -179,8 +179,8 @@ export async function buildEvidenceSubgraph(
     evaluator: { kind: evaluator.kind, ...(evaluator.model ? { model: evaluator.model } : {}), onInvalidDecision: opts.onInvalidDecision },
     budgets: budgetsOf(opts),
     grounding: {
-      method: 'dense+bm25-rrf',
-      rrfK: opts.rrfK,
+      method: 'head+element-bm25',
+      weights: { ...GROUNDING_WEIGHTS },
       pageCount: view.pages.length,
       pages: grounding.slice(0, Math.max(20, opts.initialPages)),
       entryPages: run.steps.filter((s) => s.iteration === 0 && s.action.type === 'ACTIVATE_PAGE' && s.valid).map((s) => (s.action as { page: number }).page),
