@@ -38,6 +38,8 @@ export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
   /** Decides when the evaluator's decision is unusable (default: the rule). */
   fallback?: ControllerEvaluator;
   tracer?: Tracer;
+  /** Entry pages beyond grounding's: the best-grounded page of a retrieved item's span (`span` = its 0-based place among the spans), activated after grounding's. */
+  retrievedEntries?: ReadonlyArray<{ page: number; span: number }>;
 }
 
 export interface ControllerRun {
@@ -106,6 +108,22 @@ export async function runController(
       decidedBy: 'grounding',
       utility: best > 0 ? r3(g.fused / best) : 0,
       why: parts.join(', '),
+      valid: result.ok,
+      changes: result.ok ? result.changes : [],
+      ...(result.ok ? {} : { error: result.error }),
+    });
+  }
+
+  for (const r of deps.retrievedEntries ?? []) {
+    const page = view.page(r.page);
+    if (!page) continue;
+    const g = grounding.find((x) => x.pageId === page.id);
+    const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: page.id, page: r.page, source: 'initial' });
+    record({
+      action: { type: 'ACTIVATE_PAGE', pageId: page.id, page: r.page, source: 'initial' },
+      decidedBy: 'grounding',
+      utility: best > 0 && g ? r3(g.fused / best) : 0,
+      why: `best-grounded page of retrieved span ${r.span + 1} (grounding rank ${(g?.rank ?? 0) + 1})`,
       valid: result.ok,
       changes: result.ok ? result.changes : [],
       ...(result.ok ? {} : { error: result.error }),

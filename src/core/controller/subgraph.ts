@@ -31,6 +31,7 @@ import {
   CONTROLLER_TRACE_KIND,
   CONTROLLER_TRACE_VERSION,
   type ControllerTrace,
+  type GroundedPage,
   type OpenedEvidence,
   type SubgraphEdge,
   type SubgraphNode,
@@ -47,6 +48,28 @@ export interface EvidenceSubgraphDeps extends RelevanceDeps {
   adapter?: NodeAdapter;
   tracer?: Tracer;
   clock?: Clock;
+  /**
+   * The page spans (0-based, inclusive) of this document's items that retrieval returned for the
+   * question, best first. The best-grounded page of each becomes an entry page too (after
+   * grounding's own), so a page the retriever found is a candidate even where page grounding
+   * ranks it low.
+   */
+  retrievedSpans?: ReadonlyArray<{ page: number; pageEnd: number }>;
+}
+
+/**
+ * Entry pages from retrieval: for each retrieved span (best first), its best-grounded page with
+ * text, unless grounding's own entry pages hold it already; at most `max`.
+ */
+export function retrievedEntryPages(grounding: readonly GroundedPage[], spans: ReadonlyArray<{ page: number; pageEnd: number }>, initialPages: number, max: number): Array<{ page: number; span: number }> {
+  const own = new Set(grounding.filter((g) => g.fused > 0).slice(0, initialPages).map((g) => g.page));
+  const out: Array<{ page: number; span: number }> = [];
+  spans.forEach((span, i) => {
+    if (out.length >= max) return;
+    const best = grounding.find((g) => g.fused > 0 && g.page >= span.page && g.page <= span.pageEnd);
+    if (best && !own.has(best.page) && !out.some((o) => o.page === best.page)) out.push({ page: best.page, span: i });
+  });
+  return out;
 }
 
 /** A kept region of an opened element, as the reader input takes it (rendered in the subgraph XML), plus where it came from. */
@@ -92,7 +115,16 @@ export async function buildEvidenceSubgraph(
   const evaluator: ControllerEvaluator = deps.evaluator ?? (deps.llm ? new LlmEvaluator(deps.llm) : new RuleEvaluator());
   deps.tracer?.emit('controller/start', { file: view.file, pages: view.pages.length, elements: view.elements.length, evaluator: evaluator.kind });
 
-  const run = await runController(question, view, relevance, grounding, opts, { embedQuery: deps.embedQuery, evaluator, ...(deps.tracer ? { tracer: deps.tracer } : {}) }, signal);
+  const retrievedEntries = retrievedEntryPages(grounding, deps.retrievedSpans ?? [], opts.initialPages, opts.initialPages);
+  const run = await runController(
+    question,
+    view,
+    relevance,
+    grounding,
+    opts,
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    signal,
+  );
 
   // CANOPY projection inside every opened element.
   const keepTablesWhole = opts.keepTablesWhole ?? routeQuestion(question).aggregate;

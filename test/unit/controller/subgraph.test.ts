@@ -7,7 +7,7 @@ import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { DocumentView } from '../../../src/core/controller/documentView';
 import { fusePageSignals, GROUNDING_WEIGHTS, groundPages, pageHead, pageSignals, searchElements } from '../../../src/core/controller/grounding';
 import { RelevanceModel } from '../../../src/core/controller/relevance';
-import { buildEvidenceSubgraph } from '../../../src/core/controller/subgraph';
+import { buildEvidenceSubgraph, retrievedEntryPages } from '../../../src/core/controller/subgraph';
 import { CONTROLLER_TRACE_KIND, CONTROLLER_TRACE_VERSION } from '../../../src/core/controller/trace';
 import { renderEvidenceXml } from '../../../src/core/controller/xml';
 import type { TraceController } from '../../../src/contracts/trace';
@@ -178,6 +178,23 @@ describe('grounding and search inside the document', () => {
     // Without the head the body-text page would win: the head is what moves the statement up.
     const s = pageSignals(view, relevance);
     assert.equal(view.node(fusePageSignals(view, { ...s, head: [] })[0]!.id)!.page, 0);
+  });
+
+  it("adds the best-grounded page of each retrieved span as an entry page after grounding's own", async () => {
+    const doc = await buildFixtureDoc();
+    const view = await DocumentView.of(doc);
+    const relevance = await RelevanceModel.create(QUESTION, view, hashDeps());
+    const grounding = groundPages(view, relevance);
+    const rankOf = (page: number) => grounding.find((g) => g.page === page)!.rank;
+    // Span 1 covers pages 4–5: the better-grounded of the two; span 2 is grounding's own entry page (no duplicate).
+    const better = rankOf(4) < rankOf(5) ? 4 : 5;
+    assert.deepEqual(retrievedEntryPages(grounding, [{ page: 4, pageEnd: 5 }, { page: 2, pageEnd: 2 }], 1, 5), [{ page: better, span: 0 }]);
+    assert.deepEqual(retrievedEntryPages(grounding, [{ page: 0, pageEnd: 5 }], 1, 0), [], 'at most max');
+
+    const result = await buildEvidenceSubgraph(QUESTION, doc, { ...deps(), retrievedSpans: [{ page: 4, pageEnd: 5 }] }, { initialPages: 1, maxIterations: 1 });
+    assert.deepEqual(result.trace.grounding.entryPages, [2, better]);
+    const step = result.trace.steps.find((st) => st.iteration === 0 && st.action.type === 'ACTIVATE_PAGE' && (st.action as { page: number }).page === better)!;
+    assert.match(step.why!, /^best-grounded page of retrieved span 1 \(grounding rank \d+\)$/);
   });
 
   it('searches eligible elements only', async () => {
