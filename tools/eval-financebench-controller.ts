@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     const doc = await document(q.pdf_file);
     const view = await DocumentView.of(doc);
     const relevance = await RelevanceModel.create(q.question, view, { embedQuery, embedTexts });
-    const ranking = groundPages(view, relevance, 60);
+    const ranking = groundPages(view, relevance);
     const aggregate = routeQuestion(q.question).aggregate;
     const results = new Map<string, MethodResult>();
     for (const k of [1, 3, 5]) {

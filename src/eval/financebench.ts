@@ -1,8 +1,8 @@
 /**
  * `canopy eval` on FinanceBench (given mode, the default comparison): evidence chosen inside each
  * question's own PDF by
- *   page top-k (k = 1, 3, 5)   the k best pages of the controller's page-level grounding (dense +
- *                               BM25 page scores fused by RRF), each page kept whole;
+ *   page top-k (k = 1, 3, 5)   the k best pages of the controller's page-level grounding
+ *                               (`groundPages`: page heads + best element), each page kept whole;
  *   CANOPY over page top-k      CANOPY projection (the pipeline's `projectItem`) inside each of
  *                               those pages — CANOPY alone, without the controller;
  *   controller                  `buildEvidenceSubgraph` (the MAGE controller, design §7) with its
@@ -246,7 +246,7 @@ export async function runDocumentComparison(
     const answers = eligibleAnswers(q.answers, q.answersAllRequired ?? false, normalized);
     const view = await DocumentView.of(doc);
     const relevance = await RelevanceModel.create(q.question, view, { embedQuery, embedTexts }, deps.signal);
-    const ranking = groundPages(view, relevance, deps.controller?.rrfK ?? 60);
+    const ranking = groundPages(view, relevance);
     const aggregate = routeQuestion(q.question).aggregate;
     const pageRegion = (pageId: string): { itemId: string; node: RegionNode } | undefined => {
       const n = view.node(pageId);

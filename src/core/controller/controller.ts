@@ -38,6 +38,8 @@ export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
   /** Decides when the evaluator's decision is unusable (default: the rule). */
   fallback?: ControllerEvaluator;
   tracer?: Tracer;
+  /** Entry pages beyond grounding's: the best-grounded page of a retrieved item's span (`span` = its 0-based place among the spans), activated after grounding's. */
+  retrievedEntries?: ReadonlyArray<{ page: number; span: number }>;
 }
 
 export interface ControllerRun {
@@ -95,12 +97,33 @@ export async function runController(
   const best = grounding[0]?.fused ?? 0;
   for (const g of grounding.filter((p) => p.fused > 0).slice(0, options.initialPages)) {
     const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' });
-    const parts = [`grounding rank ${g.rank + 1}`, g.dense !== undefined ? `dense ${r3(g.dense)} (#${(g.denseRank ?? 0) + 1})` : 'no text vector', g.bm25 !== undefined ? `BM25 ${r3(g.bm25)} (#${(g.bm25Rank ?? 0) + 1})` : 'no BM25 match'];
+    const parts = [
+      `grounding rank ${g.rank + 1}`,
+      g.head !== undefined ? `head BM25 ${r3(g.head)} (#${(g.headRank ?? 0) + 1})` : 'no question term in the page head',
+      g.element !== undefined ? `best element BM25 ${r3(g.element)} (#${(g.elementRank ?? 0) + 1})` : 'no BM25 match on the page',
+      g.dense !== undefined ? `dense ${r3(g.dense)} (#${(g.denseRank ?? 0) + 1})` : 'no text vector',
+    ];
     record({
       action: { type: 'ACTIVATE_PAGE', pageId: g.pageId, page: g.page, source: 'initial' },
       decidedBy: 'grounding',
       utility: best > 0 ? r3(g.fused / best) : 0,
       why: parts.join(', '),
+      valid: result.ok,
+      changes: result.ok ? result.changes : [],
+      ...(result.ok ? {} : { error: result.error }),
+    });
+  }
+
+  for (const r of deps.retrievedEntries ?? []) {
+    const page = view.page(r.page);
+    if (!page) continue;
+    const g = grounding.find((x) => x.pageId === page.id);
+    const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: page.id, page: r.page, source: 'initial' });
+    record({
+      action: { type: 'ACTIVATE_PAGE', pageId: page.id, page: r.page, source: 'initial' },
+      decidedBy: 'grounding',
+      utility: best > 0 && g ? r3(g.fused / best) : 0,
+      why: `best-grounded page of retrieved span ${r.span + 1} (grounding rank ${(g?.rank ?? 0) + 1})`,
       valid: result.ok,
       changes: result.ok ? result.changes : [],
       ...(result.ok ? {} : { error: result.error }),

@@ -61,7 +61,6 @@ export class DocumentView {
   private readonly items = new Map<string, Item>();
   private readonly order = new Map<string, number>();
   private lexiconCache: ViewLexicon | undefined;
-  private pageIndex: Bm25Index | undefined;
   private elementIndex: Bm25Index | undefined;
 
   private constructor(doc: { file: string; title: string; items: Item[]; graph: DocumentGraph }) {
@@ -162,12 +161,6 @@ export class DocumentView {
       this.lexiconCache = { termSets, df };
     }
     return this.lexiconCache;
-  }
-
-  /** BM25 over the texts of the pages that have text. */
-  pageBm25(): Bm25Index {
-    this.pageIndex ??= Bm25Index.build(this.pages.filter((p) => p.text.trim()).map((p) => ({ id: p.id, title: '', text: p.text, modality: 'text' as const })));
-    return this.pageIndex;
   }
 
   /** BM25 over the texts of the elements that have text. */

@@ -1,36 +1,177 @@
 /**
  * Retrieval inside one document, the two ways the controller uses it:
- *   groundPages     page-level grounding: every page ranked by a hybrid score — the dense cosine
- *                   of the page text's vector with the question, fused with BM25 over the page
- *                   texts by reciprocal-rank fusion — whose top pages are the entry points.
- *   searchElements  SEARCH_EVIDENCE: the same hybrid over the document's elements for a
+ *   groundPages     page-level grounding: every page ranked by the document's own words — BM25
+ *                   of the question over the page *heads* (the title lines a filing prints at the
+ *                   top of a page: "Consolidated Statements of Cash Flows", "Note 5 – Acquisitions")
+ *                   plus half the best BM25 of one of the page's elements, each min-max normalised
+ *                   over the pages, with the page vector's cosine as a small tie-breaker — whose
+ *                   top pages are the entry points.
+ *   searchElements  SEARCH_EVIDENCE: dense + BM25 (RRF) over the document's elements for a
  *                   targeted query, skipping elements the controller already holds or pruned.
- * RRF is the design's fusion (design §4); the retriever's score-level profile (retrieve/profile.ts)
- * has not been measured on pages, so grounding keeps RRF.
+ * Why this page score (docs/controller.md, "Page-level grounding"; figures in docs/evaluation.md,
+ * measured with tools/eval-page-grounding.ts on the 33 FinanceBench development questions): a
+ * page's vector is the mean of everything on it, and a whole page's BM25 rewards pages that
+ * mention many question words anywhere; their RRF put a question's first evidence page at a median
+ * rank of 17 (3 with this rule). Where a question names what it needs ("the cash flow statement", "acquisitions"),
+ * the page that holds it says so in its head, and one element (a table, a paragraph) holds the
+ * rest: recall@5 rose from 17.9% (equal-weight RRF of page cosine and page BM25) to 51.3%.
  * Canopy's grounding is text-only: the paper's visual page retriever (ColPali) has no
  * counterpart here, so image-only pages rank last.
  */
+import { Bm25Index } from '../index/bm25';
 import { reciprocalRankFusion, type Ranked } from '../retrieve/fusion';
 import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
 
-/** Every page with text, best first; pages without text follow in page order with fused 0. */
-export function groundPages(view: DocumentView, relevance: RelevanceModel, rrfK: number): GroundedPage[] {
+/** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
+export interface PageSignals {
+  /** Cosine of the page's vector (the normalised sum of its children's) with the question. */
+  dense: Ranked[];
+  /** BM25 of the question over the page heads (`pageHead`). */
+  head: Ranked[];
+  /** The best BM25 score of one of the page's elements (BM25 over all the document's elements). */
+  element: Ranked[];
+}
+
+/** How the signals are weighed: head + element × best-element BM25 + dense × cosine, each min-max normalised. */
+export interface GroundingWeights {
+  element: number;
+  dense: number;
+}
+
+/**
+ * The best element's BM25 counts half as much as the head's: a head names what the page is about,
+ * an element may match question words in passing. The cosine only breaks ties and orders the pages
+ * no question word reaches (it ranked evidence pages worst of all the signals on its own).
+ */
+export const GROUNDING_WEIGHTS: GroundingWeights = Object.freeze({ element: 0.5, dense: 0.05 });
+
+/** A leading block longer than this many words ends the page head (it is body text, not a title line). */
+const HEAD_BLOCK_WORDS = 25;
+/** At most this many leading blocks form the head. */
+const HEAD_BLOCKS = 6;
+
+/** A title line does not end like a sentence. */
+const SENTENCE_END = /[.!?;:]["'”’)]?$/u;
+
+/**
+ * The page's own title lines: its leading short blocks that do not end like a sentence, up to the
+ * first table, list, figure or block of body text — where a filing prints a statement's or
+ * section's name ("Consolidated Balance Sheets", "(In millions)", "Note 5 - Acquisitions")
+ * whether or not the parser recognised it as a heading — and every heading element further down.
+ */
+export function pageHead(view: DocumentView, pageId: string): string {
+  const parts: string[] = [];
+  let leading = true;
+  for (const e of view.elementsOn(pageId)) {
+    const text = e.text.trim();
+    if (!text) continue;
+    const titleLine = e.type === 'heading' || (e.type === 'paragraph' && !SENTENCE_END.test(text) && text.split(/\s+/).length <= HEAD_BLOCK_WORDS);
+    if (leading && parts.length < HEAD_BLOCKS && titleLine) {
+      parts.push(text);
+      continue;
+    }
+    leading = false;
+    if (e.type === 'heading') parts.push(text);
+  }
+  return parts.join('\n');
+}
+
+export function sortPages(view: DocumentView, list: Ranked[]): Ranked[] {
+  return list.sort((a, b) => b.score - a.score || view.node(a.id)!.page - view.node(b.id)!.page);
+}
+
+/** The best score of an element on each page, as a page ranking. */
+export function bestPerPage(view: DocumentView, hits: Iterable<Ranked>): Ranked[] {
+  const best = new Map<string, number>();
+  for (const h of hits) {
+    const page = view.pageOf(h.id);
+    if (!page) continue;
+    const have = best.get(page.id);
+    if (have === undefined || h.score > have) best.set(page.id, h.score);
+  }
+  return sortPages(view, [...best].map(([id, score]) => ({ id, score })));
+}
+
+export function pageSignals(view: DocumentView, relevance: RelevanceModel): PageSignals {
   const dense: Ranked[] = [];
   for (const p of view.pages) {
     const d = relevance.dense(p.id);
     if (d !== undefined) dense.push({ id: p.id, score: d });
   }
-  dense.sort((a, b) => b.score - a.score || view.node(a.id)!.page - view.node(b.id)!.page);
-  const bm25 = view.pageBm25().query(relevance.question, view.pages.length);
-  const fused = reciprocalRankFusion([dense, bm25], rrfK);
-  const out: GroundedPage[] = fused.map((f, rank) => {
-    const node = view.node(f.id)!;
-    const g: GroundedPage = { pageId: f.id, page: node.page, rank, fused: f.fused };
-    if (f.parts[0]) Object.assign(g, { dense: f.parts[0].score, denseRank: f.parts[0].rank });
-    if (f.parts[1]) Object.assign(g, { bm25: f.parts[1].score, bm25Rank: f.parts[1].rank });
+  // Both BM25 indexes are question-independent: built once per document view.
+  return {
+    dense: sortPages(view, dense),
+    head: headIndex(view).query(relevance.question, view.pages.length),
+    element: bestPerPage(view, view.elementBm25().query(relevance.question, view.elements.length)),
+  };
+}
+
+const headIndexes = new WeakMap<DocumentView, Bm25Index>();
+
+/** BM25 over the page heads of a view, built on first use. */
+function headIndex(view: DocumentView): Bm25Index {
+  let index = headIndexes.get(view);
+  if (!index) {
+    const heads = [];
+    for (const p of view.pages) {
+      const head = pageHead(view, p.id);
+      if (head) heads.push({ id: p.id, title: '', text: head, modality: 'text' });
+    }
+    index = Bm25Index.build(heads);
+    headIndexes.set(view, index);
+  }
+  return index;
+}
+
+/**
+ * Min-max normalised scores of one list (a single score, or all equal, normalise to 1 — so on a
+ * small document the only head holding a question word, however common, scores as a strong one:
+ * a known weakness; weighting heads by their share of the question's terms fixed it on the test
+ * fixture but cost recall@1 on FinanceBench, docs/evaluation.md).
+ */
+function normalised(list: Ranked[]): Map<string, number> {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const r of list) {
+    lo = Math.min(lo, r.score);
+    hi = Math.max(hi, r.score);
+  }
+  return new Map(list.map((r) => [r.id, hi > lo ? (r.score - lo) / (hi - lo) : 1]));
+}
+
+/** Every page some signal scores, best first: Σ weight × normalised score (absent = 0); ties in page order. */
+export function fusePageSignals(view: DocumentView, s: PageSignals, w: GroundingWeights = GROUNDING_WEIGHTS): Ranked[] {
+  const head = normalised(s.head);
+  const element = normalised(s.element);
+  const dense = normalised(s.dense);
+  const ids = new Set([...s.head, ...s.element, ...s.dense].map((r) => r.id));
+  return sortPages(
+    view,
+    [...ids].map((id) => ({ id, score: (head.get(id) ?? 0) + w.element * (element.get(id) ?? 0) + w.dense * (dense.get(id) ?? 0) })),
+  );
+}
+
+/**
+ * Every page, best first (the entry points are the first `initialPages` with a positive score):
+ * pages with text by `fusePageSignals`, then pages without text in page order with fused 0.
+ */
+export function groundPages(view: DocumentView, relevance: RelevanceModel, weights: GroundingWeights = GROUNDING_WEIGHTS): GroundedPage[] {
+  const s = pageSignals(view, relevance);
+  const rankOf = (list: Ranked[]) => new Map(list.map((r, rank) => [r.id, { rank, score: r.score }]));
+  const dense = rankOf(s.dense);
+  const head = rankOf(s.head);
+  const element = rankOf(s.element);
+  const out: GroundedPage[] = fusePageSignals(view, s, weights).map((f, rank) => {
+    const g: GroundedPage = { pageId: f.id, page: view.node(f.id)!.page, rank, fused: f.score };
+    const d = dense.get(f.id);
+    const h = head.get(f.id);
+    const e = element.get(f.id);
+    if (d) Object.assign(g, { dense: d.score, denseRank: d.rank });
+    if (h) Object.assign(g, { head: h.score, headRank: h.rank });
+    if (e) Object.assign(g, { element: e.score, elementRank: e.rank });
     return g;
   });
   const ranked = new Set(out.map((g) => g.pageId));

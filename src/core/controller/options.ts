@@ -32,7 +32,7 @@ export interface ControllerOptions extends ControllerBudgets {
   project: boolean;
   /** Keep tables whole inside opened nodes (aggregate questions); undefined = the router's rule decides. */
   keepTablesWhole?: boolean;
-  /** Reciprocal-rank-fusion constant for page grounding and SEARCH_EVIDENCE (as the retriever uses). */
+  /** Reciprocal-rank-fusion constant for SEARCH_EVIDENCE (as the retriever uses); page grounding fuses by score (grounding.ts). */
   rrfK: number;
   /** An LLM decision that cannot be used: decide this iteration by the rule, or stop the run. */
   onInvalidDecision: 'rule' | 'stop';

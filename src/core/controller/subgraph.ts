@@ -22,7 +22,7 @@ import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
 import { DocumentView } from './documentView';
 import type { ControllerEvaluator } from './evaluator';
-import { groundPages } from './grounding';
+import { GROUNDING_WEIGHTS, groundPages } from './grounding';
 import { LlmEvaluator } from './llmEvaluator';
 import { budgetsOf, resolveControllerOptions, type ControllerOptions } from './options';
 import { RelevanceModel, type RelevanceDeps } from './relevance';
@@ -31,6 +31,7 @@ import {
   CONTROLLER_TRACE_KIND,
   CONTROLLER_TRACE_VERSION,
   type ControllerTrace,
+  type GroundedPage,
   type OpenedEvidence,
   type SubgraphEdge,
   type SubgraphNode,
@@ -47,6 +48,28 @@ export interface EvidenceSubgraphDeps extends RelevanceDeps {
   adapter?: NodeAdapter;
   tracer?: Tracer;
   clock?: Clock;
+  /**
+   * The page spans (0-based, inclusive) of this document's items that retrieval returned for the
+   * question, best first. The best-grounded page of each becomes an entry page too (after
+   * grounding's own), so a page the retriever found is a candidate even where page grounding
+   * ranks it low.
+   */
+  retrievedSpans?: ReadonlyArray<{ page: number; pageEnd: number }>;
+}
+
+/**
+ * Entry pages from retrieval: for each retrieved span (best first), its best-grounded page with
+ * text, unless grounding's own entry pages hold it already; at most `max`.
+ */
+export function retrievedEntryPages(grounding: readonly GroundedPage[], spans: ReadonlyArray<{ page: number; pageEnd: number }>, initialPages: number, max: number): Array<{ page: number; span: number }> {
+  const own = new Set(grounding.filter((g) => g.fused > 0).slice(0, initialPages).map((g) => g.page));
+  const out: Array<{ page: number; span: number }> = [];
+  spans.forEach((span, i) => {
+    if (out.length >= max) return;
+    const best = grounding.find((g) => g.fused > 0 && g.page >= span.page && g.page <= span.pageEnd);
+    if (best && !own.has(best.page) && !out.some((o) => o.page === best.page)) out.push({ page: best.page, span: i });
+  });
+  return out;
 }
 
 /** A kept region of an opened element, as the reader input takes it (rendered in the subgraph XML), plus where it came from. */
@@ -88,11 +111,20 @@ export async function buildEvidenceSubgraph(
   const view = await DocumentView.of(doc);
   throwIfCancelled(signal);
   const relevance = await RelevanceModel.create(question, view, deps, signal);
-  const grounding = groundPages(view, relevance, opts.rrfK);
+  const grounding = groundPages(view, relevance);
   const evaluator: ControllerEvaluator = deps.evaluator ?? (deps.llm ? new LlmEvaluator(deps.llm) : new RuleEvaluator());
   deps.tracer?.emit('controller/start', { file: view.file, pages: view.pages.length, elements: view.elements.length, evaluator: evaluator.kind });
 
-  const run = await runController(question, view, relevance, grounding, opts, { embedQuery: deps.embedQuery, evaluator, ...(deps.tracer ? { tracer: deps.tracer } : {}) }, signal);
+  const retrievedEntries = retrievedEntryPages(grounding, deps.retrievedSpans ?? [], opts.initialPages, opts.initialPages);
+  const run = await runController(
+    question,
+    view,
+    relevance,
+    grounding,
+    opts,
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    signal,
+  );
 
   // CANOPY projection inside every opened element.
   const keepTablesWhole = opts.keepTablesWhole ?? routeQuestion(question).aggregate;
@@ -179,8 +211,8 @@ export async function buildEvidenceSubgraph(
     evaluator: { kind: evaluator.kind, ...(evaluator.model ? { model: evaluator.model } : {}), onInvalidDecision: opts.onInvalidDecision },
     budgets: budgetsOf(opts),
     grounding: {
-      method: 'dense+bm25-rrf',
-      rrfK: opts.rrfK,
+      method: 'head+element-bm25',
+      weights: { ...GROUNDING_WEIGHTS },
       pageCount: view.pages.length,
       pages: grounding.slice(0, Math.max(20, opts.initialPages)),
       entryPages: run.steps.filter((s) => s.iteration === 0 && s.action.type === 'ACTIVATE_PAGE' && s.valid).map((s) => (s.action as { page: number }).page),

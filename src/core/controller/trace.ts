@@ -11,6 +11,7 @@
 import type { Anchor } from '../../contracts/region';
 import type { GraphNodeType } from '../../contracts/graph';
 import type { ControllerBudgets } from './options';
+import type { GroundingWeights } from './grounding';
 
 export const CONTROLLER_TRACE_KIND = 'canopy.controller';
 export const CONTROLLER_TRACE_VERSION = 1;
@@ -167,12 +168,16 @@ export interface GroundedPage {
   page: number;
   /** 0-based rank in the fused ranking. */
   rank: number;
-  /** Cosine of the page text vector with the question (absent for pages without text). */
+  /** Cosine of the page's vector with the question (absent for pages without text). */
   dense?: number;
   denseRank?: number;
-  /** BM25 over page texts (absent when no question term occurs on the page). */
-  bm25?: number;
-  bm25Rank?: number;
+  /** BM25 of the question over the page heads (absent when no question term is in the page's head). */
+  head?: number;
+  headRank?: number;
+  /** The best BM25 score of one of the page's elements (absent when no question term occurs on the page). */
+  element?: number;
+  elementRank?: number;
+  /** head + ½ element + 0.05 dense, each min-max normalised over the pages (grounding.ts); 0 for pages without text. */
   fused: number;
 }
 
@@ -219,8 +224,10 @@ export interface ControllerTrace {
   evaluator: { kind: 'rule' | 'llm'; model?: string; onInvalidDecision: 'rule' | 'stop' };
   budgets: ControllerBudgets;
   grounding: {
-    method: 'dense+bm25-rrf';
-    rrfK: number;
+    /** How pages were ranked: `head+element-bm25` (grounding.ts, with its weights); traces written before it say `dense+bm25-rrf` (RRF of page cosine and page BM25, with its rrfK). */
+    method: 'head+element-bm25' | 'dense+bm25-rrf';
+    weights?: GroundingWeights;
+    rrfK?: number;
     pageCount: number;
     /** The best pages of the fused ranking (at least the entry pages, at most 20). */
     pages: GroundedPage[];

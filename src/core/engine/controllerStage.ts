@@ -165,10 +165,12 @@ export async function controlFreshItems(
     const doc = await deps.loadDocument(file);
     if (doc.format !== 'pdf' || (doc.pages?.length ?? 0) < settings.minPages) continue;
     controlledFiles.add(file);
+    const ranked = [...items].sort((a, b) => a.rank - b.rank);
     const sub = await buildEvidenceSubgraph(
       question,
       doc,
       {
+        retrievedSpans: ranked.map((r) => ({ page: r.item.root.anchor.page!, pageEnd: r.item.root.anchor.pageEnd ?? r.item.root.anchor.page! })),
         embedQuery: deps.embedQuery,
         embedTexts: deps.embedTexts,
         tokens: deps.tokens,
@@ -180,7 +182,6 @@ export async function controlFreshItems(
       { keepTablesWhole: aggregate, ...settings.options },
       signal,
     );
-    const ranked = [...items].sort((a, b) => a.rank - b.rank);
     const carrierId = ranked[0]!.item.id;
     const keptByItem = new Map<string, RegionNode[]>(ranked.map((r) => [r.item.id, []]));
     const scores = new Map<string, number>();

@@ -21,7 +21,7 @@ describe('controller: actions', () => {
     assert.equal((entry[0]!.action as { pageId: string }).pageId, pageId(2), 'the cash-flow page grounds best');
     assert.equal(entry[0]!.utility, 1);
     assert.ok(entry[1]!.utility! <= 1 && entry[2]!.utility! <= entry[1]!.utility!);
-    assert.match(entry[0]!.why!, /grounding rank 1, dense .*BM25/);
+    assert.match(entry[0]!.why!, /^grounding rank 1, no question term in the page head, best element BM25 [\d.]+ \(#1\), dense [\d.]+ \(#1\)$/);
     assert.deepEqual(run.stop, { reason: 'evaluator-stop', iteration: 1, note: 'enough' });
     const last = run.steps.at(-1)!;
     assert.deepEqual(last.action, { type: 'STOP', reason: 'enough' });

@@ -23,7 +23,7 @@ export const FILE = 'report.pdf';
 
 export const reportPages: ElementSpec[][] = [
   [
-    { kind: 'heading', text: 'Annual Report 2023', level: 1 },
+    { kind: 'heading', text: 'Annual Report', level: 1 },
     { kind: 'paragraph', sentences: ['This report covers the fiscal year 2023.', 'It was approved by the board in March.'] },
   ],
   [

@@ -61,5 +61,5 @@ export async function setup(options: Partial<ControllerOptions> = {}, doc?: Pars
 }
 
 export async function runScripted(s: Setup, evaluator: ControllerEvaluator, question = QUESTION, signal?: AbortSignal): Promise<ControllerRun> {
-  return runController(question, s.view, s.relevance, groundPages(s.view, s.relevance, s.options.rrfK), s.options, { embedQuery: hashDeps().embedQuery, evaluator }, signal);
+  return runController(question, s.view, s.relevance, groundPages(s.view, s.relevance), s.options, { embedQuery: hashDeps().embedQuery, evaluator }, signal);
 }

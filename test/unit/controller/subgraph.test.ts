@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { DocumentView } from '../../../src/core/controller/documentView';
-import { groundPages, searchElements } from '../../../src/core/controller/grounding';
+import { fusePageSignals, GROUNDING_WEIGHTS, groundPages, pageHead, pageSignals, searchElements } from '../../../src/core/controller/grounding';
 import { RelevanceModel } from '../../../src/core/controller/relevance';
-import { buildEvidenceSubgraph } from '../../../src/core/controller/subgraph';
+import { buildEvidenceSubgraph, retrievedEntryPages } from '../../../src/core/controller/subgraph';
 import { CONTROLLER_TRACE_KIND, CONTROLLER_TRACE_VERSION } from '../../../src/core/controller/trace';
 import { renderEvidenceXml } from '../../../src/core/controller/xml';
 import type { TraceController } from '../../../src/contracts/trace';
@@ -40,9 +40,9 @@ describe('buildEvidenceSubgraph (rule evaluator)', () => {
     const trace = result.trace;
     assert.equal(trace.kind, CONTROLLER_TRACE_KIND);
     assert.equal(trace.version, CONTROLLER_TRACE_VERSION);
-    // Page 3 (index 2) first; the second entry page follows the pages' node vectors (derived from
-    // their headings, paragraphs and tables; with this test's hash embedder, the title page).
-    assert.deepEqual(trace.grounding.entryPages, [2, 0]);
+    // No head holds a question term; page 3 (index 2), whose table row holds them, first, then
+    // page 4, whose table row holds "capital expenditure".
+    assert.deepEqual(trace.grounding.entryPages, [2, 3]);
     assert.equal(trace.stop.reason, 'evaluator-stop');
     assert.match(trace.stop.note, /no candidate clears its threshold/);
     assert.deepEqual(trace.steps.at(-1)!.action.type, 'STOP');
@@ -126,7 +126,7 @@ describe('buildEvidenceSubgraph (rule evaluator)', () => {
 });
 
 describe('grounding and search inside the document', () => {
-  it('ranks pages by dense + BM25 fused; pages without text come last and are never entry pages', async () => {
+  it('ranks pages by their head and best element; pages without text come last and are never entry pages', async () => {
     const doc = await buildFixtureDoc([
       [{ kind: 'paragraph', sentences: ['Revenue grew to 120 million.'] }],
       [],
@@ -134,16 +134,67 @@ describe('grounding and search inside the document', () => {
     ]);
     const view = await DocumentView.of(doc);
     const relevance = await RelevanceModel.create(QUESTION, view, hashDeps());
-    const ranking = groundPages(view, relevance, 60);
+    const ranking = groundPages(view, relevance);
     assert.deepEqual(
       ranking.map((g) => g.page),
       [2, 0, 1],
     );
     assert.equal(ranking[2]!.fused, 0);
     assert.equal(ranking[2]!.dense, undefined);
-    assert.ok(ranking[0]!.dense! > ranking[1]!.dense! && ranking[0]!.bm25! > 0 && ranking[0]!.bm25Rank === 0);
+    // The table is no head (a table ends the head), but its row matches: the best element's BM25.
+    assert.ok(ranking[0]!.element! > 0 && ranking[0]!.elementRank === 0 && ranking[0]!.head === undefined);
+    // Page 0 matches no question term and has the lowest cosine: fused 0, so it is no entry page.
+    assert.ok(ranking[0]!.fused > 0 && ranking[1]!.fused === 0);
     const result = await buildEvidenceSubgraph(QUESTION, doc, deps(), { maxIterations: 1 });
-    assert.deepEqual(result.trace.grounding.entryPages, [2, 0]);
+    assert.deepEqual(result.trace.grounding.entryPages, [2]);
+    assert.equal(result.trace.grounding.method, 'head+element-bm25');
+    assert.deepEqual(result.trace.grounding.weights, GROUNDING_WEIGHTS);
+  });
+
+  it("ranks the page whose head names what the question asks for above pages that only mention its words", async () => {
+    const question = 'What were the cash flows from investing activities in the cash flow statement?';
+    const doc = await buildFixtureDoc([
+      [
+        { kind: 'heading', text: 'Liquidity', level: 2 },
+        { kind: 'paragraph', sentences: ['Our cash flows from operating activities and investing activities are discussed in the statement below, and cash flow risks in the notes.'] },
+      ],
+      [
+        { kind: 'paragraph', sentences: ['Consolidated Statement of Cash Flows'] },
+        { kind: 'paragraph', sentences: ['Years ended December 31'] },
+        { kind: 'table', header: 'Item | 2023', rows: ['Net cash used in investing activities | (222)', 'Purchases of property | 1577'] },
+      ],
+      [{ kind: 'paragraph', sentences: ['Employees and offices.'] }],
+    ]);
+    const view = await DocumentView.of(doc);
+    assert.equal(pageHead(view, pageId(1)), 'Consolidated Statement of Cash Flows\nYears ended December 31');
+    // A long first paragraph is body text: only the heading above it is the head.
+    assert.equal(pageHead(view, pageId(0)), 'Liquidity');
+    const relevance = await RelevanceModel.create(question, view, hashDeps());
+    const ranking = groundPages(view, relevance);
+    assert.equal(ranking[0]!.page, 1);
+    assert.equal(ranking[0]!.headRank, 0);
+    // Page 0 matches more question words in its body, so its best element ranks first there.
+    assert.equal(ranking.find((g) => g.page === 0)!.elementRank, 0);
+    // Without the head the body-text page would win: the head is what moves the statement up.
+    const s = pageSignals(view, relevance);
+    assert.equal(view.node(fusePageSignals(view, { ...s, head: [] })[0]!.id)!.page, 0);
+  });
+
+  it("adds the best-grounded page of each retrieved span as an entry page after grounding's own", async () => {
+    const doc = await buildFixtureDoc();
+    const view = await DocumentView.of(doc);
+    const relevance = await RelevanceModel.create(QUESTION, view, hashDeps());
+    const grounding = groundPages(view, relevance);
+    const rankOf = (page: number) => grounding.find((g) => g.page === page)!.rank;
+    // Span 1 covers pages 4–5: the better-grounded of the two; span 2 is grounding's own entry page (no duplicate).
+    const better = rankOf(4) < rankOf(5) ? 4 : 5;
+    assert.deepEqual(retrievedEntryPages(grounding, [{ page: 4, pageEnd: 5 }, { page: 2, pageEnd: 2 }], 1, 5), [{ page: better, span: 0 }]);
+    assert.deepEqual(retrievedEntryPages(grounding, [{ page: 0, pageEnd: 5 }], 1, 0), [], 'at most max');
+
+    const result = await buildEvidenceSubgraph(QUESTION, doc, { ...deps(), retrievedSpans: [{ page: 4, pageEnd: 5 }] }, { initialPages: 1, maxIterations: 1 });
+    assert.deepEqual(result.trace.grounding.entryPages, [2, better]);
+    const step = result.trace.steps.find((st) => st.iteration === 0 && st.action.type === 'ACTIVATE_PAGE' && (st.action as { page: number }).page === better)!;
+    assert.match(step.why!, /^best-grounded page of retrieved span 1 \(grounding rank \d+\)$/);
   });
 
   it('searches eligible elements only', async () => {

@@ -13,6 +13,7 @@ import type { ChatMessage, ChatModel, ChatResult } from '../../../src/core/llm/l
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
 import { LlmReader } from '../../../src/core/read/llmReader';
+import type { ControllerTrace } from '../../../src/core/controller/trace';
 import type { AskTrace, TraceNode } from '../../../src/contracts/trace';
 import { validateHostToWebview } from '../../../src/protocol/validate';
 import { hashEmbed } from '../../helpers/hashEmbeddings';
@@ -142,6 +143,25 @@ describe('ask pipeline with the MAGE controller', () => {
     // The inspector accepts the trace as it is.
     const checked = validateHostToWebview({ kind: 'notify', method: 'inspector/showTrace', params: { trace: JSON.parse(JSON.stringify(t)) } });
     assert.ok(checked.ok, checked.ok ? '' : checked.error.message);
+  });
+
+  it('makes the pages retrieval found entry pages too, where page grounding ranks them lower', async () => {
+    // Retrieval can only return items away from the evidence page; grounding's single entry page is the evidence page.
+    const away = doc.items.filter((it) => (it.root.anchor.pageEnd ?? it.root.anchor.page!) < longReportEvidencePage || it.root.anchor.page! > longReportEvidencePage);
+    const t = await ask(longReportQuestion, { ...options, maxRounds: 1, controller: { minPages: 8, initialPages: 1 } }, deps({ retriever: new ListRetriever(away) }));
+    // The ask trace's schema reads a subset of the controller's trace; the whole one is stored.
+    const run = controlled(t)[0]!.controller! as unknown as ControllerTrace;
+    const fresh = t.rounds[0]!.retrieved.filter((i) => i.file === FILE);
+    assert.ok(fresh.length > 0);
+    assert.equal(run.grounding.entryPages[0], run.grounding.pages[0]!.page, "grounding's own entry page first");
+    for (const i of fresh) {
+      const a = doc.items.find((it) => it.id === i.itemId)!.root.anchor;
+      assert.ok(
+        run.grounding.entryPages.some((p) => p >= a.page! && p <= (a.pageEnd ?? a.page!)),
+        `retrieved span ${a.page}–${a.pageEnd ?? a.page} has no entry page (${run.grounding.entryPages.join(', ')})`,
+      );
+    }
+    assert.ok(run.steps.some((st) => st.iteration === 0 && /^best-grounded page of retrieved span \d+ /.test(st.why ?? '')));
   });
 
   it('runs the controller once per question even when later rounds retrieve more of the file', async () => {
