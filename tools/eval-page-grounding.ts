@@ -63,11 +63,9 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 /** head coverage + ½ best element coverage + 0.05 cosine: idf-weighted shares of the question's terms (absolute, 0–1). */
 function coverageRanking(view: DocumentView, relevance: RelevanceModel): Ranked[] {
-  const total = relevance.questionTerms.reduce((a, t) => a + t.idf, 0) || 1;
   const out: Ranked[] = [];
   for (const p of view.pages) {
-    const head = new Set(contentTerms(pageHead(view, p.id)));
-    const headCov = relevance.questionTerms.reduce((a, t) => a + (head.has(t.term) ? t.idf : 0), 0) / total;
+    const headCov = coverageShare(relevance, pageHead(view, p.id));
     let el = 0;
     for (const e of view.elementsOn(p.id)) el = Math.max(el, relevance.lexical(e.id));
     out.push({ id: p.id, score: headCov + 0.5 * el + 0.05 * Math.max(0, relevance.dense(p.id) ?? 0) });

@@ -43,6 +43,8 @@ export interface ViewLexicon {
   termSets: Map<string, Set<string>>;
   /** Elements whose term set holds each term. */
   df: Map<string, number>;
+  /** ln(1 + N / (1 + df)) over the N elements, per term. */
+  idf: Map<string, number>;
 }
 
 export class DocumentView {
@@ -148,7 +150,7 @@ export class DocumentView {
     return view;
   }
 
-  /** The elements' term sets and document frequencies (the same for every question). */
+  /** The elements' term sets, document frequencies and idf (the same for every question). */
   lexicon(): ViewLexicon {
     if (!this.lexiconCache) {
       const termSets = new Map<string, Set<string>>();
@@ -158,7 +160,10 @@ export class DocumentView {
         termSets.set(e.id, set);
         for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
       }
-      this.lexiconCache = { termSets, df };
+      const n = Math.max(1, this.elements.length);
+      const idf = new Map<string, number>();
+      for (const [t, d] of df) idf.set(t, Math.log(1 + n / (1 + d)));
+      this.lexiconCache = { termSets, df, idf };
     }
     return this.lexiconCache;
   }

@@ -18,7 +18,7 @@ import { nodeVectorsOf, type EmbedTexts } from '../encode/nodeVectors';
 import type { GraphNode } from '../../contracts/graph';
 import { throwIfCancelled } from '../errors';
 import { contentTerms, words, indexTerm } from '../text/terms';
-import type { DocumentView } from './documentView';
+import type { DocumentView, ViewLexicon } from './documentView';
 
 export interface RelevanceDeps {
   /** The frozen query encoder. */
@@ -57,8 +57,10 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 export class RelevanceModel {
   private readonly vectors = new Map<string, Float32Array>();
-  private readonly termSets = new Map<string, Set<string>>();
-  private readonly idf = new Map<string, number>();
+  /** The view's element term sets and idf (built once per document, shared by every question). */
+  private readonly lexicon: ViewLexicon;
+  /** Term sets of nodes outside the lexicon (pages), built when asked for. */
+  private readonly otherTerms = new Map<string, Set<string>>();
   /** Distinct content terms of the question, with the first word that produced each. */
   readonly questionTerms: Array<{ term: string; word: string; idf: number }>;
   private readonly questionIdf: number;
@@ -69,10 +71,8 @@ export class RelevanceModel {
     readonly question: string,
     readonly queryVector: Float32Array,
   ) {
-    const { termSets, df } = view.lexicon();
-    for (const [id, set] of termSets) this.termSets.set(id, set);
+    this.lexicon = view.lexicon();
     const n = Math.max(1, view.elements.length);
-    for (const [t, d] of df) this.idf.set(t, Math.log(1 + n / (1 + d)));
     const seen = new Set<string>();
     const terms: Array<{ term: string; word: string; idf: number }> = [];
     for (const w of words(question)) {
@@ -80,7 +80,7 @@ export class RelevanceModel {
       if (!t || seen.has(t)) continue;
       seen.add(t);
       // A question term the document never uses still counts (it cannot be covered), at the highest idf.
-      terms.push({ term: t, word: w, idf: this.idf.get(t) ?? Math.log(1 + n) });
+      terms.push({ term: t, word: w, idf: this.lexicon.idf.get(t) ?? Math.log(1 + n) });
     }
     this.questionTerms = terms;
     this.questionIdf = terms.reduce((s, t) => s + t.idf, 0);
@@ -124,10 +124,10 @@ export class RelevanceModel {
   }
 
   private terms(id: string): Set<string> {
-    let set = this.termSets.get(id);
+    let set = this.lexicon.termSets.get(id) ?? this.otherTerms.get(id);
     if (!set) {
       set = new Set(contentTerms(this.view.node(id)?.text ?? ''));
-      this.termSets.set(id, set);
+      this.otherTerms.set(id, set);
     }
     return set;
   }
