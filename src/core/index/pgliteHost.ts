@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { CanopyError, ErrorCodes } from '../errors';
+import { processRuns } from '../store/atomicFile';
 
 export interface PgliteServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
@@ -35,15 +36,6 @@ export interface PgliteOpenOptions {
 /** The lock file that makes one process the owner of a PGlite data folder. */
 export function ownerLockFile(dataDir: string): string {
   return `${path.resolve(dataDir)}.canopy-owner`;
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Takes the single-owner lock of a PGlite data folder; resolves to its release. */

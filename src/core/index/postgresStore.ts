@@ -39,6 +39,7 @@ import { words } from '../text/terms';
 import { Bm25Index } from './bm25';
 import type { GenerationChanges, GenerationReader, IndexStore, SearchFilter, SearchHit } from './indexStore';
 import { INDEX_FORMAT, type IndexManifest } from './layout';
+import { processRuns } from '../store/atomicFile';
 
 export interface HnswParameters {
   /** Graph degree (pgvector's `m`, default 16). */
@@ -483,15 +484,6 @@ export function vectorLiteral(v: Float32Array): string {
   let out = '[';
   for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + String(Number(v[i]!.toPrecision(9)));
   return `${out}]`;
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<pg.QueryResult<R>>;

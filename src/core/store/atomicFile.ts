@@ -145,7 +145,8 @@ export async function removeDeadWritersTemps(dir: string): Promise<number> {
   return removed;
 }
 
-function processRuns(pid: number): boolean {
+/** Whether a process with this id runs on this machine (one we may not signal counts as running). */
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
