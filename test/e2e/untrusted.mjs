@@ -104,8 +104,20 @@ async function runCommand(page, title, deadline) {
     const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row .label-name', (els) => els.map((e) => (e.textContent ?? '').trim())).catch(() => []);
     const i = rows.indexOf(title);
     if (i >= 0) {
-      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(i).click();
-      return;
+      // The palette can close under us (a panel opening takes focus): then the row is still in the
+      // DOM but hidden, so a click must not wait long; reopen and try again instead.
+      const focused = await page
+        .$eval('.quick-input-widget .quick-input-list .monaco-list-row.focused .label-name', (e) => (e.textContent ?? '').trim())
+        .catch(() => undefined);
+      const done =
+        focused === title && (await input.isVisible().catch(() => false))
+          ? await page.keyboard.press('Enter').then(() => true, () => false)
+          : await page
+              .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+              .nth(i)
+              .click({ timeout: 3_000 })
+              .then(() => true, () => false);
+      if (done) return;
     }
     await sleep(1_000);
   }
@@ -231,6 +243,9 @@ async function main() {
 
   await check('"Canopy: Ask a Question" answers with the built-in encoder and the extractive reader', async () => {
     await runCommand(page, 'Canopy: Open Evidence Inspector', Date.now() + STEP_TIMEOUT_MS);
+    // Let the inspector panel open (and take focus) before the next palette, so it cannot close it.
+    const panelBy = Date.now() + 30_000;
+    while (Date.now() < panelBy && !(await inspectorFrame(page))) await sleep(250);
     await runCommand(page, 'Canopy: Ask a Question', Date.now() + STEP_TIMEOUT_MS);
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 30_000 });
