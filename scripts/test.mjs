@@ -68,7 +68,7 @@ function readTimes() {
   }
 }
 
-const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const files = [...wanted.flatMap((tier) => findTests(join('test', tier))), ...named];

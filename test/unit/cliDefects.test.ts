@@ -41,17 +41,29 @@ describe('canopy CLI: the defects of the first real-document try', () => {
     writeFileSync(join(work, 'a-file.txt'), 'not a folder');
   });
 
+  // One plain and one --json index of the folder, each into a fresh index, read by the tests of
+  // the summary, the errors and the symlink loop (each `canopy index` loads the encoder and
+  // starts parse workers: the tests share these two instead of running four).
+  let plainRun: Promise<{ code: number; io: ReturnType<typeof capture> }> | undefined;
+  let jsonRun: Promise<{ code: number; io: ReturnType<typeof capture> }> | undefined;
+  const indexOnce = (args: string[]) => {
+    const io = capture();
+    return main(args, io).then((code) => ({ code, io }));
+  };
+  const plain = () => (plainRun ??= indexOnce(['index', root, '--index', join(work, 'idx-plain')]));
+  const json = () => (jsonRun ??= indexOnce(['index', root, '--index', join(work, 'idx-json'), '--json']));
+
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it('reports parse warnings (empty file, Windows-1252 text) in the summary and in --json', async () => {
-    const io = capture();
-    assert.equal(await main(['index', root, '--index', join(work, 'idx-warn')], io), 0);
+    const { code, io } = await plain();
+    assert.equal(code, 0);
     const out = io.stdout.join('\n');
     assert.match(out, /warning empty\.md: the file is empty/);
     assert.match(out, /warning latin\.txt: .*decoded as Windows-1252/);
-    const json = capture();
-    assert.equal(await main(['index', root, '--index', join(work, 'idx-warn'), '--json'], json), 0);
-    const summary = JSON.parse(json.stdout.join('')) as { warnings: Array<{ file: string; message: string }> };
+    const j = await json();
+    assert.equal(j.code, 0);
+    const summary = JSON.parse(j.io.stdout.join('')) as { warnings: Array<{ file: string; message: string }> };
     assert.deepEqual(summary.warnings.map((w) => w.file).sort(), ['empty.md', 'latin.txt']);
     assert.match(summary.warnings.find((w) => w.file === 'latin.txt')!.message, /decoded as Windows-1252/);
   });
@@ -68,8 +80,8 @@ describe('canopy CLI: the defects of the first real-document try', () => {
   });
 
   it('prints each error once, naming its file once', async () => {
-    const io = capture();
-    assert.equal(await main(['index', root, '--index', join(work, 'idx-errors')], io), 0);
+    const { code, io } = await plain();
+    assert.equal(code, 0);
     const all = io.all();
     assert.equal(occurrences(all, 'invalid JSON'), 1, all);
     const line = all.split('\n').find((l) => l.includes('invalid JSON'))!;
@@ -78,8 +90,8 @@ describe('canopy CLI: the defects of the first real-document try', () => {
   });
 
   it('reports a two-file symlink loop as a loop, not as a broken link', async () => {
-    const io = capture();
-    assert.equal(await main(['index', root, '--index', join(work, 'idx-loop'), '--json'], io), 0);
+    const { code, io } = await json();
+    assert.equal(code, 0);
     const { skipped } = JSON.parse(io.stdout.join('')) as { skipped: Array<{ file: string; reason: string }> };
     for (const f of ['a.md', 'b.md']) {
       const reason = skipped.find((s) => s.file === f)?.reason ?? '';

@@ -5,7 +5,6 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
 import type { Range } from '../../contracts/validation';
 import { AgentOperations } from '../../core/agent/operations';
@@ -13,7 +12,6 @@ import { resolveSettings, type CanopySettings } from '../../core/config/settings
 import { describeError } from '../../core/errors';
 import type { TraceExporter } from '../../core/export/otlpExport';
 import type { ChatModel } from '../../core/llm/llm';
-import { createCanopyMcpServer } from '../mcp/server';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
 import { cliLogger, cliServices } from '../runtime';
@@ -120,6 +118,10 @@ async function serve(
         void done.finally(() => exporting.delete(done));
       })
     : undefined;
+  // The MCP SDK (some 150 modules with its schema validators) loads when a server starts, not
+  // with every `canopy` command that imports this file for its help text.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createCanopyMcpServer, StdioServerTransport } = require('../mcp/server') as typeof import('../mcp/server');
   const server = createCanopyMcpServer({
     agent,
     root: services.root,

@@ -13,6 +13,8 @@
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// For `canopy mcp`, which loads this module (and the SDK) only when a server starts.
+export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as z from 'zod/mini';
 import { describedQuestion, LIST_LIMIT, listLimit, maxRounds, regionLimit, topK, traceRef } from '../../contracts/agent';
 import { describeTrace, type AgentAskOptions, type AgentOperations } from '../../core/agent/operations';

@@ -13,16 +13,32 @@
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
-import { context, SpanKind, trace as otelTrace, type Context } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
+import type { Context } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { AskTrace } from '../../contracts/trace';
 import { traceToSpans, type OpenInferenceOptions, type SpanSpec } from './openInference';
+
+/**
+ * The OpenTelemetry SDK, loaded at the first export rather than with this module (some 250
+ * modules): the CLI, the MCP server and the extension import this file whether or not an export
+ * is configured.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+function loadOtel() {
+  const { SEMRESATTRS_PROJECT_NAME } = require('@arizeai/openinference-semantic-conventions') as typeof import('@arizeai/openinference-semantic-conventions');
+  const { context, SpanKind, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { ExportResultCode } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+  const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  return { SEMRESATTRS_PROJECT_NAME, context, SpanKind, otelTrace: trace, ExportResultCode, OTLPTraceExporter, JsonTraceSerializer, resourceFromAttributes, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider };
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+let otelModules: ReturnType<typeof loadOtel> | undefined;
+const otel = () => (otelModules ??= loadOtel());
 
 export interface TraceExportConfig {
   /** OTLP/HTTP endpoint: a base URL (`http://localhost:6006`) or the full traces URL (`…/v1/traces`). */
@@ -54,6 +70,7 @@ export function tracesUrl(endpoint: string): string {
 
 /** Records the span tree with a real tracer and returns the finished spans. */
 export function recordSpans(root: SpanSpec, config: Pick<TraceExportConfig, 'project' | 'version'> = {}): ReadableSpan[] {
+  const { context, InMemorySpanExporter, resourceFromAttributes, SEMRESATTRS_PROJECT_NAME, SimpleSpanProcessor, SpanKind, otelTrace, TracerProvider } = otel();
   const memory = new InMemorySpanExporter();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
@@ -85,6 +102,7 @@ function exportWith(exporter: SpanExporter, spans: ReadableSpan[]): Promise<Expo
 class JsonLinesFileExporter implements SpanExporter {
   constructor(private readonly file: string) {}
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    const { ExportResultCode, JsonTraceSerializer } = otel();
     const bytes = JsonTraceSerializer.serializeRequest(spans);
     if (!bytes) {
       done({ code: ExportResultCode.FAILED, error: new Error('the spans could not be serialised') });
@@ -115,6 +133,7 @@ export class TraceExporter {
 
   /** Exports one answer; rejects with CanopyError naming the destination when a destination refused it. */
   async export(trace: AskTrace): Promise<{ spans: number }> {
+    const { ExportResultCode, OTLPTraceExporter } = otel();
     const spans = recordSpans(traceToSpans(trace, this.config.mapping), this.config);
     const failures: string[] = [];
     if (this.url) {

@@ -17,10 +17,22 @@
  * by the caller (SecretStorage in the extension, an environment variable in the CLI), is sent
  * only in the Authorization header, and is redacted from every message this module produces.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { CancelledError } from '../errors';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { LlmError, redactSecrets, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type ChatUsage, type LlmFailureKind } from './llm';
+
+/**
+ * The `openai` package, loaded at the first call rather than with this module: it is some 230
+ * modules, and every `canopy` command, the extension and the tests import this file whether or
+ * not an LLM is configured.
+ */
+let openAi: typeof OpenAI | undefined;
+function openAiClass(): typeof OpenAI {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  openAi ??= (require('openai') as typeof import('openai')).default;
+  return openAi;
+}
 
 export interface OpenAiCompatibleOptions {
   /** The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
@@ -325,7 +337,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       return new Response(counted, { status: res.status, statusText: res.statusText, headers });
     };
     const key = this.o.apiKey;
-    return new OpenAI({
+    return new (openAiClass())({
       baseURL: this.baseUrl,
       // The SDK insists on some credential; without a key it gets a placeholder and the header is
       // dropped below, so a keyless local server sees no Authorization at all and the SDK never
@@ -365,6 +377,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     if (err instanceof SyntaxError) {
       return { kind: 'protocol', retryable: false, detail: `the response is not valid chat-completions JSON — is the base URL an OpenAI-compatible /v1 endpoint?` };
     }
+    const OpenAI = openAiClass();
     if (err instanceof OpenAI.APIConnectionTimeoutError) {
       return { kind: 'timeout', retryable: !started, detail: `timed out: no response within ${seconds(this.o.requestTimeoutMs)}` };
     }

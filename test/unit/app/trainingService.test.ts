@@ -11,9 +11,9 @@ import { importGold } from '../../../src/core/annotate/importGold';
 import { annotationsPath, AnnotationStore } from '../../../src/core/annotate/store';
 import { openServices, type TestServices } from '../../helpers/services';
 
-// Nested list items cost ~1,000× the file's size in live heap (tests/security/parseMemoryLimit.test.ts):
-// 64 KiB of them does not fit in a 64 MB worker, and parses fine in a 1 GB host.
-const hostileMarkdown = () => Buffer.from('- a\n'.repeat(16_384));
+// Unclosed emphasis openers cost over 150× the file's size in live heap (test/unit/security/parseMemoryLimit.test.ts):
+// 450 KB of them does not fit in a 64 MB worker, and parses fine in a 1 GB host.
+const hostileMarkdown = () => Buffer.from('_a '.repeat(150_000));
 
 describe('TrainingService', () => {
   let root: string;

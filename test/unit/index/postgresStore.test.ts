@@ -71,25 +71,6 @@ describe('postgres store', () => {
     }
   });
 
-  it('PGlite in-process: the store runs over a pg.Pool without a socket', async () => {
-    const host = await PgliteHost.open(undefined, { template: await pgliteTemplate() });
-    const root = mkdtempSync(join(tmpdir(), 'canopy-pg-inproc-'));
-    try {
-      writeFileSync(join(root, 'oak.md'), '# Oaks\n\nThe pedunculate oak grows slowly.\n');
-      writeFileSync(join(root, 'ash.md'), '# Ash\n\nAsh dieback is a fungal disease.\n');
-      const store = new PostgresStore({ pool: await host.pool(), schema: 'inproc' });
-      const s = await indexFolder(root, root, 1, store);
-      assert.equal(s.files, 2);
-      const corpus = await CorpusIndex.open(store);
-      assert.equal((await corpus.lexical.query('fungal disease', 3))[0]?.id, corpus.manifest.files['ash.md']!.items[0]);
-      await corpus.close();
-      await store.close();
-    } finally {
-      await host.close();
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-
   it('names the server it cannot reach, without the password', async () => {
     const store = openIndexStore('postgres://canopy:hunter2@127.0.0.1:1/nowhere', '/unused');
     await assert.rejects(store.liveGeneration(), (err: unknown) => err instanceof CanopyError && /cannot reach the Postgres store postgres:\/\/canopy:\*\*\*@127\.0\.0\.1:1\/nowhere/.test(err.message) && !err.message.includes('hunter2'));
@@ -189,39 +170,53 @@ describe('postgres store', () => {
   });
 });
 
+// One data folder for these tests: a PGlite start from the template costs about 4 s of CPU and a
+// reopen of a folder about 1.5 s, so the folder the first test makes is the one the second
+// reopens (it still passes the template, so it also runs alone), and the in-process pg.Pool
+// is tested on the host the first test opens.
 describe('PGlite single-owner lock', () => {
-  it('a data folder open in this process cannot be opened again; after close it can', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'canopy-pglite-own-')), 'db');
+  let dir: string;
+  before(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'canopy-pglite-own-')), 'db');
+  });
+  after(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+  it('a data folder open in this process cannot be opened again; after close it can; in-process, the store runs over a pg.Pool without a socket', async () => {
+    const a = await PgliteHost.open(dir, { template: await pgliteTemplate() });
+    const root = mkdtempSync(join(tmpdir(), 'canopy-pg-inproc-'));
     try {
-      const a = await PgliteHost.open(dir, { template: await pgliteTemplate() });
       await assert.rejects(PgliteHost.open(dir), (err: unknown) => err instanceof CanopyError && /already open in process \d+/.test(err.message) && /takes no lock of its own/.test(err.message));
       await a.db.exec('CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)');
-      await a.close();
-      const b = await PgliteHost.open(dir);
-      assert.deepEqual((await b.db.query<{ x: number }>('SELECT x FROM kept')).rows, [{ x: 7 }]);
-      await b.close();
+      writeFileSync(join(root, 'oak.md'), '# Oaks\n\nThe pedunculate oak grows slowly.\n');
+      writeFileSync(join(root, 'ash.md'), '# Ash\n\nAsh dieback is a fungal disease.\n');
+      const store = new PostgresStore({ pool: await a.pool(), schema: 'inproc' });
+      const s = await indexFolder(root, root, 1, store);
+      assert.equal(s.files, 2);
+      const corpus = await CorpusIndex.open(store);
+      assert.equal((await corpus.lexical.query('fungal disease', 3))[0]?.id, corpus.manifest.files['ash.md']!.items[0]);
+      await corpus.close();
+      await store.close();
     } finally {
-      rmSync(join(dir, '..'), { recursive: true, force: true });
+      await a.close();
+      rmSync(root, { recursive: true, force: true });
     }
+    const b = await PgliteHost.open(dir);
+    assert.deepEqual((await b.db.query<{ x: number }>('SELECT x FROM kept')).rows, [{ x: 7 }]);
+    await b.close();
   });
 
   it('another process holding the folder keeps it; a lock left by a process that died is taken over', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'canopy-pglite-own-')), 'db');
-    try {
-      // Another process takes the lock and holds it.
-      const code = `const { takeOwnership } = require(${JSON.stringify(fileURLToPath(new URL('../../../src/core/index/pgliteHost.ts', import.meta.url)))});
-        takeOwnership(${JSON.stringify(dir)}).then(() => { process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
-      const holder = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
-      await assert.rejects(PgliteHost.open(dir), new RegExp(`already open in process ${holder.pid}`));
-      holder.kill('SIGKILL');
-      await new Promise((r) => holder.once('exit', r));
-      const host = await PgliteHost.open(dir, { template: await pgliteTemplate() });
-      assert.match(JSON.stringify(await host.db.query('SELECT 1 AS one')), /one/);
-      await host.close();
-      assert.throws(() => readFileSync(ownerLockFile(dir)), /ENOENT/, 'released on close');
-    } finally {
-      rmSync(join(dir, '..'), { recursive: true, force: true });
-    }
+    // Another process takes the lock and holds it.
+    const code = `const { takeOwnership } = require(${JSON.stringify(fileURLToPath(new URL('../../../src/core/index/pgliteHost.ts', import.meta.url)))});
+      takeOwnership(${JSON.stringify(dir)}).then(() => { process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
+    const holder = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    await assert.rejects(PgliteHost.open(dir), new RegExp(`already open in process ${holder.pid}`));
+    holder.kill('SIGKILL');
+    await new Promise((r) => holder.once('exit', r));
+    const host = await PgliteHost.open(dir, { template: await pgliteTemplate() });
+    assert.match(JSON.stringify(await host.db.query('SELECT 1 AS one')), /one/);
+    await host.close();
+    assert.throws(() => readFileSync(ownerLockFile(dir)), /ENOENT/, 'released on close');
   });
 });

@@ -30,10 +30,13 @@ const bundledWorker = fileURLToPath(new URL('../../../dist/parseWorker.js', impo
 const canopyBin = fileURLToPath(new URL('../../../bin/canopy.js', import.meta.url));
 const execFileAsync = promisify(execFile);
 
-// A Markdown list of 16,384 one-letter items: 64 KB on disk. mdast-util-from-markdown needs over
-// a thousand times such a file in live heap (a 1 MB one does not fit in 1 GB; tools/hostile-markdown.ts),
-// so a 64 MB worker runs out within seconds, long before the 50 MB size limit would stop the file.
-const hostileMarkdown = () => Buffer.from('- a\n'.repeat(16_384));
+// 150,000 unclosed emphasis openers (`_a `): 450 KB on disk. micromark keeps every one of them
+// as a pending attention sequence, so the parse needs over 150 times the file in live heap and a
+// 64 MB worker runs out within about a second, long before the 50 MB size limit would stop the
+// file (a 1 GB one parses it). A list of 16,384 one-letter items (`- a`, 64 KB; over 1,000× the
+// file in heap: tools/hostile-markdown.ts) runs out the same way but spends ~1.2 s more CPU
+// getting there, and this file makes four of them.
+const hostileMarkdown = () => Buffer.from('_a '.repeat(150_000));
 const LIMIT_MB = 64;
 // Slack for a busy 2-core CI machine.
 const SLACK_MS = 8_000;
