@@ -21,6 +21,11 @@ export const COSINE_THRESHOLD: Range = Object.freeze({ min: -1, max: 1 });
 /** CANOPY's optional item gate. */
 export const ITEM_GATE: Range = Object.freeze({ min: 0, max: 2 });
 
+/** The rank gate's share of a round's items kept for their rank. */
+export const ITEM_SHARE: Range = Object.freeze({ min: 0.05, max: 1 });
+/** Items of at most this many characters are kept whole once the rank gate keeps them. */
+export const WHOLE_BELOW: Range = Object.freeze({ min: 0, max: 100_000 });
+
 /** A weight of the hybrid node score (dense or lexical). */
 export const NODE_SCORE_WEIGHT: Range = Object.freeze({ min: 0, max: 100 });
 
@@ -29,7 +34,7 @@ export const ReplayCompressor = z.discriminatedUnion('name', [
   z.strictObject({ name: z.literal('none') }),
   z.strictObject({ name: z.literal('flat'), m: intIn(FLAT_M) }),
   z.strictObject({ name: z.literal('threshold'), threshold: numIn(COSINE_THRESHOLD) }),
-  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)) }),
+  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)), items: z.optional(numIn(ITEM_SHARE)), wholeBelow: z.optional(intIn(WHOLE_BELOW)) }),
 ]);
 
 /** The settings a replay may change; absent ones keep the trace's. */

@@ -37,7 +37,7 @@ export type NodeDecision = z.output<typeof NodeDecision>;
  * - `ancestor-kept-whole` (not-visited): an ancestor was kept whole;
  * - `ancestor-dropped` (not-visited): an ancestor was dropped.
  */
-export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped']);
+export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped', 'short-item']);
 export type ProjectionRule = z.output<typeof ProjectionRule>;
 
 /**
@@ -55,7 +55,14 @@ export const CompressorSetting = z.discriminatedUnion('name', [
   z.object({ name: z.literal('none') }),
   z.object({ name: z.literal('flat'), m: num }),
   z.object({ name: z.literal('threshold'), threshold: num }),
-  z.object({ name: z.literal('canopy'), itemGate: z.optional(num) }),
+  z.object({
+    name: z.literal('canopy'),
+    itemGate: z.optional(num),
+    /** The rank gate: the share of a round's items kept for their own rank, beside the items the question or a kept item names. */
+    items: z.optional(num),
+    /** Items of at most this many characters that the gate keeps are kept whole, not refined. */
+    wholeBelow: z.optional(num),
+  }),
 ]);
 export type CompressorSetting = z.output<typeof CompressorSetting>;
 
@@ -261,6 +268,8 @@ export const TraceRetrievedItem = z.object({
   tokens: z.object({ whole: num, kept: num }),
   /** The MAGE controller's run over this item's document graph (design §7), when it ran. */
   controller: z.optional(TraceController),
+  /** The rank gate's verdict on this item and why (compressor `items`), when it ran. */
+  gate: z.optional(z.object({ kept: bool, why: str })),
 });
 export type TraceRetrievedItem = z.output<typeof TraceRetrievedItem>;
 

@@ -38,10 +38,11 @@ export const ruleExplanations: Record<string, string> = {
   'below-parent': 'scored below its parent while a sibling did not: dropped with its subtree',
   'ancestor-kept-whole': 'inside a region that was kept whole',
   'ancestor-dropped': 'inside a region that was dropped',
+  'short-item': 'a short item the rank gate kept: kept whole, not refined',
   'flat-top-m': 'flat baseline: among the m best-scoring leaves',
   threshold: 'threshold baseline: the leaf scored at least the threshold',
   none: 'no rule decided on this node',
-  'item-gate': 'the item gate dropped the whole item (its root scored far below the best item)',
+  'item-gate': 'the item gate dropped the whole item (below the best item by the gate margin, or outside the rank gate and named by no kept item)',
   controller: 'the MAGE controller opened this element for the reader, or regions inside it (see the graph tab for why)',
   'controller-page-not-activated': 'the MAGE controller never activated its page (not an entry page, and no relation led there)',
   'controller-not-activated': 'its page was activated, but the MAGE controller never made this element a candidate',
@@ -407,6 +408,7 @@ export class EvidenceTreeView {
       ['Kind', `${n.kind} (${n.modality})`],
       ['Where', placeLabel(n.anchor)],
       ['Item', `${ref.entry.item.title} — round ${ref.entry.round}, rank ${ref.entry.item.rank + 1}`],
+      ...(ref.entry.item.gate && n === ref.entry.tree ? ([['Item gate', `${ref.entry.item.gate.kept ? 'kept' : 'dropped'}: ${ref.entry.item.gate.why}`]] as Array<[string, string]>) : []),
       ['Node id', n.id],
     ];
     const dl = el('dl', { class: 'canopy-props' });

@@ -6,6 +6,7 @@
 import type { CompressorSetting } from '../../contracts/trace';
 import type { Item, RegionNode } from '../../contracts/region';
 import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } from './baselines';
+import { gateItems, type ItemGateVerdict } from './itemGate';
 import { projectItem, type NodeVerdict } from './projection';
 
 /** Applies the chosen compressor to one round's new items. */
@@ -14,13 +15,27 @@ export function compress(
   setting: CompressorSetting,
   score: (n: RegionNode) => number,
   aggregate: boolean,
-): { kept: KeptByItem; verdicts: Map<string, NodeVerdict[]> } {
+  question = '',
+): { kept: KeptByItem; verdicts: Map<string, NodeVerdict[]>; gate?: Map<string, ItemGateVerdict> } {
   const verdicts = new Map<string, NodeVerdict[]>();
   switch (setting.name) {
     case 'canopy': {
       const kept: KeptByItem = new Map();
       const best = Math.max(...items.map((i) => score(i.root)));
+      const gate = setting.items !== undefined ? gateItems(question, items, setting.items) : undefined;
       for (const item of items) {
+        const g = gate?.get(item.id);
+        if (g && !g.kept) {
+          kept.set(item.id, []);
+          verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'dropped-sibling', rule: 'below-parent', score: score(item.root), depth: 0 }]);
+          continue;
+        }
+        if (g && setting.wholeBelow !== undefined && item.root.text.length <= setting.wholeBelow) {
+          // Short enough that refining it saves little and risks the evidence: kept whole.
+          kept.set(item.id, [item.root]);
+          verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'keep-whole', rule: 'short-item', score: score(item.root), depth: 0 }]);
+          continue;
+        }
         if (setting.itemGate !== undefined && score(item.root) < best - setting.itemGate) {
           // Item-level gate (a measured extension, off by default): the whole item is dropped.
           kept.set(item.id, []);
@@ -31,7 +46,7 @@ export function compress(
         kept.set(item.id, r.kept);
         verdicts.set(item.id, r.verdicts);
       }
-      return { kept, verdicts };
+      return { kept, verdicts, ...(gate ? { gate } : {}) };
     }
     case 'none':
       return { kept: keepWholeItems(items), verdicts };

@@ -214,7 +214,8 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       return Number.NEGATIVE_INFINITY;
     };
     const freshItems = fresh.map((c) => scored.get(c.itemId)!.item);
-    const { kept, verdicts } = compress(freshItems, config.compressor, scoreOf, routing.aggregate);
+    const { kept, verdicts, gate } = compress(freshItems, config.compressor, scoreOf, routing.aggregate, config.question);
+    if (gate) deps.tracer?.emit('compress/item-gate', { round, kept: [...gate].filter(([, g]) => g.kept).map(([id]) => id), dropped: [...gate].filter(([, g]) => !g.kept).map(([id]) => id) });
 
     const refinement = deps.refine
       ? await deps.refine.refine({ question: config.question, round, fresh: fresh.map((c) => ({ item: scored.get(c.itemId)!.item, rank: c.rank })), aggregate: routing.aggregate }, signal)
@@ -247,6 +248,8 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
         allVerdicts.set(c.itemId, verdicts.get(c.itemId) ?? []);
         const refined = refinement?.items.get(c.itemId);
         if (refined?.controller) entry.controller = refined.controller;
+        const g = gate?.get(c.itemId);
+        if (g) entry.gate = { kept: g.kept, why: g.why };
         entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined ? (refined.decisions ?? new Map()) : undefined, s.components);
         evidence.set(c.itemId, { scored: s, rank: c.rank, round, kept: keptNodes });
       }

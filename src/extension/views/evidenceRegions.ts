@@ -24,6 +24,7 @@ export const ruleWords: Record<string, string> = {
   'below-parent': 'scored below its parent while a sibling did not',
   'ancestor-kept-whole': 'inside a region kept whole',
   'ancestor-dropped': 'inside a dropped region',
+  'short-item': 'a short item kept whole by the rank gate',
   'flat-top-m': 'among the m best-scoring leaves (flat baseline)',
   threshold: 'scored at least the threshold (threshold baseline)',
   none: 'no rule decided on it',

@@ -110,7 +110,7 @@ describe('replay from cached scores', () => {
       judge: async ({ round, question: q }) =>
         round === 1 ? { sufficient: false, missing: ['replanting'], followUpQuery: `${q} replanting species`, source: 'llm' } : { sufficient: true, missing: [], source: 'llm' },
     };
-    const compressors: CompressorSetting[] = [{ name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
+    const compressors: CompressorSetting[] = [{ name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'canopy', items: 0.3, wholeBelow: 200 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
     const critics: Array<'rule' | 'none' | Critic> = ['rule', 'none', scripted];
     trapped = false; // asking encodes the new queries
     const recorded: AskTrace[] = [];
@@ -138,6 +138,7 @@ describe('replay from cached scores', () => {
     assert.equal(seen.size, compressors.length * critics.length * 2 + 4, 'every configuration was recorded');
     assert.ok(recorded.some((t) => t.rounds.some((r) => (r.critic?.details as { probe?: unknown } | undefined)?.probe)), 'some traces record a probe');
     assert.ok(recorded.some((t) => t.settings.nodeScore && t.rounds[0]!.retrieved[0]!.tree!.components), 'hybrid traces carry the components');
+    assert.ok(recorded.some((t) => t.rounds.some((r) => r.retrieved.some((i) => i.gate && !i.gate.kept && i.keptNodeIds.length === 0))), 'the rank gate dropped an item, and the trace says why');
     assert.ok(recorded.some((t) => t.rounds.length > 1 && t.settings.critic === 'rule'), 'some rule-critic traces have follow-up rounds');
     assert.ok(recorded.some((t) => t.settings.critic === 'llm' && t.stop.reason === 'critic-sufficient' && t.rounds.length === 2));
     for (const original of recorded) {

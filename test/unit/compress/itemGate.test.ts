@@ -1,0 +1,87 @@
+// The rank gate (compressor option `items`, with `wholeBelow`): a round's items kept for their
+// BM25 rank or because the question or a kept item names them; the rest dropped with a reason
+// the trace carries; short kept items kept whole.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Item, RegionNode } from '../../../src/contracts/region';
+import { compress } from '../../../src/core/compress/compressor';
+import { gateItems, subjectPhrase } from '../../../src/core/compress/itemGate';
+
+/** An item whose root is a paragraph of the given sentences. */
+function item(title: string, sentences: string[]): Item {
+  const id = title.replace(/\W+/g, '-');
+  const leaf = (text: string, i: number): RegionNode => ({ id: `${id}/${i}`, kind: 'sentence', modality: 'text', text, anchor: { file: `${id}.md` }, children: [] });
+  const root: RegionNode = { id, kind: 'paragraph', modality: 'text', text: sentences.join(' '), anchor: { file: `${id}.md` }, children: sentences.map(leaf) };
+  return { id, file: `${id}.md`, title, modality: 'text', root };
+}
+
+const question = 'The band who released the debut album "Tinted Windows" had their first performance in what city?';
+const items = [
+  item('Tinted Windows (album)', ['Tinted Windows is the debut album of the band Tinted Windows.', 'The album was released in 2009.']),
+  item('Tinted Windows (band)', ['Tinted Windows is an American supergroup.', 'The members met in New York.', 'Their first live show was in Tulsa, Oklahoma.']),
+  item('Act of Congress', ['Act of Congress is a group from Birmingham.', 'Their first performance of the debut album sold out.']),
+  item('Extended Play', ['Extended Play is an EP by the Pretenders.', 'It was released in 1981.']),
+  item('Mellow Yellow', ['Mellow Yellow is a song.', 'It was a hit in 1966.']),
+  item('Green Day', ['Green Day is a rock band.', 'The band released Dookie in 1994.']),
+];
+
+describe('rank gate', () => {
+  it('reduces a title to the subject a text would name', () => {
+    assert.equal(subjectPhrase('Tinted Windows (band)'), 'tinted windows');
+    assert.equal(subjectPhrase('Van Buren Township, Brown County, Indiana'), 'van buren township');
+    assert.equal(subjectPhrase('Annual report (p. 4)'), 'annual report');
+  });
+
+  it('keeps the best-ranked share and the items the question or a kept item names, and says why', () => {
+    const gate = gateItems(question, items, 0.3);
+    const kept = [...gate].filter(([, g]) => g.kept).map(([id]) => id);
+    // ceil(0.3 × 6) = 2 by rank; "Tinted Windows (band)" is named by the question either way.
+    assert.ok(kept.includes('Tinted-Windows-album-'), JSON.stringify([...gate]));
+    assert.ok(kept.includes('Tinted-Windows-band-'));
+    assert.ok(!kept.includes('Mellow-Yellow'));
+    assert.ok(!kept.includes('Green-Day'));
+    assert.match(gate.get('Mellow-Yellow')!.why, /^rank \d of 6 by BM25 for the question \(the gate keeps 2\), and named by neither/);
+    const ranked = [...gate.values()].filter((g) => g.kept && g.why.startsWith('rank '));
+    assert.equal(ranked.length, 2);
+  });
+
+  it('follows a name from a kept item to its own item (the second hop)', () => {
+    const hop = [
+      item('Dookie', ['Dookie is the third album the band Mellow Yellow recorded.', 'It sold ten million copies.']),
+      item('Mellow Yellow', ['Mellow Yellow formed in Berkeley in 1987.', 'Its members grew up in Oakland.']),
+      item('Nimrod', ['Nimrod is an album.', 'It was released in 1997.']),
+      item('Insomniac', ['Insomniac is an album.', 'It was released in 1995.']),
+    ];
+    const gate = gateItems('Where did the band that recorded the album Dookie play its first show?', hop, 0.25);
+    assert.equal(gate.get('Dookie')!.kept, true);
+    assert.deepEqual(gate.get('Mellow-Yellow'), { kept: true, why: 'named by “Dookie”' });
+    assert.equal(gate.get('Nimrod')!.kept, false);
+  });
+
+  it('keeps every item when the round has no more than the gate keeps', () => {
+    const gate = gateItems(question, items.slice(0, 2), 0.5);
+    assert.deepEqual([...gate.values()].map((g) => g.kept), [true, true]);
+  });
+
+  it('in the compressor: dropped items keep nothing, short kept items are kept whole, long ones are refined', () => {
+    const scores = new Map<string, number>();
+    for (const it of items) {
+      scores.set(it.root.id, 0.5);
+      it.root.children.forEach((c, i) => scores.set(c.id, i === 0 ? 0.9 : 0.1));
+    }
+    const score = (n: RegionNode) => scores.get(n.id) ?? 0;
+    const refined = compress(items, { name: 'canopy', items: 0.3 }, score, false, question);
+    assert.equal(refined.gate?.get('Green-Day')?.kept, false);
+    assert.deepEqual(refined.kept.get('Green-Day'), []);
+    assert.equal(refined.verdicts.get('Green-Day')![0]!.decision, 'dropped-sibling');
+    // Without wholeBelow the projection refines the kept item to its first sentence.
+    assert.deepEqual(refined.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0']);
+    const whole = compress(items, { name: 'canopy', items: 0.3, wholeBelow: 600 }, score, false, question);
+    assert.deepEqual(whole.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-']);
+    assert.deepEqual(whole.verdicts.get('Tinted-Windows-band-'), [{ nodeId: 'Tinted-Windows-band-', decision: 'keep-whole', rule: 'short-item', score: 0.5, depth: 0 }]);
+    // No gate: no item is dropped and no gate verdicts are returned.
+    const plain = compress(items, { name: 'canopy' }, score, false, question);
+    assert.equal(plain.gate, undefined);
+    assert.ok([...plain.kept.values()].every((k) => k.length > 0));
+  });
+});
