@@ -12,6 +12,21 @@
 import type { AnswerType, QuestionPart } from './question';
 import { contentTerms, entitySpans, indexTerm, words } from './terms';
 
+/**
+ * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
+ * Tesla, teachers), so that a question about "Tesla's eulogy" covers a sentence naming Tesla.
+ * Both sides of a comparison (question parts and evidence) must be read with it.
+ */
+export function supportTerms(text: string): string[] {
+  return contentTerms(text.replace(/(\p{L})['’]s\b/gu, '$1').replace(/(\p{L}s)['’](?=\s|$)/gu, '$1'));
+}
+
+/** Whether a region says something the question does not: some content term of it is not a question term. */
+export function addsToQuestion(own: ReadonlySet<string>, questionTerms: ReadonlySet<string>): boolean {
+  for (const t of own) if (!questionTerms.has(t)) return true;
+  return false;
+}
+
 /** Inverse document frequency over a set of regions' term sets: ln(1 + N / df). */
 export function termWeights(regions: ReadonlyArray<ReadonlySet<string>>): (term: string) => number {
   const df = new Map<string, number>();

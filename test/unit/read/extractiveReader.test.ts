@@ -63,3 +63,32 @@ describe('ExtractiveReader', () => {
     assert.match(a.text, /only headings/);
   });
 });
+
+describe('ExtractiveReader: the answering sentence beside a restating one', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the neighbour of a sentence that only restates the question, over a sentence elsewhere that names more question words', async () => {
+    const restating = leaf('Joseph Willard was president of Harvard.');
+    const answer = leaf('The liberal Samuel Webber was appointed to the presidency two years later.');
+    const elsewhere = leaf('Harvard elected a president from the liberal wing again in 1869.');
+    const a = await reader.answer('Which liberal succeeded Joseph Willard as president of Harvard?', input([
+      { title: 'History', leaves: [restating, answer] },
+      { title: 'Governance', leaves: [elsewhere] },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+    assert.ok(!a.citations.some((c) => c.nodeId === restating.id), 'a sentence that adds nothing to the question is not an answer');
+  });
+
+  it('still quotes a restating sentence for a yes/no question', async () => {
+    const yes = leaf('Pfizer completed the spin-off of Upjohn.');
+    const a = await reader.answer('Did Pfizer complete the spin-off of Upjohn?', input([{ title: 'Notes', leaves: [yes] }]));
+    assert.equal(a.citations[0]!.nodeId, yes.id);
+  });
+
+  it('reads a possessive as the name it belongs to ("Tesla\'s" covers a sentence naming Tesla)', async () => {
+    const other = leaf('The mayor read a eulogy for the composer Dvořák at the concert hall.');
+    const naming = leaf('Louis Adamic read the eulogy written for Tesla over the radio.');
+    const a = await reader.answer("Who read Tesla's eulogy?", input([{ title: 'Nikola', leaves: [other, naming] }]));
+    assert.equal(a.citations[0]!.nodeId, naming.id);
+  });
+});
