@@ -20,7 +20,7 @@
  * A comparison of named things ("Were X and Y of the same nationality?") gets one quote per thing.
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, type QuestionPart } from '../text/question';
+import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, isQuotable, partCoverage, supportTerms, termWeights } from '../text/support';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
@@ -41,6 +41,8 @@ interface Candidate {
   /** Terms of the leaf's passage (its kept neighbours in the same paragraph or table, and itself). */
   passage: Set<string>;
   dense: number;
+  /** The question names the leaf's file or item title. */
+  namedSource: boolean;
   quotable: boolean;
   order: number;
 }
@@ -53,6 +55,22 @@ const DENSE_WEIGHT = 0.5;
 const PASSAGE_WEIGHT = 0.5;
 /** Leaves either side of a leaf that form its passage. */
 const PASSAGE_REACH = 3;
+/** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
+const NAMED_SOURCE_BONUS = 0.3;
+
+/** Letters and digits only, lower-cased: "Best Buy's" → "bestbuy", "BESTBUY_2019_10K.pdf" → "bestbuy201910kpdf". */
+const squash = (s: string) => s.replace(/['’]s\b/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * The names the question gives (its entity spans, possessives dropped) that are specific enough to
+ * pick a source by: two or more letters and digits, at least one a letter ("3M"), not a period label.
+ */
+function sourceNames(entities: readonly string[]): string[] {
+  return [...new Set(entities.map(squash))].filter((e) => e.length >= 2 && /\p{L}/u.test(e) && !PERIOD_LABEL.test(e));
+}
+
+/** Period labels name no source: "Q2", "FY2023", "H1", "1H23". */
+const PERIOD_LABEL = /^(q[1-4]|h[12]|[1-4][qh]|fy|cy)\d*$|^(fy|cy)?\d+$/;
 
 /**
  * The region's leaves in reading order, each with the leaves of its passage: the run of leaves
@@ -91,11 +109,33 @@ export class ExtractiveReader implements Reader {
 
   constructor(private readonly options: ExtractiveOptions = {}) {}
 
-  async answer(question: string, input: ReaderInput): Promise<Answer> {
+  async answer(asked: string, input: ReaderInput): Promise<Answer> {
+    // What the question asks, without instructions around it ("Answer in USD millions.").
+    const question = questionFocus(asked);
     const analysis = analyzeQuestion(question);
     const questionTerms = new Set(supportTerms(question));
     // A leaf naming only question terms restates the question — unless the question asks yes or no, where restating is the answer.
     const mustAdd = analysis.parts.every((p) => p.answerType !== 'yesno');
+    // Names: the entity spans, and words written with capitals or digits inside ("3M", "AMCOR", "JnJ") past a sentence's first word.
+    const marked = question.split(/(?<=[.?!:])\s+/).flatMap((s) => s.split(/\s+/).slice(1)).filter((w) => /\p{L}/u.test(w) && /^\P{Ll}*\p{Lu}|\p{Lu}.*\p{Lu}|\d.*\p{Lu}/u.test(w.replace(/['’]s$/, '')));
+    const names = sourceNames([...analysis.entities, ...marked]);
+    const named = new Map<string, boolean>();
+    const isNamed = (region: EvidenceRegion) => {
+      const key = `${region.file}\u0000${region.itemTitle}`;
+      let v = named.get(key);
+      if (v === undefined) {
+        const source = `${squash(region.file)} ${squash(region.itemTitle)}`;
+        named.set(key, (v = names.some((n) => source.includes(n))));
+      }
+      return v;
+    };
+    // A leaf without a score of its own (a region the controller kept) takes the mean of the scored ones, not 0.
+    const scored: number[] = [];
+    for (const region of input.regions) for (const leaf of leavesOf(region.node)) {
+      const d = region.leafScores?.get(leaf.id) ?? (region.score !== 0 ? region.score : undefined);
+      if (d !== undefined) scored.push(d);
+    }
+    const meanDense = scored.length > 0 ? scored.reduce((a, b) => a + b, 0) / scored.length : 0;
     const candidates: Candidate[] = [];
     for (const region of input.regions) {
       const termsOf = new Map<string, string[]>();
@@ -112,7 +152,8 @@ export class ExtractiveReader implements Reader {
           own,
           context: new Set(supportTerms(`${region.itemTitle} ${leaf.context ?? ''}`)),
           passage: new Set(passage.flatMap(terms)),
-          dense: region.leafScores?.get(leaf.id) ?? region.score,
+          dense: region.leafScores?.get(leaf.id) ?? (region.score !== 0 ? region.score : meanDense),
+          namedSource: isNamed(region),
           quotable: isQuotable(leaf.kind, leaf.text) && (!mustAdd || addsToQuestion(own, questionTerms)),
           order: candidates.length,
         });
@@ -134,7 +175,7 @@ export class ExtractiveReader implements Reader {
       const own = partCoverage(part, c.own, c.context, weight).coverage;
       const passage = partCoverage(part, c.passage, c.context, weight).coverage;
       const cue = answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined ? CUE_BONUS : 0;
-      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense;
+      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0);
     };
     const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
 

@@ -92,3 +92,26 @@ describe('ExtractiveReader: the answering sentence beside a restating one', () =
     assert.equal(a.citations[0]!.nodeId, naming.id);
   });
 });
+
+describe('ExtractiveReader: filings', () => {
+  const reader = new ExtractiveReader();
+  const row = (header: string, text: string, file: string): RegionNode => ({ ...leaf(text, 'row'), header, anchor: { file, page: 59 } });
+
+  it('answers from the table row under the line item\'s other name, in the filing the question names, never from the statement heading', async () => {
+    const heading = leaf('Consolidated Statement of Cash Flows', 'heading');
+    const capex = row('2018 | 2017 | 2016', 'Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', '3M_2018_10K.pdf');
+    const otherRow = row('2018 | 2017 | 2016', 'Proceeds from sale of businesses 846 1,065 96', '3M_2018_10K.pdf');
+    const elsewhere = leaf('For fiscal 2022, net cash used for investing activities of $570 million was primarily due to ongoing capital expenditures.');
+    const regions: EvidenceRegion[] = [
+      { itemId: 'adobe', itemTitle: 'ADOBE INC.', file: 'ADOBE_2022_10K.pdf', node: { id: 'adobe/0', kind: 'paragraph', modality: 'text', text: elsewhere.text, anchor: { file: 'ADOBE_2022_10K.pdf' }, children: [elsewhere] }, score: 0.6, leafScores: new Map([[elsewhere.id, 0.6]]) },
+      { itemId: 'mmm', itemTitle: 'UNITED STATES SECURITIES AND EXCHANGE COMMISSION', file: '3M_2018_10K.pdf', node: { id: 'mmm/0', kind: 'table', modality: 'table', text: '', anchor: { file: '3M_2018_10K.pdf', page: 59 }, children: [heading, otherRow, capex] }, score: 0 },
+    ];
+    const a = await reader.answer(
+      'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.',
+      { text: '', tokens: 0, truncated: false, regions },
+    );
+    assert.equal(a.citations[0]!.nodeId, capex.id, a.text);
+    assert.match(a.text, /1,577/);
+    assert.ok(!a.citations.some((c) => c.nodeId === heading.id), 'a heading is never quoted');
+  });
+});
