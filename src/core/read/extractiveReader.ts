@@ -1,25 +1,35 @@
 /**
  * The reader used when no LLM is configured (design §8): it answers by quoting kept evidence, with
- * citations to each quote's exact source range. Per part of the question (text/question.ts) it
- * quotes the sentence or row with the best support (text/support.ts): the rarity-weighted share of
- * the part's terms it mentions, an answer of the kind the part asks for (a date for "when", an
- * amount for "how much", a name for "who"), and its score against the question as a tie-breaker.
- * It never quotes a bare heading, caption or boilerplate line. A comparison of named things
- * ("Were X and Y of the same nationality?") gets one quote per thing; one more quote from another
- * item is added when it is nearly as well supported (multi-hop answers are often split).
+ * citations to each quote's exact source range. Every quotable leaf (a sentence, a row) is scored
+ * per part of the question (text/question.ts) by its support (text/support.ts):
+ *  - coverage: the rarity-weighted share of the part's terms the leaf mentions (its item's title
+ *    and heading path count half);
+ *  - passage coverage: the same share over the leaf's passage — the kept leaves of its paragraph
+ *    (or table), at most PASSAGE_REACH leaves either side. The sentence that answers is often the
+ *    one next to the sentence that repeats the question's words ("… veterans." → "All missions
+ *    were commanded by …"), so a leaf of a well-covering passage gains even when it names few
+ *    question terms itself;
+ *  - an answer of the kind the part asks for in the leaf itself, not already named by the
+ *    question (a date for "when", an amount for "how much", a name for "who");
+ *  - its score against the query (a cosine), as a tie-breaker.
+ * A leaf that adds nothing to the question (every content term of it is in the question) is not
+ * quoted, unless the question asks yes or no; nor is a bare heading, caption or boilerplate line. Per part, the best-supported leaf is
+ * quoted, [1] for the first part; then further leaves, best first, while they reach
+ * `relativeSupport` of the best (a close runner-up — often the sentence that answers when the top
+ * one only restates the question — or the other half of a multi-hop answer), up to `maxQuotes`.
+ * A comparison of named things ("Were X and Y of the same nationality?") gets one quote per thing.
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, type QuestionPart } from '../text/question';
-import { answerCue, isQuotable, partCoverage, termWeights } from '../text/support';
-import { contentTerms } from '../text/terms';
+import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
+import { answerCue, addsToQuestion, isQuotable, partCoverage, supportTerms, termWeights } from '../text/support';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
 
 export interface ExtractiveOptions {
-  /** Most quoted regions in an answer (default 3, raised to the number of parts). */
+  /** Most quoted regions in an answer (default 2, raised to the number of parts). */
   maxQuotes?: number;
-  /** A further quote from another item must reach this share of the best support (default 0.9). */
+  /** A further quote must reach this share of the best support (default 0.8). */
   relativeSupport?: number;
 }
 
@@ -28,7 +38,11 @@ interface Candidate {
   leaf: RegionNode;
   own: Set<string>;
   context: Set<string>;
+  /** Terms of the leaf's passage (its kept neighbours in the same paragraph or table, and itself). */
+  passage: Set<string>;
   dense: number;
+  /** The question names the leaf's file or item title. */
+  namedSource: boolean;
   quotable: boolean;
   order: number;
 }
@@ -36,27 +50,111 @@ interface Candidate {
 /** What an answering quote gains for carrying an answer of the asked kind. */
 const CUE_BONUS = 0.3;
 /** Weight of the region's score against the question (a cosine) beside the term coverage. */
-const DENSE_WEIGHT = 0.25;
+const DENSE_WEIGHT = 0.5;
+/** Weight of the passage's coverage beside the leaf's own. */
+const PASSAGE_WEIGHT = 0.5;
+/** Leaves either side of a leaf that form its passage. */
+const PASSAGE_REACH = 3;
+/** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
+const NAMED_SOURCE_BONUS = 0.3;
+
+/** Letters and digits only, lower-cased: "Best Buy's" → "bestbuy", "BESTBUY_2019_10K.pdf" → "bestbuy201910kpdf". */
+const squash = (s: string) => s.replace(/['’]s\b/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * The names the question gives (its entity spans, possessives dropped) that are specific enough to
+ * pick a source by: two or more letters and digits, at least one a letter ("3M"), not a period label.
+ */
+function sourceNames(entities: readonly string[]): string[] {
+  return [...new Set(entities.map(squash))].filter((e) => e.length >= 2 && /\p{L}/u.test(e) && !PERIOD_LABEL.test(e));
+}
+
+/** Period labels name no source: "Q2", "FY2023", "H1", "1H23". */
+const PERIOD_LABEL = /^(q[1-4]|h[12]|[1-4][qh]|fy|cy)\d*$|^(fy|cy)?\d+$/;
+
+/**
+ * The region's leaves in reading order, each with the leaves of its passage: the run of leaves
+ * under the same nearest ancestor that is not a balanced-grouping node (a paragraph, a table, a
+ * list), cut to PASSAGE_REACH leaves either side.
+ */
+function passages(root: RegionNode): Array<{ leaf: RegionNode; passage: RegionNode[] }> {
+  const runs: RegionNode[][] = [];
+  const walk = (node: RegionNode, run: RegionNode[] | undefined) => {
+    if (node.children.length === 0) {
+      if (run) run.push(node);
+      else runs.push([node]);
+      return;
+    }
+    let own = run;
+    if (node.kind !== 'group' || !run) {
+      own = [];
+      runs.push(own);
+    }
+    for (const child of node.children) walk(child, own);
+  };
+  walk(root, undefined);
+  const out: Array<{ leaf: RegionNode; passage: RegionNode[] }> = [];
+  for (const run of runs) {
+    run.forEach((leaf, i) => out.push({ leaf, passage: run.slice(Math.max(0, i - PASSAGE_REACH), i + PASSAGE_REACH + 1) }));
+  }
+  // Reading order (runs were opened parent-first; leaves keep their order within each run).
+  const position = new Map(leavesOf(root).map((l, i) => [l.id, i]));
+  return out.sort((a, b) => position.get(a.leaf.id)! - position.get(b.leaf.id)!);
+}
+
+const leafText = (leaf: RegionNode) => (leaf.header ? `${leaf.header} ${leaf.text}` : leaf.text);
 
 export class ExtractiveReader implements Reader {
   readonly mode = 'extractive' as const;
 
   constructor(private readonly options: ExtractiveOptions = {}) {}
 
-  async answer(question: string, input: ReaderInput): Promise<Answer> {
+  async answer(asked: string, input: ReaderInput): Promise<Answer> {
+    // What the question asks, without instructions around it ("Answer in USD millions.").
+    const question = questionFocus(asked);
     const analysis = analyzeQuestion(question);
-    const questionTerms = new Set(analysis.terms);
+    const questionTerms = new Set(supportTerms(question));
+    // A leaf naming only question terms restates the question — unless the question asks yes or no, where restating is the answer.
+    const mustAdd = analysis.parts.every((p) => p.answerType !== 'yesno');
+    // Names: the entity spans, and words written with capitals or digits inside ("3M", "AMCOR", "JnJ") past a sentence's first word.
+    const marked = question.split(/(?<=[.?!:])\s+/).flatMap((s) => s.split(/\s+/).slice(1)).filter((w) => /\p{L}/u.test(w) && /^\P{Ll}*\p{Lu}|\p{Lu}.*\p{Lu}|\d.*\p{Lu}/u.test(w.replace(/['’]s$/, '')));
+    const names = sourceNames([...analysis.entities, ...marked]);
+    const named = new Map<string, boolean>();
+    const isNamed = (region: EvidenceRegion) => {
+      const key = `${region.file}\u0000${region.itemTitle}`;
+      let v = named.get(key);
+      if (v === undefined) {
+        const source = `${squash(region.file)} ${squash(region.itemTitle)}`;
+        named.set(key, (v = names.some((n) => source.includes(n))));
+      }
+      return v;
+    };
+    // A leaf without a score of its own (a region the controller kept) takes the mean of the scored ones, not 0.
+    const scored: number[] = [];
+    for (const region of input.regions) for (const leaf of leavesOf(region.node)) {
+      const d = region.leafScores?.get(leaf.id) ?? (region.score !== 0 ? region.score : undefined);
+      if (d !== undefined) scored.push(d);
+    }
+    const meanDense = scored.length > 0 ? scored.reduce((a, b) => a + b, 0) / scored.length : 0;
     const candidates: Candidate[] = [];
     for (const region of input.regions) {
-      for (const leaf of leavesOf(region.node)) {
-        const text = leaf.header ? `${leaf.header} ${leaf.text}` : leaf.text;
+      const termsOf = new Map<string, string[]>();
+      const terms = (leaf: RegionNode) => {
+        let t = termsOf.get(leaf.id);
+        if (!t) termsOf.set(leaf.id, (t = supportTerms(leafText(leaf))));
+        return t;
+      };
+      for (const { leaf, passage } of passages(region.node)) {
+        const own = new Set(terms(leaf));
         candidates.push({
           region,
           leaf,
-          own: new Set(contentTerms(text)),
-          context: new Set(contentTerms(`${region.itemTitle} ${leaf.context ?? ''}`)),
-          dense: region.leafScores?.get(leaf.id) ?? region.score,
-          quotable: isQuotable(leaf.kind, leaf.text),
+          own,
+          context: new Set(supportTerms(`${region.itemTitle} ${leaf.context ?? ''}`)),
+          passage: new Set(passage.flatMap(terms)),
+          dense: region.leafScores?.get(leaf.id) ?? (region.score !== 0 ? region.score : meanDense),
+          namedSource: isNamed(region),
+          quotable: isQuotable(leaf.kind, leaf.text) && (!mustAdd || addsToQuestion(own, questionTerms)),
           order: candidates.length,
         });
       }
@@ -65,45 +163,48 @@ export class ExtractiveReader implements Reader {
     if (quotable.length === 0) {
       return {
         mode: 'extractive',
-        text: candidates.length === 0 ? 'No evidence was kept for this question, so there is nothing to quote.' : 'The kept evidence holds only headings or captions, nothing that answers the question in a sentence.',
+        text:
+          candidates.length === 0
+            ? 'No evidence was kept for this question, so there is nothing to quote.'
+            : 'The kept evidence holds only headings, captions or lines that repeat the question, nothing that answers it in a sentence.',
         citations: [],
       };
     }
     const weight = termWeights(candidates.map((c) => c.own));
     const support = (c: Candidate, part: QuestionPart): number => {
-      const { coverage } = partCoverage(part, c.own, c.context, weight);
+      const own = partCoverage(part, c.own, c.context, weight).coverage;
+      const passage = partCoverage(part, c.passage, c.context, weight).coverage;
       const cue = answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined ? CUE_BONUS : 0;
-      return coverage + cue + DENSE_WEIGHT * c.dense;
+      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0);
     };
-    const best = (part: QuestionPart, pool: Candidate[]): { c: Candidate; s: number } | undefined => {
-      let top: { c: Candidate; s: number } | undefined;
-      for (const c of pool) {
-        const s = support(c, part);
-        if (!top || s > top.s || (s === top.s && c.order < top.c.order)) top = { c, s };
-      }
-      return top;
-    };
+    const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
 
+    // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla).
+    const withTerms = (p: QuestionPart): QuestionPart => ({ ...p, terms: [...new Set(supportTerms(p.text))] });
+    const entityTerms = analysis.entities.map((e) => supportTerms(e));
     // A comparison asks the same thing of each named thing: one part per entity.
     const parts: QuestionPart[] =
       analysis.comparison && analysis.parts.length === 1
-        ? analysis.entities.map((e) => ({ ...analysis.parts[0]!, terms: [...new Set([...contentTerms(e), ...analysis.parts[0]!.terms.filter((t) => !analysis.entities.some((x) => contentTerms(x).includes(t)))])] }))
-        : analysis.parts;
+        ? analysis.entities.map((e, i) => {
+            const base = withTerms(analysis.parts[0]!);
+            return { ...base, terms: [...new Set([...entityTerms[i]!, ...base.terms.filter((t) => !entityTerms.some((x) => x.includes(t)))])] };
+          })
+        : analysis.parts.map(withTerms);
     const chosen: Array<{ c: Candidate; s: number }> = [];
     for (const part of parts) {
-      const top = best(part, quotable);
-      if (top && !chosen.some((x) => x.c === top.c)) chosen.push(top);
+      const top = rank(part).find((r) => !chosen.some((x) => x.c === r.c));
+      if (top) chosen.push(top);
     }
-    // Multi-hop: one more quote from another item when it is nearly as well supported for the whole question.
-    const whole: QuestionPart = { text: question, answerType: analysis.parts[0]?.answerType ?? 'other', terms: analysis.terms, entities: analysis.entities };
-    const maxQuotes = Math.max(this.options.maxQuotes ?? 3, chosen.length);
-    const share = this.options.relativeSupport ?? 0.9;
-    const ranked = quotable.map((c) => ({ c, s: support(c, whole) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
+    // Close runners-up for the whole question: the sentence beside a restating one, or the other half of a multi-hop answer.
+    const whole: QuestionPart = { text: question, answerType: analysis.parts[0]?.answerType ?? 'other', terms: [...questionTerms], entities: analysis.entities };
+    const maxQuotes = Math.max(this.options.maxQuotes ?? 2, chosen.length);
+    const share = this.options.relativeSupport ?? 0.8;
+    const ranked = rank(whole);
     const lead = ranked[0]!;
     for (const r of ranked) {
       if (chosen.length >= maxQuotes) break;
       if (r.s < lead.s * share) break;
-      if (chosen.some((x) => x.c.region.itemId === r.c.region.itemId)) continue;
+      if (chosen.some((x) => x.c === r.c)) continue;
       chosen.push(r);
     }
     const citations: TraceCitation[] = chosen.map(({ c }, i) => ({

@@ -118,3 +118,22 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
     (/\b(both|same|either|neither|compared?|than|older|younger|earlier|later|first|larger|smaller|bigger|longer|shorter|taller|higher|lower|more|less|fewer)\b/.test(lower) || /,? or /.test(lower));
   return { question, parts, terms: unique(contentTerms(question)), entities, comparison };
 }
+
+/**
+ * The part of a question that asks, without the instructions around it: when the text holds
+ * questions (sentences ending in "?"), those and any definitions ("… is defined as …") are kept
+ * and instruction sentences are dropped ("Answer in USD millions.", "Round your answer to two
+ * decimal places.", "If X is not a useful metric, then state that and explain why."), a
+ * lead-in that ends in "question:" is cut ("We want to … Here's the question: what is …"), and
+ * so is a unit in parentheses ("(in USD millions)"). Text
+ * without a "?" is returned as it is.
+ */
+export function questionFocus(question: string): string {
+  const sentences = question.match(/[^.?!]+(?:[.?!]+(?=\s|$)|$)|[.?!]+/g) ?? [question];
+  if (!sentences.some((s) => s.trim().endsWith('?'))) return question.trim();
+  const kept = sentences
+    .map((s) => s.trim())
+    .filter((s) => s.endsWith('?') || /\b(is|are) defined as\b|^define\b/i.test(s))
+    .map((s) => s.replace(/^.*\bquestion\s*:\s*/i, '').replace(/\s*\((?:in|as)?\s*(?:usd|us\$|\$|eur|gbp)?\s*(?:millions?|billions?|thousands?|percent(?:age)?s?)\)/gi, ''));
+  return kept.join(' ').trim() || question.trim();
+}

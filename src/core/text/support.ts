@@ -12,6 +12,47 @@
 import type { AnswerType, QuestionPart } from './question';
 import { contentTerms, entitySpans, indexTerm, words } from './terms';
 
+/**
+ * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
+ * Tesla, teachers), fiscal years ("FY2021" → 2021), words a PDF split ("Shee t") and financial
+ * line items' other names (METRIC_ALIASES), so that a question about "Tesla's eulogy" covers a
+ * sentence naming Tesla and "FY2021 capex" a cash-flow row "Purchases of property…" headed 2021.
+ * Both sides of a comparison (question parts and evidence) must be read with it.
+ */
+export function supportTerms(text: string): string[] {
+  let folded = text
+    .replace(/(\p{L})['’]s\b/gu, '$1')
+    .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
+    // A fiscal year names its year: "FY2021" and "fiscal 2021" both cover 2021.
+    .replace(/\bFY\s?(\d{4})\b/gi, '$1')
+    // A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s").
+    .replace(/(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu, '$1$2');
+  const aliases = METRIC_ALIASES.filter(([re]) => re.test(folded)).map(([, canonical]) => canonical);
+  if (aliases.length > 0) folded = `${folded} ${aliases.join(' ')}`;
+  return contentTerms(folded);
+}
+
+/**
+ * Financial statement line items under their usual other names: a region (or question) that
+ * names one also covers the canonical words, so "capital expenditure" finds the cash-flow row
+ * "Purchases of property, plant and equipment" and "COGS" the row "Cost of sales".
+ */
+const METRIC_ALIASES: Array<[RegExp, string]> = [
+  [/\b(capex|capital expenditures?|purchases? of property|additions to property|payments for property|(purchases?|acquisitions?) of (fixed|tangible) assets)\b/i, 'capital expenditure capex'],
+  [/\b(cogs|cost of (goods sold|sales|revenues?|products sold))\b/i, 'cost of goods sold cogs'],
+  [/\b(net sales|total revenues?|revenues?|sales revenue|turnover)\b/i, 'revenue'],
+  [/\b(net income|net earnings|net profit)\b/i, 'net income earnings'],
+  [/\b(pp&e|ppe|ppne|property,? plant,? and equipment)\b/i, 'property plant equipment ppe'],
+  [/\b(operating income|income from operations|operating profit)\b/i, 'operating income'],
+  [/\b(d&a|depreciation and amortization|depreciation, depletion and amortization)\b/i, 'depreciation amortization'],
+];
+
+/** Whether a region says something the question does not: some content term of it is not a question term. */
+export function addsToQuestion(own: ReadonlySet<string>, questionTerms: ReadonlySet<string>): boolean {
+  for (const t of own) if (!questionTerms.has(t)) return true;
+  return false;
+}
+
 /** Inverse document frequency over a set of regions' term sets: ln(1 + N / df). */
 export function termWeights(regions: ReadonlyArray<ReadonlySet<string>>): (term: string) => number {
   const df = new Map<string, number>();

@@ -63,3 +63,55 @@ describe('ExtractiveReader', () => {
     assert.match(a.text, /only headings/);
   });
 });
+
+describe('ExtractiveReader: the answering sentence beside a restating one', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the neighbour of a sentence that only restates the question, over a sentence elsewhere that names more question words', async () => {
+    const restating = leaf('Joseph Willard was president of Harvard.');
+    const answer = leaf('The liberal Samuel Webber was appointed to the presidency two years later.');
+    const elsewhere = leaf('Harvard elected a president from the liberal wing again in 1869.');
+    const a = await reader.answer('Which liberal succeeded Joseph Willard as president of Harvard?', input([
+      { title: 'History', leaves: [restating, answer] },
+      { title: 'Governance', leaves: [elsewhere] },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+    assert.ok(!a.citations.some((c) => c.nodeId === restating.id), 'a sentence that adds nothing to the question is not an answer');
+  });
+
+  it('still quotes a restating sentence for a yes/no question', async () => {
+    const yes = leaf('Pfizer completed the spin-off of Upjohn.');
+    const a = await reader.answer('Did Pfizer complete the spin-off of Upjohn?', input([{ title: 'Notes', leaves: [yes] }]));
+    assert.equal(a.citations[0]!.nodeId, yes.id);
+  });
+
+  it('reads a possessive as the name it belongs to ("Tesla\'s" covers a sentence naming Tesla)', async () => {
+    const other = leaf('The mayor read a eulogy for the composer Dvořák at the concert hall.');
+    const naming = leaf('Louis Adamic read the eulogy written for Tesla over the radio.');
+    const a = await reader.answer("Who read Tesla's eulogy?", input([{ title: 'Nikola', leaves: [other, naming] }]));
+    assert.equal(a.citations[0]!.nodeId, naming.id);
+  });
+});
+
+describe('ExtractiveReader: filings', () => {
+  const reader = new ExtractiveReader();
+  const row = (header: string, text: string, file: string): RegionNode => ({ ...leaf(text, 'row'), header, anchor: { file, page: 59 } });
+
+  it('answers from the table row under the line item\'s other name, in the filing the question names, never from the statement heading', async () => {
+    const heading = leaf('Consolidated Statement of Cash Flows', 'heading');
+    const capex = row('2018 | 2017 | 2016', 'Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', '3M_2018_10K.pdf');
+    const otherRow = row('2018 | 2017 | 2016', 'Proceeds from sale of businesses 846 1,065 96', '3M_2018_10K.pdf');
+    const elsewhere = leaf('For fiscal 2022, net cash used for investing activities of $570 million was primarily due to ongoing capital expenditures.');
+    const regions: EvidenceRegion[] = [
+      { itemId: 'adobe', itemTitle: 'ADOBE INC.', file: 'ADOBE_2022_10K.pdf', node: { id: 'adobe/0', kind: 'paragraph', modality: 'text', text: elsewhere.text, anchor: { file: 'ADOBE_2022_10K.pdf' }, children: [elsewhere] }, score: 0.6, leafScores: new Map([[elsewhere.id, 0.6]]) },
+      { itemId: 'mmm', itemTitle: 'UNITED STATES SECURITIES AND EXCHANGE COMMISSION', file: '3M_2018_10K.pdf', node: { id: 'mmm/0', kind: 'table', modality: 'table', text: '', anchor: { file: '3M_2018_10K.pdf', page: 59 }, children: [heading, otherRow, capex] }, score: 0 },
+    ];
+    const a = await reader.answer(
+      'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.',
+      { text: '', tokens: 0, truncated: false, regions },
+    );
+    assert.equal(a.citations[0]!.nodeId, capex.id, a.text);
+    assert.match(a.text, /1,577/);
+    assert.ok(!a.citations.some((c) => c.nodeId === heading.id), 'a heading is never quoted');
+  });
+});

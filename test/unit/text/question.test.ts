@@ -2,8 +2,8 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, questionParts, splitConjoined } from '../../../src/core/text/question';
-import { answerCue, isQuotable, partCoverage, termWeights } from '../../../src/core/text/support';
+import { analyzeQuestion, answerTypeOf, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { answerCue, isQuotable, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
@@ -73,5 +73,31 @@ describe('region support', () => {
     assert.equal(isQuotable('sentence', 'Exhibit 10.1 Credit Agreement dated March 3, 2020'), false);
     assert.equal(isQuotable('sentence', 'The 1973 oil crisis began in October 1973.'), true);
     assert.equal(isQuotable('row', 'P5 | 3 | ash'), true);
+  });
+});
+
+describe('question focus and support terms (extractive reader)', () => {
+  it('keeps the sentence that asks and its definitions, drops instructions, lead-ins and units', () => {
+    assert.equal(
+      questionFocus("We want to calculate a financial metric. Please help us compute it. Here's the question: what is the FY2022 retention ratio for General Mills? Round answer to two decimal places."),
+      'what is the FY2022 retention ratio for General Mills?',
+    );
+    assert.equal(questionFocus('What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response by relying on the cash flow statement.'), 'What is the FY2018 capital expenditure amount for 3M?');
+    assert.equal(
+      questionFocus('What is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory). Answer in units of percents.'),
+      'What is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory).',
+    );
+    assert.equal(questionFocus('revenue by segment'), 'revenue by segment', 'text without a question is kept whole');
+  });
+
+  it('folds possessives, fiscal years, split words and line-item names for support', () => {
+    assert.ok(supportTerms("Tesla's eulogy").includes(contentTerms('Tesla')[0]!));
+    assert.ok(supportTerms('FY2021 total assets').includes('2021'));
+    assert.ok(supportTerms('Consolidated Balance Shee t').includes(contentTerms('sheet')[0]!));
+    const capex = contentTerms('capital expenditure');
+    const row = supportTerms('Purchases of property, plant and equipment (PP&E) (1,577)');
+    assert.ok(capex.every((t) => row.includes(t)), 'a cash-flow purchases row covers "capital expenditure"');
+    const cogs = supportTerms('What is the FY2016 COGS for Microsoft?');
+    assert.ok(contentTerms('cost of revenue').every((t) => supportTerms('Total cost of revenue 32,780').includes(t)) && cogs.includes(contentTerms('cost')[0]!));
   });
 });
