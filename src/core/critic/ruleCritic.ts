@@ -24,7 +24,7 @@
  * the gap named — a search that returns only more of what is already there is not a real gap.
  */
 import { sentenceSpans } from '../ingest/sentences';
-import { analyzeQuestion, type QuestionPart } from '../text/question';
+import { analyzeQuestion, nestedReference, type QuestionPart } from '../text/question';
 import { answerCue, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
@@ -38,7 +38,7 @@ export interface RuleCriticOptions {
   maxBridges?: number;
   /**
    * Look at what the follow-up query would retrieve (`CriticInput.probe`) before asking for the
-   * round (default false: the open multi-hop pools lose recall with it; docs/evaluation.md).
+   * round (default true; a question multi-hop by its form runs its follow-up without looking).
    */
   lookAhead?: boolean;
   /**
@@ -97,7 +97,7 @@ export class RuleCritic implements Critic {
     this.bridgeSources = options.bridgeSources ?? 2;
     this.maxBridges = options.maxBridges ?? 2;
     this.probeMargin = options.probeMargin ?? 0.15;
-    this.lookAhead = options.lookAhead ?? false;
+    this.lookAhead = options.lookAhead ?? true;
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
@@ -202,7 +202,12 @@ export class RuleCritic implements Critic {
       if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
       else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
-    if (verdict.followUpQuery && input.probe && this.lookAhead) {
+    // A question that names its subject only through another thing ("Anna Benson's husband",
+    // "the venue that held …") needs the described thing's own item, which a search by the
+    // question's words rarely shows ahead: its follow-up round runs without the look-ahead.
+    const hop = verdict.followUpQuery ? nestedReference(input.question) : undefined;
+    if (hop) details.nestedReference = hop;
+    if (verdict.followUpQuery && input.probe && this.lookAhead && !hop) {
       const probed = await input.probe(verdict.followUpQuery, signal);
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
