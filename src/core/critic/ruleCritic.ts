@@ -139,7 +139,7 @@ export class RuleCritic implements Critic {
         : analysis.parts;
     const judged = parts.map(judgePart);
     const missingEntities = analysis.entities.filter((e) => !contentTerms(e).every((t) => evidenceTerms.has(t)));
-    const sufficient = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
+    const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
     const surface = new Map<string, string>();
@@ -154,19 +154,7 @@ export class RuleCritic implements Critic {
       return seenTitleTerms.some((title) => terms.every((t) => title.has(t)));
     };
 
-    const missing: string[] = [...missingEntities];
-    const bridges: string[] = [];
-    const queries: string[] = [];
-    for (const { verdict, ranked } of judged) {
-      if (verdict.answered) continue;
-      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
-      missing.push(...words);
-      // Bridges: named things the part's best sentences (from different items) introduce.
-      const sources: Unit[] = [];
-      for (const u of ranked) {
-        if (sources.length >= this.bridgeSources) break;
-        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
-      }
+    const bridgesIn = (sources: readonly Unit[]) => {
       const counts = new Map<string, number>();
       for (const u of sources) {
         for (const entity of entitySpans(u.text)) {
@@ -178,11 +166,50 @@ export class RuleCritic implements Critic {
           counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
         }
       }
-      const partBridges = [...counts.entries()]
+      return [...counts.entries()]
         .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
         .slice(0, this.maxBridges)
-        .map(([e]) => e)
-        .filter((e) => !bridges.includes(e));
+        .map(([e]) => e);
+    };
+
+    // A question multi-hop by its form is answered beyond the thing it names: when every part's
+    // best sentence lies in an item about a thing the question names (the first hop) and that
+    // sentence introduces a named thing no retrieved item is about (the bridge), the second hop
+    // is still missing however well the words are covered.
+    const nested = nestedReference(input.question);
+    const namedByQuestion = (title: string) => {
+      const terms = contentTerms(subjectOf(title).replace(/\s*\([^)]*\)\s*$/, ''));
+      return terms.length > 0 && terms.every((t) => questionTerms.has(t));
+    };
+    let hopGap: { firstHop: string; bridges: string[] } | undefined;
+    if (covered && nested && judged.every((j) => j.ranked[0] !== undefined && namedByQuestion(j.ranked[0].title))) {
+      const firstHop = judged.map((j) => j.ranked[0]!);
+      const found = bridgesIn(firstHop);
+      if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found };
+    }
+    const sufficient = covered && hopGap === undefined;
+
+    const missing: string[] = [...missingEntities];
+    const bridges: string[] = [];
+    const queries: string[] = [];
+    if (hopGap) {
+      missing.push(...hopGap.bridges);
+      bridges.push(...hopGap.bridges);
+      const firstHopTerms = new Set(contentTerms(hopGap.firstHop));
+      const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
+      queries.push([...hopGap.bridges, ...rest].join(' '));
+    }
+    for (const { verdict, ranked } of judged) {
+      if (verdict.answered) continue;
+      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
+      missing.push(...words);
+      // Bridges: named things the part's best sentences (from different items) introduce.
+      const sources: Unit[] = [];
+      for (const u of ranked) {
+        if (sources.length >= this.bridgeSources) break;
+        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
+      }
+      const partBridges = bridgesIn(sources).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);
@@ -194,6 +221,7 @@ export class RuleCritic implements Critic {
       missingEntities,
       bridges,
       minCoverage: this.minCoverage,
+      ...(hopGap ? { hopGap: { nestedReference: nested, firstHop: hopGap.firstHop, bridges: hopGap.bridges } } : {}),
     };
     const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
     if (!sufficient) {
@@ -205,7 +233,7 @@ export class RuleCritic implements Critic {
     // A question that names its subject only through another thing ("Anna Benson's husband",
     // "the venue that held …") needs the described thing's own item, which a search by the
     // question's words rarely shows ahead: its follow-up round runs without the look-ahead.
-    const hop = verdict.followUpQuery ? nestedReference(input.question) : undefined;
+    const hop = verdict.followUpQuery ? nested : undefined;
     if (hop) details.nestedReference = hop;
     if (verdict.followUpQuery && input.probe && this.lookAhead && !hop) {
       const probed = await input.probe(verdict.followUpQuery, signal);

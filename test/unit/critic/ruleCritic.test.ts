@@ -18,6 +18,26 @@ describe('RuleCritic', () => {
       previousQueries: extra.previousQueries ?? [],
     });
 
+  it('asks for the second hop of a nested question when the words are covered only by the first hop', async () => {
+    const question = 'What country is the director of Blue Harbour from?';
+    const firstHop = await judge(question, [{ title: 'Blue Harbour', text: 'Blue Harbour is a 1998 film by the director Maren Holt, shot in the country of Norway.' }]);
+    assert.equal(firstHop.sufficient, false, 'the first hop covers every word, but the director has no item yet');
+    assert.ok(firstHop.missing.includes('Maren Holt'), JSON.stringify(firstHop.missing));
+    assert.match(firstHop.followUpQuery ?? '', /^Maren Holt\b/);
+    const gap = (firstHop.details as { hopGap: { nestedReference: string; firstHop: string } }).hopGap;
+    assert.deepEqual([gap.nestedReference, gap.firstHop], ['the director of', 'Blue Harbour']);
+
+    const bothHops = await judge(question, [
+      { title: 'Blue Harbour', text: 'Blue Harbour is a 1998 drama film by the director Maren Holt.' },
+      { title: 'Maren Holt', text: 'Maren Holt is a film director from the country of Norway, born in Bergen.' },
+    ]);
+    assert.equal(bothHops.sufficient, true, JSON.stringify(bothHops.details));
+    assert.equal((bothHops.details as { hopGap?: unknown }).hopGap, undefined);
+
+    const lookup = await judge('What country is Blue Harbour set in?', [{ title: 'Blue Harbour', text: 'Blue Harbour is a 1998 film set in the country of Norway.' }]);
+    assert.equal(lookup.sufficient, true, 'a lookup needs no second hop');
+  });
+
   it('stops a lookup whose answer is in one kept sentence (terms covered, an answer of the asked kind)', async () => {
     const v = await judge('When did the 1973 oil crisis begin?', [
       { title: '1973 oil crisis', text: '1973 oil crisis. The 1973 oil crisis began in October 1973 when the members of OAPEC proclaimed an oil embargo.' },
