@@ -77,6 +77,12 @@ export function storeSetting(flag: string | undefined, io: CliIO): { store?: str
   return { store: spec };
 }
 
+/** `--look-ahead` / `--no-look-ahead` as the critic setting; neither leaves the default (on). */
+export function lookAheadSetting(on: boolean | undefined, off: boolean | undefined): { criticLookAhead?: boolean } {
+  if (on && off) throw new UsageError('--look-ahead and --no-look-ahead contradict each other; give one');
+  return on ? { criticLookAhead: true } : off ? { criticLookAhead: false } : {};
+}
+
 /** The encoder of the CLI: `CANOPY_ENCODER_FOLDER` (a Hugging Face ONNX folder), else the built-in model. */
 export function cliEncoder(io: CliIO): EncoderConfig {
   const modelFolder = io.env.CANOPY_ENCODER_FOLDER;

@@ -65,7 +65,7 @@ export interface EvalOptions {
   /** One configuration, or several side by side (`--compressor` repeated). */
   compressor: string | string[];
   critic: CriticChoice;
-  /** The rule critic's look-ahead (canopy.critic.lookAhead) in pool mode. */
+  /** The rule critic's look-ahead (canopy.critic.lookAhead) in pool mode (default on). */
   lookAhead?: boolean;
   retrieval: RetrievalChoice;
   encoder: EncoderConfig;
@@ -114,6 +114,8 @@ export interface EvalReport {
     rounds: number;
     branching: number;
     critic: CriticChoice;
+    /** The rule critic's look-ahead (pool mode). */
+    lookAhead?: boolean;
     retrieval: RetrievalChoice;
     encoder: string;
     adapter?: string;
@@ -262,7 +264,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           }),
         );
       }
-      const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic({ lookAhead: options.lookAhead === true }));
+      const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic({ lookAhead: options.lookAhead !== false }));
       const r = await runPool(questions, configs, {
         embeddings,
         tokens,
@@ -319,6 +321,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       rounds: options.rounds,
       branching: options.branching,
       critic: options.critic,
+      ...(options.mode === 'pool' && options.critic === 'rule' ? { lookAhead: options.lookAhead !== false } : {}),
       retrieval: options.retrieval,
       encoder: embeddings.id,
       ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),

@@ -11,7 +11,7 @@ import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices, requireFolder, storeSetting } from '../runtime';
+import { cliServices, lookAheadSetting, requireFolder, storeSetting } from '../runtime';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
@@ -28,7 +28,8 @@ Options:
   --critic <rule|none>   the no-LLM critic, or one round without a critic (default: rule,
                          or the LLM critic with --llm)
   --look-ahead           the rule critic looks at what a follow-up query would retrieve and runs
-                         the round only when a new item could fill the gap (canopy.critic.lookAhead)
+                         the round only when a new item could fill the gap (canopy.critic.lookAhead,
+                         the default); --no-look-ahead: every follow-up the critic writes runs
   --llm                  use the OpenAI-compatible endpoint in CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL
                          (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
                          each falls back to its no-LLM twin when a call fails
@@ -76,6 +77,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       rounds: { type: 'string' },
       critic: { type: 'string' },
       'look-ahead': { type: 'boolean' },
+      'no-look-ahead': { type: 'boolean' },
       compressor: { type: 'string' },
       controller: { type: 'string' },
       'controller-min-pages': { type: 'string' },
@@ -115,7 +117,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.controller !== undefined ? { controllerEnabled: values.controller === 'on' } : {}),
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
-    ...(values['look-ahead'] ? { criticLookAhead: true } : {}),
+    ...lookAheadSetting(values['look-ahead'], values['no-look-ahead']),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
     ...storeSetting(values.store, io),
   });

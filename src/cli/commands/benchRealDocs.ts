@@ -12,7 +12,7 @@ import { REALDOCS_SCHEMA, runRealDocsBench, type RealDocsReport } from '../../ev
 import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCorpus';
 import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
 import { type CliIO, UsageError } from '../io';
-import { packageRoot } from '../runtime';
+import { lookAheadSetting, packageRoot } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';
 
 export const benchRealDocsHelp = `Usage: canopy bench realdocs --data <dir> [options]
@@ -39,7 +39,8 @@ Options:
   --no-warm                skip the warm in-process asks
   --no-cli-ask             skip the per-question "canopy ask" processes
   --no-demo                skip "npm run demo"'s question
-  --look-ahead             the rule critic's look-ahead (canopy ask --look-ahead) in every ask
+  --look-ahead             the rule critic's look-ahead in every ask (the default);
+  --no-look-ahead          every ask without it (canopy ask --no-look-ahead)
   --out <file>             write the JSON report (per-question rows) here
   --markdown <file>        write the table into this Markdown file's real-document section (e.g. BENCHMARKS.md)
   --compare <before.json>  print each figure before → after against an earlier report
@@ -86,6 +87,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       'no-cli-ask': { type: 'boolean' },
       'no-demo': { type: 'boolean' },
       'look-ahead': { type: 'boolean' },
+      'no-look-ahead': { type: 'boolean' },
       out: { type: 'string' },
       markdown: { type: 'string' },
       compare: { type: 'string' },
@@ -131,7 +133,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       warm: values['no-warm'] !== true,
       cliAsk: values['no-cli-ask'] !== true,
       demo: values['no-demo'] !== true,
-      ...(values['look-ahead'] ? { lookAhead: true } : {}),
+      lookAhead: lookAheadSetting(values['look-ahead'], values['no-look-ahead']).criticLookAhead ?? true,
       command: ['canopy bench realdocs', ...args].join(' '),
       log: (l) => io.err(l),
     });

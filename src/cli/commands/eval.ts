@@ -18,7 +18,7 @@ import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type Retrieva
 import { renderReport, writePlots } from '../../eval/render';
 import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
-import { cliLogger, packageRoot } from '../runtime';
+import { cliLogger, lookAheadSetting, packageRoot } from '../runtime';
 
 export const evalHelp = `Usage: canopy eval <file> [options]
 
@@ -41,7 +41,7 @@ Options:
   -k, --top-k <n>        items per round (default 10)
   --rounds <n>           most rounds in pool mode (default 3)
   --look-ahead           pool mode: the rule critic looks at what a follow-up query would retrieve
-                         first (canopy.critic.lookAhead)
+                         first (canopy.critic.lookAhead, the default); --no-look-ahead: it does not
   --branching <B>        branching factor 2–4 (default 2)
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,margin=<δ>,groups=encoded,
                          nodes=text|prefix|children] | peer (default canopy); repeat it to compare several
@@ -121,6 +121,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       'top-k': { type: 'string', short: 'k' },
       rounds: { type: 'string' },
       'look-ahead': { type: 'boolean' },
+      'no-look-ahead': { type: 'boolean' },
       branching: { type: 'string' },
       compressor: { type: 'string', multiple: true },
       critic: { type: 'string' },
@@ -198,7 +199,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     branching: int(values.branching, '--branching', 2, BRANCHING_FACTOR.min, BRANCHING_FACTOR.max),
     compressor,
     critic,
-    ...(values['look-ahead'] ? { lookAhead: true } : {}),
+    lookAhead: lookAheadSetting(values['look-ahead'], values['no-look-ahead']).criticLookAhead ?? true,
     retrieval,
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),

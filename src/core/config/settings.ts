@@ -22,8 +22,8 @@ export interface CanopySettings {
   maxRounds: number;
   /**
    * The rule critic looks at what a follow-up query would retrieve before it asks for the round
-   * (src/core/critic/ruleCritic.ts); off by default: it cuts rounds on long documents but loses
-   * multi-hop recall on the open pools (docs/evaluation.md).
+   * (src/core/critic/ruleCritic.ts); on by default: it cuts rounds on lookups, and a question
+   * multi-hop by its form runs its follow-up without it (docs/evaluation.md, "Critic look-ahead").
    */
   criticLookAhead: boolean;
   readerTokenCap: number;
@@ -115,7 +115,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   branchingFactor: 2,
   topK: 10,
   maxRounds: 3,
-  criticLookAhead: false,
+  criticLookAhead: true,
   readerTokenCap: 16000,
   autoIndex: true,
   encoderModelFolder: '',

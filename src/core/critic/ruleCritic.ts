@@ -15,16 +15,23 @@
  * yet, which is where the second hop of a multi-hop question lies. A query already issued is never
  * repeated; with nothing new to ask, the verdict says so and names what is missing.
  *
- * With `lookAhead`, before it asks for another round, the critic looks at what the follow-up
+ * A question multi-hop by its form (`nestedReference`: "Anna Benson's husband", "the venue that
+ * held …") is not answered by its first hop: when every part's best sentence lies in an item about
+ * a thing the question names and introduces a named thing no retrieved item is about, that bridge
+ * is missing (`details.hopGap`) and the follow-up asks for it.
+ *
+ * With `lookAhead` (the default), before it asks for another round, the critic looks at what the follow-up
  * query would bring (`CriticInput.probe`: the next round's retrieval, run ahead and reused by
  * that round). The round
  * is worth running only when a new item holds a sentence that covers an unanswered part clearly
  * better than the best kept one (`probeMargin`), is about a bridge (its title names it), or
  * mentions a named thing of the question the evidence lacks. Otherwise the rounds stop here with
  * the gap named — a search that returns only more of what is already there is not a real gap.
+ * A nested question's follow-up runs without looking: its next hop's item seldom shows in a search
+ * by the question's words (the MuSiQue sample lost 7 of 57 all-gold questions to the look-ahead).
  */
 import { sentenceSpans } from '../ingest/sentences';
-import { analyzeQuestion, type QuestionPart } from '../text/question';
+import { analyzeQuestion, nestedReference, type QuestionPart } from '../text/question';
 import { answerCue, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
@@ -38,7 +45,7 @@ export interface RuleCriticOptions {
   maxBridges?: number;
   /**
    * Look at what the follow-up query would retrieve (`CriticInput.probe`) before asking for the
-   * round (default false: the open multi-hop pools lose recall with it; docs/evaluation.md).
+   * round (default true; a question multi-hop by its form runs its follow-up without looking).
    */
   lookAhead?: boolean;
   /**
@@ -97,7 +104,7 @@ export class RuleCritic implements Critic {
     this.bridgeSources = options.bridgeSources ?? 2;
     this.maxBridges = options.maxBridges ?? 2;
     this.probeMargin = options.probeMargin ?? 0.15;
-    this.lookAhead = options.lookAhead ?? false;
+    this.lookAhead = options.lookAhead ?? true;
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
@@ -139,7 +146,7 @@ export class RuleCritic implements Critic {
         : analysis.parts;
     const judged = parts.map(judgePart);
     const missingEntities = analysis.entities.filter((e) => !contentTerms(e).every((t) => evidenceTerms.has(t)));
-    const sufficient = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
+    const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
     const surface = new Map<string, string>();
@@ -154,19 +161,7 @@ export class RuleCritic implements Critic {
       return seenTitleTerms.some((title) => terms.every((t) => title.has(t)));
     };
 
-    const missing: string[] = [...missingEntities];
-    const bridges: string[] = [];
-    const queries: string[] = [];
-    for (const { verdict, ranked } of judged) {
-      if (verdict.answered) continue;
-      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
-      missing.push(...words);
-      // Bridges: named things the part's best sentences (from different items) introduce.
-      const sources: Unit[] = [];
-      for (const u of ranked) {
-        if (sources.length >= this.bridgeSources) break;
-        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
-      }
+    const bridgesIn = (sources: readonly Unit[]) => {
       const counts = new Map<string, number>();
       for (const u of sources) {
         for (const entity of entitySpans(u.text)) {
@@ -178,11 +173,50 @@ export class RuleCritic implements Critic {
           counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
         }
       }
-      const partBridges = [...counts.entries()]
+      return [...counts.entries()]
         .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
         .slice(0, this.maxBridges)
-        .map(([e]) => e)
-        .filter((e) => !bridges.includes(e));
+        .map(([e]) => e);
+    };
+
+    // A question multi-hop by its form is answered beyond the thing it names: when every part's
+    // best sentence lies in an item about a thing the question names (the first hop) and that
+    // sentence introduces a named thing no retrieved item is about (the bridge), the second hop
+    // is still missing however well the words are covered.
+    const nested = nestedReference(input.question);
+    const namedByQuestion = (title: string) => {
+      const terms = contentTerms(subjectOf(title).replace(/\s*\([^)]*\)\s*$/, ''));
+      return terms.length > 0 && terms.every((t) => questionTerms.has(t));
+    };
+    let hopGap: { firstHop: string; bridges: string[] } | undefined;
+    if (covered && nested && judged.every((j) => j.ranked[0] !== undefined && namedByQuestion(j.ranked[0].title))) {
+      const firstHop = judged.map((j) => j.ranked[0]!);
+      const found = bridgesIn(firstHop);
+      if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found };
+    }
+    const sufficient = covered && hopGap === undefined;
+
+    const missing: string[] = [...missingEntities];
+    const bridges: string[] = [];
+    const queries: string[] = [];
+    if (hopGap) {
+      missing.push(...hopGap.bridges);
+      bridges.push(...hopGap.bridges);
+      const firstHopTerms = new Set(contentTerms(hopGap.firstHop));
+      const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
+      queries.push([...hopGap.bridges, ...rest].join(' '));
+    }
+    for (const { verdict, ranked } of judged) {
+      if (verdict.answered) continue;
+      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
+      missing.push(...words);
+      // Bridges: named things the part's best sentences (from different items) introduce.
+      const sources: Unit[] = [];
+      for (const u of ranked) {
+        if (sources.length >= this.bridgeSources) break;
+        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
+      }
+      const partBridges = bridgesIn(sources).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);
@@ -194,6 +228,7 @@ export class RuleCritic implements Critic {
       missingEntities,
       bridges,
       minCoverage: this.minCoverage,
+      ...(hopGap ? { hopGap: { nestedReference: nested, firstHop: hopGap.firstHop, bridges: hopGap.bridges } } : {}),
     };
     const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
     if (!sufficient) {
@@ -202,7 +237,12 @@ export class RuleCritic implements Critic {
       if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
       else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
-    if (verdict.followUpQuery && input.probe && this.lookAhead) {
+    // A question that names its subject only through another thing ("Anna Benson's husband",
+    // "the venue that held …") needs the described thing's own item, which a search by the
+    // question's words rarely shows ahead: its follow-up round runs without the look-ahead.
+    const hop = verdict.followUpQuery ? nested : undefined;
+    if (hop) details.nestedReference = hop;
+    if (verdict.followUpQuery && input.probe && this.lookAhead && !hop) {
       const probed = await input.probe(verdict.followUpQuery, signal);
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));

@@ -137,3 +137,39 @@ export function questionFocus(question: string): string {
     .map((s) => s.replace(/^.*\bquestion\s*:\s*/i, '').replace(/\s*\((?:in|as)?\s*(?:usd|us\$|\$|eur|gbp)?\s*(?:millions?|billions?|thousands?|percent(?:age)?s?)\)/gi, ''));
   return kept.join(' ').trim() || question.trim();
 }
+
+const RELATION_NOUNS =
+  'husband|wife|spouse|partner|sibling|siblings|brother|sister|father|mother|son|daughter|child|children|parent|parents|uncle|aunt|grandfather|grandmother|nephew|niece|cousin|owner|founder|creator|author|writer|director|producer|performer|composer|singer|lyricist|successor|predecessor|employer|manufacturer|developer|publisher|distributor|designer|architect|actor|actress|voice|label|birthplace|hometown';
+/** "Anna Benson's husband", "the performer of Green", "the spouse of the Green performer". */
+const POSSESSIVE_RELATION = new RegExp(`\\p{Lu}[\\p{L}\\d.’'-]*(?:\\s+\\p{Lu}[\\p{L}\\d.’'-]*)*['’]s?\\s+(?:[\\p{L}-]+\\s+)?(?:${RELATION_NOUNS})\\b`, 'gu');
+const RELATION_OF = new RegExp(`\\b[Tt]he\\s+(?:[\\p{L}-]+\\s+)?(?:${RELATION_NOUNS})\\s+of\\s+`, 'gu');
+/** A thing described by a clause of its own: "the venue that held …", "the person who ended …". */
+const DESCRIBED = /(?:^|\s)(?:[Tt]he|[Aa]n?|[Tt]his)\s+(?:(?!(?:the|an?|this)\s)[\p{L}\d'’-]+\s+){0,4}?(?:who|whom|whose|who['’]s|that|which|where)\s+\p{L}/gu;
+/** The same with a participle for the clause: "the film containing the song …", "the actor playing Barney", "the league founded by …". */
+const DESCRIBED_BY_PARTICIPLE =
+  /(?:^|\s)(?:[Tt]he|[Aa]n?|[Tt]his)\s+(?:(?!(?:the|an?|this)\s)[\p{L}\d'’-]+\s+){0,3}?(?:containing|featuring|starring|hosting|holding|housing|playing|portraying|voicing|behind|(?:named|nicknamed|called|known) (?:after|for|as)|(?:directed|written|founded|owned|produced|created|designed|built|played|portrayed|performed|voiced|composed|sung|released|published|developed|invented|discovered|established|formed|led|managed|coached) by)\s+\p{L}/gu;
+/** What comes before a described thing that is the thing asked for: "What was the team that …", "Name a text that …". */
+const ASKED_THING = /^(?:(?:what|which|who|whom)\s+(?:is|was|are|were)|name|list|give|identify|describe)\s+(?:(?:the|a|an)\s+(?:name|title|term|word|type|kind)s?\s+of\s+)?$/iu;
+
+/**
+ * The phrase that makes a question multi-hop by its form, when it has one: it names its subject
+ * only through another thing — a relation of a named thing ("Anna Benson's husband", "the
+ * performer of Green") or a thing described by a clause of its own that is not the thing asked
+ * for ("in the venue that held the 2004 convention", "When did the person who ended the empire
+ * die?"). Such a question needs a second hop to the described thing's own item however well the
+ * first round's evidence covers its words; a lookup ("Who gave Tesla's eulogy?", "Name a text
+ * that a teacher might use") has no such phrase. Undefined when none is found.
+ */
+export function nestedReference(question: string): string | undefined {
+  const q = question.replace(/\s+/g, ' ').trim();
+  for (const re of [POSSESSIVE_RELATION, RELATION_OF, DESCRIBED, DESCRIBED_BY_PARTICIPLE]) {
+    for (const m of q.matchAll(re)) {
+      const before = q.slice(0, m.index + (m[0].length - m[0].trimStart().length));
+      // "… to which cytokine?" asks; "… in which John held a position" describes.
+      const rest = q.slice(m.index + m[0].length - 1);
+      if (re !== POSSESSIVE_RELATION && re !== RELATION_OF && words(rest).length <= 2) continue;
+      if (!ASKED_THING.test(before)) return m[0].trim();
+    }
+  }
+  return undefined;
+}

@@ -68,7 +68,7 @@ export interface RealDocsRunOptions {
   /** Keep an index already in `<work>/index` (after reader or critic changes: no re-index). */
   reuseIndex?: boolean;
   cliAsk?: boolean;
-  /** The rule critic's look-ahead (`canopy ask --look-ahead`, setting canopy.critic.lookAhead). */
+  /** The rule critic's look-ahead (`canopy ask --[no-]look-ahead`, setting canopy.critic.lookAhead; default on). */
   lookAhead?: boolean;
   warm?: boolean;
   demo?: boolean;
@@ -341,7 +341,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   // 3. Cold: the whole `canopy ask` process per question.
   if (o.cliAsk !== false) {
     for (const [i, row] of rows.entries()) {
-      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', ...(o.lookAhead ? ['--look-ahead'] : []), '--', row.question]);
+      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', o.lookAhead === false ? '--no-look-ahead' : '--look-ahead', '--', row.question]);
       row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
       if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
@@ -353,7 +353,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   let warmup: RealDocsReport['warmup'];
   if (o.warm !== false) {
     // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
-    const settings = resolveSettings(o.lookAhead ? { criticLookAhead: true } : {});
+    const settings = resolveSettings(o.lookAhead !== undefined ? { criticLookAhead: o.lookAhead } : {});
     const stores = new IndexStores(indexDir);
     const embeddings = new Embeddings({ store: () => stores.get(settings.store), encoder: () => ({ kind: 'builtin' }), builtinModelDir: o.builtinModelDir, baseDir: corpus });
     const parseWorkers = new ParseWorkers();
@@ -414,7 +414,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
     sampling: o.sampling,
     settings: (({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(
-      resolveSettings(o.lookAhead ? { criticLookAhead: true } : {}),
+      resolveSettings(o.lookAhead !== undefined ? { criticLookAhead: o.lookAhead } : {}),
     ),
     inputs: selection.inputs,
     corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },

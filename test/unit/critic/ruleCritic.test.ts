@@ -2,7 +2,7 @@
 // follow-up query it writes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RuleCritic } from '../../../src/core/critic/ruleCritic';
+import { probeGain, RuleCritic } from '../../../src/core/critic/ruleCritic';
 import { entitySpans } from '../../../src/core/text/terms';
 
 const critic = new RuleCritic();
@@ -17,6 +17,26 @@ describe('RuleCritic', () => {
       seenTitles: extra.seenTitles ?? evidence.map((e) => e.title),
       previousQueries: extra.previousQueries ?? [],
     });
+
+  it('asks for the second hop of a nested question when the words are covered only by the first hop', async () => {
+    const question = 'What country is the director of Blue Harbour from?';
+    const firstHop = await judge(question, [{ title: 'Blue Harbour', text: 'Blue Harbour is a 1998 film by the director Maren Holt, shot in the country of Norway.' }]);
+    assert.equal(firstHop.sufficient, false, 'the first hop covers every word, but the director has no item yet');
+    assert.ok(firstHop.missing.includes('Maren Holt'), JSON.stringify(firstHop.missing));
+    assert.match(firstHop.followUpQuery ?? '', /^Maren Holt\b/);
+    const gap = (firstHop.details as { hopGap: { nestedReference: string; firstHop: string } }).hopGap;
+    assert.deepEqual([gap.nestedReference, gap.firstHop], ['the director of', 'Blue Harbour']);
+
+    const bothHops = await judge(question, [
+      { title: 'Blue Harbour', text: 'Blue Harbour is a 1998 drama film by the director Maren Holt.' },
+      { title: 'Maren Holt', text: 'Maren Holt is a film director from the country of Norway, born in Bergen.' },
+    ]);
+    assert.equal(bothHops.sufficient, true, JSON.stringify(bothHops.details));
+    assert.equal((bothHops.details as { hopGap?: unknown }).hopGap, undefined);
+
+    const lookup = await judge('What country is Blue Harbour set in?', [{ title: 'Blue Harbour', text: 'Blue Harbour is a 1998 film set in the country of Norway.' }]);
+    assert.equal(lookup.sufficient, true, 'a lookup needs no second hop');
+  });
 
   it('stops a lookup whose answer is in one kept sentence (terms covered, an answer of the asked kind)', async () => {
     const v = await judge('When did the 1973 oil crisis begin?', [
@@ -146,23 +166,18 @@ describe('entitySpans at sentence starts and line breaks', () => {
       assert.match((v.details as { noNewQuery: string }).noNewQuery, /no new item/);
     });
 
-    it('asks for the round when a new item is about a bridge entity', async () => {
-      const v = await new RuleCritic({ lookAhead: true }).judge({
-        ...base,
-        question: 'What country is the director of Blue Harbour from?',
-        evidence: [{ itemId: 'i0', title: 'Blue Harbour', rank: 0, round: 1, keptTexts: ['Blue Harbour is a 1998 drama film directed by Maren Holt.'] }],
-        seenTitles: ['Blue Harbour'],
-        probe: async () => [{ itemId: 'n1', title: 'Maren Holt', leaves: ['Maren Holt is a film maker.'] }],
-      });
-      assert.ok(v.followUpQuery, JSON.stringify(v.details));
-      assert.match((v.details as { probe: { reason: string } }).probe.reason, /Maren Holt/);
+    it('counts a new item about a bridge entity as worth the round', () => {
+      const gain = probeGain([{ itemId: 'n1', title: 'Maren Holt', leaves: ['Maren Holt is a film maker.'] }], [], ['Maren Holt'], [], new Set(['blue', 'harbour']), () => 1, 0.15);
+      assert.equal(gain.worth, true);
+      assert.match(gain.reason, /bridge Maren Holt/);
+      assert.equal(probeGain([{ itemId: 'n1', title: 'Weather', leaves: ['It rained.'] }], [], ['Maren Holt'], [], new Set(), () => 1, 0.15).worth, false);
     });
 
     it('does not count another part of a document it already holds as the next hop', async () => {
       const probe = async () => [{ itemId: 'n2', title: 'Blue Harbour (lines 40–52)', leaves: ['The film was shot on the coast in 1997.'] }];
       const v = await new RuleCritic({ lookAhead: true }).judge({
         ...base,
-        question: 'What country is the director of Blue Harbour from?',
+        question: 'What country is Blue Harbour set in?',
         evidence: [{ itemId: 'i0', title: 'Blue Harbour (lines 1–12)', rank: 0, round: 1, keptTexts: ['Blue Harbour is a 1998 drama film directed by Maren Holt.'] }],
         seenTitles: ['Blue Harbour (lines 1–12)'],
         probe,
@@ -171,25 +186,49 @@ describe('entitySpans at sentence starts and line breaks', () => {
       assert.equal((v.details as { probe: { worth: boolean } }).probe.worth, false);
     });
 
+    it('runs the follow-up of a question multi-hop by its form without looking, and says why', async () => {
+      let called = 0;
+      const v = await new RuleCritic({ lookAhead: true }).judge({
+        ...base,
+        question: 'What country is the director of Blue Harbour from?',
+        evidence: [{ itemId: 'i0', title: 'Blue Harbour (lines 1–12)', rank: 0, round: 1, keptTexts: ['Blue Harbour is a 1998 drama film directed by Maren Holt.'] }],
+        seenTitles: ['Blue Harbour (lines 1–12)'],
+        probe: async () => {
+          called++;
+          return [{ itemId: 'n2', title: 'Blue Harbour (lines 40–52)', leaves: ['The film was shot on the coast in 1997.'] }];
+        },
+      });
+      assert.equal(called, 0, 'no look-ahead for a nested reference');
+      assert.ok(v.followUpQuery, JSON.stringify(v.details));
+      assert.match(v.followUpQuery, /Maren Holt/, 'the follow-up goes to the bridge');
+      assert.equal((v.details as { nestedReference?: string }).nestedReference, 'the director of');
+      assert.equal((v.details as { probe?: unknown }).probe, undefined);
+    });
+
     it('keeps the follow-up when the caller cannot search (no probe, or a probe without an answer)', async () => {
       const v = await ask(async () => undefined);
       assert.ok(v.followUpQuery);
       assert.equal((v.details as { probe?: unknown }).probe, undefined);
     });
 
-    it('does not look ahead unless asked to (the default)', async () => {
+    it('looks ahead by default, and not when told not to', async () => {
       let called = 0;
-      const v = await new RuleCritic().judge({
-        ...base,
-        question,
-        evidence,
-        seenTitles: ['Survey'],
-        probe: async () => {
-          called++;
-          return [];
-        },
-      });
-      assert.equal(called, 0);
+      const judgeWith = (critic: RuleCritic) =>
+        critic.judge({
+          ...base,
+          question,
+          evidence,
+          seenTitles: ['Survey'],
+          probe: async () => {
+            called++;
+            return [];
+          },
+        });
+      const looked = await judgeWith(new RuleCritic());
+      assert.equal(called, 1, 'the default looks ahead');
+      assert.equal(looked.followUpQuery, undefined, 'a search that brings nothing ends the rounds');
+      const v = await judgeWith(new RuleCritic({ lookAhead: false }));
+      assert.equal(called, 1, 'lookAhead: false does not look');
       assert.ok(v.followUpQuery, 'the follow-up is asked without looking');
     });
   });

@@ -61,7 +61,9 @@ describe('replay from cached scores', () => {
 
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-replay-'));
-    ws = openServices({ root: demo, indexDir });
+    // Without the look-ahead, so the gap question's trace has follow-up rounds to replay (the
+    // look-ahead's own stop is replayed below, with the critic passed in).
+    ws = openServices({ root: demo, indexDir, settings: { criticLookAhead: false } });
     await ws.index.index(ws.settings);
     small = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2 })).trace;
     full = (await ws.ask.ask(question, ws.settings)).trace;

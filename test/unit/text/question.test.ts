@@ -2,11 +2,38 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { analyzeQuestion, answerTypeOf, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
 import { answerCue, isQuotable, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
+  it('finds the phrase that makes a question multi-hop by its form, and none in a lookup', () => {
+    const hops: Array<[string, string]> = [
+      ["What team was Anna Benson's husband on?", "Anna Benson's husband"],
+      ['Who married the publisher of abolitionist newspaper The North Star?', 'the publisher of'],
+      ['Who is the sibling of the actress who played Susan Walker in Miracle on 34th street?', 'the actress who p'],
+      ['When did the person who ended the Archaemenid Empire by conquest in 330 BC die?', 'the person who e'],
+      ['When was countrywide bought by the company that bought FleetBoston Financial?', 'the company that b'],
+      ['Who is the federal leader of the party in which John Lynch-Staunton held a position?', 'the party in which J'],
+      ["What summit is located in the county who's county seat is Helena?", "the county who's c"],
+      ['When was the film containing the song "Still Here" published?', 'the film containing t'],
+      ['What league was founded by the company that owns the stadium?', 'the company that o'],
+    ];
+    for (const [q, want] of hops) assert.equal(nestedReference(q), want, q);
+    const lookups = [
+      "Who gave Tesla's eulogy?",
+      "What is Jacksonville's hottest month on average?",
+      'Name a text that might be used by a religious teacher to teach.',
+      'What was the team that won the 1959 cup?',
+      'Who was the founder of the Oracle Corporation?',
+      "Who was Kublai Khan's grandfather?",
+      'Sleep hormones shift the cytokine balance to which cytokine?',
+      'What years did the original Doctor Who series run?',
+      "Has AMCOR's quick ratio improved or declined between FY2023 and FY2022?",
+    ];
+    for (const q of lookups) assert.equal(nestedReference(q), undefined, q);
+  });
+
   it('reads the expected kind of answer from the wh-word and the noun asked about', () => {
     const cases: Array<[string, string]> = [
       ['When did the 1973 oil crisis begin?', 'date'],
