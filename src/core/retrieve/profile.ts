@@ -9,47 +9,11 @@
 import { promises as fs } from 'node:fs';
 import { CanopyError, ErrorCodes } from '../errors';
 import { writeFileAtomic } from '../store/atomicFile';
+import { type FusionSetting, RetrievalProfile } from '../../contracts/retrievalProfile';
 import type { TraceSettings } from '../../contracts/trace';
+import { check } from '../../contracts/validation';
 
-export type FusionSetting = { kind: 'rrf'; rrfK: number; bm25Weight?: number } | { kind: 'linear'; dense: number; depth: number };
-
-export interface RetrievalProfile {
-  format: 'canopy.retrieval-profile';
-  version: 1;
-  /** The encoder the weights were fitted for (a prefix, for the built-in model's family). */
-  encoder: string;
-  fusion: FusionSetting;
-  /** Where the weights came from and what they measured, for the trace and the docs. */
-  fittedOn: string;
-  figures?: Record<string, number>;
-  /**
-   * Node-score weights for the CANOPY rule (dense cosine and lexical evidence,
-   * `compress/hybridScore.ts`), fitted by `canopy train` on the user's gold; questions for this
-   * encoder use them unless a request names others. Absent: the dense cosine alone.
-   */
-  nodeScore?: ProfileNodeScore;
-  /** Where the node-score weights came from and what the held-back questions measured (`canopy train`). */
-  nodeScoreFittedOn?: string;
-}
-
-/** The node-score weights a profile carries (structurally `NodeScoreWeights`; retrieve sits below compress). */
-export interface ProfileNodeScore {
-  dense: number;
-  lexical: number;
-  model?: 'bm25' | 'coverage';
-}
-
-/** Most a node-score weight may be (the replay settings' range). */
-const NODE_SCORE_MAX = 100;
-
-export function validateNodeScore(n: unknown, where: string): ProfileNodeScore {
-  const o = n as Partial<Record<string, unknown>> | null;
-  const weight = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= NODE_SCORE_MAX;
-  if (o && typeof o === 'object' && weight(o.dense) && weight(o.lexical) && (o.model === undefined || o.model === 'bm25' || o.model === 'coverage')) {
-    return { dense: o.dense as number, lexical: o.lexical as number, ...(o.model !== undefined ? { model: o.model as 'bm25' | 'coverage' } : {}) };
-  }
-  throw new CanopyError(ErrorCodes.badInput, `${where}: nodeScore must be {dense, lexical} weights from 0 to ${NODE_SCORE_MAX}, model "bm25" or "coverage"`);
-}
+export type { FusionSetting, ProfileNodeScore, RetrievalProfile } from '../../contracts/retrievalProfile';
 
 export const RRF_EQUAL: FusionSetting = { kind: 'rrf', rrfK: 60 };
 
@@ -74,17 +38,6 @@ export function profileFor(encoderId: string, tuned: RetrievalProfile | undefine
 
 export const PROFILE_FILE = 'retrieval-profile.json';
 
-export function validateFusion(f: unknown, where: string): FusionSetting {
-  const o = f as Partial<Record<string, unknown>> | null;
-  if (o && o.kind === 'rrf' && typeof o.rrfK === 'number' && o.rrfK > 0 && (o.bm25Weight === undefined || (typeof o.bm25Weight === 'number' && o.bm25Weight >= 0))) {
-    return { kind: 'rrf', rrfK: o.rrfK, ...(o.bm25Weight !== undefined ? { bm25Weight: o.bm25Weight as number } : {}) };
-  }
-  if (o && o.kind === 'linear' && typeof o.dense === 'number' && o.dense >= 0 && Number.isInteger(o.depth) && (o.depth as number) >= 1) {
-    return { kind: 'linear', dense: o.dense, depth: o.depth as number };
-  }
-  throw new CanopyError(ErrorCodes.badInput, `${where}: fusion must be {kind: "rrf", rrfK > 0} or {kind: "linear", dense ≥ 0, depth ≥ 1}`);
-}
-
 /** Reads a tuned profile; undefined when the file does not exist, E_BAD_INPUT naming the file when it is not a profile. */
 export async function readProfile(file: string): Promise<RetrievalProfile | undefined> {
   let text: string;
@@ -94,25 +47,19 @@ export async function readProfile(file: string): Promise<RetrievalProfile | unde
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  let raw: Partial<RetrievalProfile>;
+  let raw: unknown;
   try {
-    raw = JSON.parse(text) as Partial<RetrievalProfile>;
+    raw = JSON.parse(text);
   } catch (err) {
     throw new CanopyError(ErrorCodes.badInput, `${file} is not JSON: ${(err as Error).message}`, { file });
   }
-  if (raw.format !== 'canopy.retrieval-profile' || raw.version !== 1 || typeof raw.encoder !== 'string') {
+  const head = raw as { format?: unknown; version?: unknown } | null;
+  if (head === null || typeof head !== 'object' || head.format !== 'canopy.retrieval-profile' || head.version !== 1) {
     throw new CanopyError(ErrorCodes.badInput, `${file} is not a Canopy retrieval profile of version 1`, { file });
   }
-  return {
-    format: raw.format,
-    version: 1,
-    encoder: raw.encoder,
-    fusion: validateFusion(raw.fusion, file),
-    fittedOn: String(raw.fittedOn ?? ''),
-    ...(raw.figures ? { figures: raw.figures } : {}),
-    ...(raw.nodeScore !== undefined ? { nodeScore: validateNodeScore(raw.nodeScore, file) } : {}),
-    ...(raw.nodeScoreFittedOn !== undefined ? { nodeScoreFittedOn: String(raw.nodeScoreFittedOn) } : {}),
-  };
+  const checked = check(RetrievalProfile, raw, 'profile');
+  if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, `${file}: ${checked.problem}`, { file });
+  return checked.value;
 }
 
 /** What a trace's settings record about retrieval. */

@@ -1,0 +1,47 @@
+/**
+ * The retrieval profile an index folder may hold (`retrieval-profile.json`, written by `canopy tune`
+ * and `canopy train`): how the hybrid retriever fuses its rankings and which node-score weights the
+ * CANOPY rule uses for one encoder. The schema is the contract; core/retrieve/profile.ts reads and
+ * writes files of it.
+ */
+import * as z from 'zod/mini';
+import { NODE_SCORE_WEIGHT } from './askSettings';
+import { num, numIn, str } from './validation';
+
+const positive = z.number().check(z.gt(0, 'must be more than 0'));
+const nonNegative = z.number().check(z.gte(0, 'must be ≥ 0'));
+
+/** Reciprocal-rank fusion (the design's equal-weight RRF, or BM25 weighted) or score-level fusion. */
+export const FusionSetting = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('rrf'), rrfK: positive, bm25Weight: z.optional(nonNegative) }),
+  z.object({ kind: z.literal('linear'), dense: nonNegative, depth: z.int().check(z.gte(1, 'must be ≥ 1')) }),
+]);
+export type FusionSetting = z.infer<typeof FusionSetting>;
+
+/** The node-score weights a profile carries (structurally `NodeScoreWeights`; retrieve sits below compress). */
+export const ProfileNodeScore = z.object({
+  dense: numIn(NODE_SCORE_WEIGHT),
+  lexical: numIn(NODE_SCORE_WEIGHT),
+  model: z.optional(z.enum(['bm25', 'coverage'])),
+});
+export type ProfileNodeScore = z.infer<typeof ProfileNodeScore>;
+
+export const RetrievalProfile = z.object({
+  format: z.literal('canopy.retrieval-profile'),
+  version: z.literal(1),
+  /** The encoder the weights were fitted for (a prefix, for the built-in model's family). */
+  encoder: str,
+  fusion: FusionSetting,
+  /** Where the weights came from and what they measured, for the trace and the docs. */
+  fittedOn: z._default(str, ''),
+  figures: z.optional(z.record(z.string(), num)),
+  /**
+   * Node-score weights for the CANOPY rule (dense cosine and lexical evidence,
+   * `compress/hybridScore.ts`), fitted by `canopy train` on the user's gold; questions for this
+   * encoder use them unless a request names others. Absent: the dense cosine alone.
+   */
+  nodeScore: z.optional(ProfileNodeScore),
+  /** Where the node-score weights came from and what the held-back questions measured (`canopy train`). */
+  nodeScoreFittedOn: z.optional(str),
+});
+export type RetrievalProfile = z.infer<typeof RetrievalProfile>;
