@@ -58,7 +58,7 @@ async function readDocument(dir: string, key: string): Promise<ParsedDocument> {
     try {
       attachElementIndex(doc, readElementIndex(elements, doc.graph));
     } catch (err) {
-      throw new Error(`its element index ${path.relative(dir, p.docElements(key))} is damaged (${(err as Error).message}); delete that file or re-index the document`, { cause: err });
+      throw new Error(`its element index ${path.relative(dir, p.docElements(key))} is damaged (${(err as Error).message}); delete that file: the document is then read without it and the index built when needed`, { cause: err });
     }
   }
   return doc;

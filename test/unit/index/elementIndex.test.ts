@@ -108,8 +108,14 @@ describe('stored element index', () => {
       writeFileSync(file, buildElementIndex({ file: 'x.pdf', nodes: [{ id: 'x#1', type: 'paragraph', text: 'other words', summary: '', anchor: { file: 'x.pdf' }, page: 0 }], edges: [] }).toBuffer());
       const again = await CorpusIndex.open(new LocalStore(w.dir));
       await assert.rejects(again.document('report.pdf'), (err: Error) => err.message.includes(name!) && /indexes 1 elements/.test(err.message));
+      // What the message advises: without the file the document is read as an older index's is.
+      unlinkSync(file);
+      const repaired = await CorpusIndex.open(new LocalStore(w.dir));
+      const view = await DocumentView.of(await repaired.document('report.pdf'));
+      assert.ok(view.elementBm25().size > 5);
       await corpus.close();
       await again.close();
+      await repaired.close();
     } finally {
       w.done();
     }
