@@ -8,10 +8,10 @@ if (!fs.existsSync(bundle)) {
   console.error(`canopy: ${bundle} is missing; run "npm run build" in ${path.dirname(__dirname)} first.`);
   process.exit(2);
 }
-require(bundle).main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`canopy: ${err && err.stack ? err.stack : err}`);
-    process.exit(1);
-  },
-);
+// Exits once stdout and stderr have taken everything written to them: output to a pipe is
+// written asynchronously, and exiting at once cut `canopy ask --json | …` at the pipe's 64 KiB.
+const exit = (code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+require(bundle).main(process.argv.slice(2)).then(exit, (err) => {
+  console.error(`canopy: ${err && err.stack ? err.stack : err}`);
+  exit(1);
+});

@@ -3,15 +3,6 @@
  * exit code so tests can run it in-process; bin/canopy.js calls it.
  */
 import { describeError, ErrorCodes } from '../core/errors';
-import { askHelp, runAsk } from './commands/ask';
-import { indexHelp, runIndex } from './commands/index';
-import { goldHelp, runGold } from './commands/gold';
-import { trainHelp, runTrain } from './commands/train';
-import { topicsHelp, runTopics } from './commands/topics';
-import { runStore, storeHelp } from './commands/store';
-import { mcpHelp, runMcp } from './commands/mcp';
-import { exportHelp, runExport } from './commands/export';
-import { tuneHelp, runTune } from './commands/tune';
 import { type CliIO, isUsageError, processIO } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -31,9 +22,29 @@ interface Command {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const tools = async (): Promise<typeof import('./tools')> => require('./tools') as typeof import('./tools');
 
+/**
+ * Every other command's module is required when that command runs or its help is asked for,
+ * so the bundle initialises only what the command uses: `canopy ask` does not set up the MCP
+ * server, the indexer's progress bar or the training code (a required module of the bundle is
+ * initialised on its first require). Requires with literal paths, so the bundler includes them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const modules = {
+  ask: () => require('./commands/ask') as typeof import('./commands/ask'),
+  index: () => require('./commands/index') as typeof import('./commands/index'),
+  gold: () => require('./commands/gold') as typeof import('./commands/gold'),
+  train: () => require('./commands/train') as typeof import('./commands/train'),
+  topics: () => require('./commands/topics') as typeof import('./commands/topics'),
+  store: () => require('./commands/store') as typeof import('./commands/store'),
+  mcp: () => require('./commands/mcp') as typeof import('./commands/mcp'),
+  export: () => require('./commands/export') as typeof import('./commands/export'),
+  tune: () => require('./commands/tune') as typeof import('./commands/tune'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 const commands: Record<string, Command> = {
-  index: { summary: 'index a folder of documents', help: indexHelp, run: runIndex },
-  ask: { summary: 'answer a question from an index, with evidence and citations', help: askHelp, run: runAsk },
+  index: { summary: 'index a folder of documents', help: async () => modules.index().indexHelp, run: (args, io) => modules.index().runIndex(args, io) },
+  ask: { summary: 'answer a question from an index, with evidence and citations', help: async () => modules.ask().askHelp, run: (args, io) => modules.ask().runAsk(args, io) },
   eval: {
     summary: 'measure evidence compression and retrieval on a dataset file',
     help: async () => (await tools()).evalHelp,
@@ -44,13 +55,13 @@ const commands: Record<string, Command> = {
     help: async () => (await tools()).benchHelp,
     run: async (args, io) => (await tools()).runBench(args, io),
   },
-  gold: { summary: 'import a dataset\'s gold evidence as annotations', help: goldHelp, run: runGold },
-  train: { summary: 'train the node-encoder adapter on gold annotations', help: trainHelp, run: runTrain },
-  topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: topicsHelp, run: runTopics },
-  store: { summary: 'index stores: serve a PGlite database, show what a store holds (store --help)', help: storeHelp, run: runStore },
-  mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: mcpHelp, run: (args, io) => runMcp(args, io) },
-  export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: exportHelp, run: runExport },
-  tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: tuneHelp, run: runTune },
+  gold: { summary: 'import a dataset\'s gold evidence as annotations', help: async () => modules.gold().goldHelp, run: (args, io) => modules.gold().runGold(args, io) },
+  train: { summary: 'train the node-encoder adapter on gold annotations', help: async () => modules.train().trainHelp, run: (args, io) => modules.train().runTrain(args, io) },
+  topics: { summary: 'topic compass: fit topics, train its scorer (topics --help)', help: async () => modules.topics().topicsHelp, run: (args, io) => modules.topics().runTopics(args, io) },
+  store: { summary: 'index stores: serve a PGlite database, show what a store holds (store --help)', help: async () => modules.store().storeHelp, run: (args, io) => modules.store().runStore(args, io) },
+  mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: async () => modules.mcp().mcpHelp, run: (args, io) => modules.mcp().runMcp(args, io) },
+  export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: async () => modules.export().exportHelp, run: (args, io) => modules.export().runExport(args, io) },
+  tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: async () => modules.tune().tuneHelp, run: (args, io) => modules.tune().runTune(args, io) },
 };
 
 function usage(): string {

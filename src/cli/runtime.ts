@@ -12,7 +12,7 @@ import { IndexService } from '../core/app/indexService';
 import { IndexStores } from '../core/app/indexStores';
 import { ParseWorkers } from '../core/app/parseWorkers';
 import { TraceStore } from '../core/app/traceStore';
-import { TrainingService } from '../core/app/trainingService';
+import type { TrainingService } from '../core/app/trainingService';
 import type { EncoderConfig } from '../core/encode/encoder';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { parseStoreSpec } from '../core/index/storeSpec';
@@ -117,6 +117,7 @@ export function cliServices(root: string, indexDir: string | undefined, io: CliI
   const embeddings = new Embeddings({ store: () => stores.get(store), encoder: () => encoder, builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'), baseDir: absRoot, logger });
   const parseWorkers = new ParseWorkers(logger);
   const index = new IndexService({ root: absRoot, indexDir: absIndex, embeddings, parseWorkers, storeFor: stores.storeFor, logger });
+  let training: TrainingService | undefined;
   return {
     root: absRoot,
     indexDir: absIndex,
@@ -124,7 +125,13 @@ export function cliServices(root: string, indexDir: string | undefined, io: CliI
     index,
     traces: new TraceStore(path.join(absIndex, 'traces'), logger),
     ask: new AskService({ index, embeddings, adapters: new AdapterCheckpoints(absRoot), logger }),
-    training: new TrainingService({ root: absRoot, embeddings, parseWorkers, index, logger }),
+    // Built (and its module, with the trainer and the parsers, loaded) only by a command that trains.
+    get training(): TrainingService {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { TrainingService: Training } = require('../core/app/trainingService') as typeof import('../core/app/trainingService');
+      training ??= new Training({ root: absRoot, embeddings, parseWorkers, index, logger });
+      return training;
+    },
     stores,
     async close() {
       await parseWorkers.close();

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { bpeTokenCounter } from '../core/compress/tokens';
-import { TraceExporter } from '../core/export/otlpExport';
+import type { TraceExporter } from '../core/export/otlpExport';
 import { type CliIO, UsageError } from './io';
 
 declare const CANOPY_VERSION: string | undefined;
@@ -41,6 +41,9 @@ export function exporterFromFlags(
     headers[h.slice(0, eq).trim()] = h.slice(eq + 1).trim();
   }
   const tokens = bpeTokenCounter();
+  // The OpenTelemetry exporter is required only when a trace is to be exported.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { TraceExporter } = require('../core/export/otlpExport') as typeof import('../core/export/otlpExport');
   try {
     return new TraceExporter({
       ...(endpoint ? { endpoint } : {}),

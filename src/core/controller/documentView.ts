@@ -14,8 +14,8 @@ import type { ParsedDocument } from '../ingest/parsedDocument';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { Item, RegionNode } from '../../contracts/region';
 import type { RelationType } from './trace';
-import { Bm25Index } from '../index/bm25';
-import { contentTerms } from '../text/terms';
+import type { Bm25Index } from '../index/bm25';
+import { attachedElementIndex, buildElementIndex } from '../index/elementIndex';
 
 export interface Relation {
   type: RelationType;
@@ -65,7 +65,8 @@ export class DocumentView {
   private lexiconCache: ViewLexicon | undefined;
   private elementIndex: Bm25Index | undefined;
 
-  private constructor(doc: { file: string; title: string; items: Item[]; graph: DocumentGraph }) {
+  private constructor(doc: { file: string; title: string; items: Item[]; graph: DocumentGraph; elementIndex?: Bm25Index }) {
+    this.elementIndex = doc.elementIndex;
     this.file = doc.file;
     this.title = doc.title;
     this.graph = doc.graph;
@@ -145,21 +146,29 @@ export class DocumentView {
     if (!graph.nodes.some((n) => n.type === 'page')) {
       throw new CanopyError(ErrorCodes.badInput, `${doc.file}: the document graph has no page node`, { file: doc.file });
     }
-    const view = new DocumentView({ file: doc.file, title: doc.title, items: doc.items, graph });
+    // The element index the indexer stored with the document (index/elementIndex.ts), when it was read with one.
+    const stored = doc.graph ? attachedElementIndex(doc) : undefined;
+    const view = new DocumentView({ file: doc.file, title: doc.title, items: doc.items, graph, ...(stored ? { elementIndex: stored } : {}) });
     views.set(doc, view);
     return view;
   }
 
-  /** The elements' term sets, document frequencies and idf (the same for every question). */
+  /**
+   * The elements' term sets, document frequencies and idf (the same for every question), read
+   * from the element BM25's postings: its text terms are exactly each element's distinct content
+   * terms (text/terms.ts), so the document is tokenised once for both.
+   */
   lexicon(): ViewLexicon {
     if (!this.lexiconCache) {
       const termSets = new Map<string, Set<string>>();
+      for (const e of this.elements) termSets.set(e.id, new Set());
+      const index = this.elementBm25();
+      const ids = index.ids();
       const df = new Map<string, number>();
-      for (const e of this.elements) {
-        const set = new Set(contentTerms(e.text));
-        termSets.set(e.id, set);
-        for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
-      }
+      index.forEachTextTerm((term, docs) => {
+        df.set(term, docs.length);
+        for (const d of docs) termSets.get(ids[d]!)!.add(term);
+      });
       const n = Math.max(1, this.elements.length);
       const idf = new Map<string, number>();
       for (const [t, d] of df) idf.set(t, Math.log(1 + n / (1 + d)));
@@ -168,9 +177,9 @@ export class DocumentView {
     return this.lexiconCache;
   }
 
-  /** BM25 over the texts of the elements that have text. */
+  /** BM25 over the texts of the elements that have text: the one stored with the document, else built on first use. */
   elementBm25(): Bm25Index {
-    this.elementIndex ??= Bm25Index.build(this.elements.filter((e) => e.text.trim()).map((e) => ({ id: e.id, title: '', text: e.text, modality: 'text' as const })));
+    this.elementIndex ??= buildElementIndex(this.graph);
     return this.elementIndex;
   }
 

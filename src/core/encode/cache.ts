@@ -39,6 +39,11 @@ import type { VectorCache } from './vectorCache';
 
 const MAGIC = Buffer.from('CNPYEMBC', 'ascii');
 export const CACHE_FORMAT_VERSION = 2;
+
+/** Rows read in one go when looking vectors up: runs of wanted rows at most this far apart… */
+const RUN_GAP = 4;
+/** …and at most this many rows (1 MiB of 512-d vectors) per read. */
+const RUN_ROWS = 512;
 const KEY_BYTES = 32;
 const HEADER_V1 = 24;
 const HEADER_V2 = 56;
@@ -296,16 +301,28 @@ export class EmbeddingCache implements VectorCache {
         continue;
       }
       try {
-        const seen = new Map<number, Float32Array>();
-        for (const { i, row } of list) {
-          let v = seen.get(row);
-          if (!v) {
-            v = new Float32Array(this.dim);
-            const n = readSync(fd, new Uint8Array(v.buffer), 0, bytes, part.vectorsOffset + row * bytes);
-            if (n !== bytes || !v.every(Number.isFinite)) continue;
-            seen.set(row, v);
+        // Rows sorted and read in runs: a document's leaves were encoded together, so their rows
+        // mostly lie side by side, and one read per run replaces one read per vector.
+        const rows = [...new Set(list.map((x) => x.row))].sort((a, b) => a - b);
+        const vectors = new Map<number, Float32Array>();
+        for (let start = 0; start < rows.length; ) {
+          let end = start + 1;
+          while (end < rows.length && rows[end]! - rows[end - 1]! <= RUN_GAP && rows[end]! - rows[start]! < RUN_ROWS) end++;
+          const first = rows[start]!;
+          const span = rows[end - 1]! - first + 1;
+          const run = new Uint8Array(span * bytes);
+          const n = readSync(fd, run, 0, run.length, part.vectorsOffset + first * bytes);
+          for (let j = start; j < end; j++) {
+            const at = (rows[j]! - first) * bytes;
+            if (at + bytes > n) continue;
+            const v = new Float32Array(run.buffer.slice(at, at + bytes));
+            if (v.every(Number.isFinite)) vectors.set(rows[j]!, v);
           }
-          out[i] = v;
+          start = end;
+        }
+        for (const { i, row } of list) {
+          const v = vectors.get(row);
+          if (v) out[i] = v;
         }
       } finally {
         closeSync(fd);

@@ -117,6 +117,19 @@ export class Bm25Index {
     return Array.from({ length: this.size }, (_, i) => this.id(i));
   }
 
+  /**
+   * Every term of the text field with the documents (numbers, ascending) whose text holds it: the
+   * distinct content terms of each document's text, read from the postings without tokenising again.
+   */
+  forEachTextTerm(fn: (term: string, docs: Uint32Array) => void): void {
+    const p = this.postings[1]!;
+    for (let t = 0; t < this.termCount; t++) {
+      const start = p.offsets[t]!;
+      const end = p.offsets[t + 1]!;
+      if (end > start) fn(this.term(t), p.docs.subarray(start, end));
+    }
+  }
+
   private docIndex(): Map<string, number> {
     if (!this.idToDoc) {
       this.idToDoc = new Map();

@@ -11,7 +11,11 @@ import type { IndexManifest } from './layout';
 
 export class CorpusIndex {
   private readonly itemFile = new Map<string, string>();
-  private readonly docs = new Map<string, ParsedDocument>();
+  /**
+   * Parsed documents by content key, most recently used last: the promise, so that items of one
+   * file retrieved together (the retriever loads its hits in parallel) share one read and parse.
+   */
+  private readonly docs = new Map<string, Promise<ParsedDocument>>();
   /** Dense top-k by cosine similarity (the store's). */
   readonly vectors: { readonly size: number; query(vector: Float32Array, k: number, filter?: { modalities?: readonly string[] }): Promise<SearchHit[]> };
   /** Lexical top-k (the store's: BM25 or the database's full-text ranking). */
@@ -71,18 +75,17 @@ export class CorpusIndex {
       this.docs.set(entry.doc, hit);
       return hit;
     }
-    let doc: ParsedDocument;
-    try {
-      doc = await this.reader.document(entry.doc);
-    } catch (err) {
+    const loading = this.reader.document(entry.doc).catch((err: unknown) => {
+      // A failed read is not kept: the next caller tries again.
+      if (this.docs.get(entry.doc) === loading) this.docs.delete(entry.doc);
       throw new CanopyError(ErrorCodes.indexCorrupt, `index at ${this.store.location} is corrupt: parsed ${relPath} unreadable (${(err as Error).message})`, {
         file: relPath,
         cause: err,
       });
-    }
-    this.docs.set(entry.doc, doc);
+    });
+    this.docs.set(entry.doc, loading);
     if (this.docs.size > this.maxCachedDocs) this.docs.delete(this.docs.keys().next().value!);
-    return doc;
+    return loading;
   }
 
   async item(id: string): Promise<Item> {

@@ -9,6 +9,8 @@
  *   topics-<N>.bin     topic-compass metadata bank (only when topics are on; src/core/topics)
  *   topic-scorer.json  the trained topic-compass scorer (any generation)
  *   docs/<key>.json    parsed documents, content-addressed (immutable, shared by generations)
+ *   docs/<key>.elements.bm25  a parsed PDF's element BM25 (elementIndex.ts), written with it; an
+ *                      index without one reads the document as before and builds it when asked
  *   embeddings/        node vectors: the embedding cache (encode/cache.ts), binary, read on demand
  *   LOCK               held by the one writer
  *
@@ -68,6 +70,8 @@ export const paths = (dir: string) => ({
   topicScorer: path.join(dir, 'topic-scorer.json'),
   docs: path.join(dir, 'docs'),
   doc: (key: string) => path.join(dir, 'docs', `${key}.json`),
+  /** The element BM25 of a parsed PDF (elementIndex.ts), beside its document. */
+  docElements: (key: string) => path.join(dir, 'docs', `${key}.elements.bm25`),
   embeddings: path.join(dir, 'embeddings'),
   lock: path.join(dir, 'LOCK'),
 });

@@ -16,6 +16,7 @@ import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { Logger } from '../ports';
 import { removeStaleTemps, writeFileAtomic } from '../store/atomicFile';
 import { Bm25Index } from './bm25';
+import { attachElementIndex, buildElementIndex, readElementIndex, wantsElementIndex } from './elementIndex';
 import type { GenerationChanges, GenerationReader, IndexStore, SearchFilter, SearchHit } from './indexStore';
 import { encodeItemVectors, ItemVectors, type ItemVector, type VectorEncoding } from './itemVectors';
 import { acquireLock, paths, readCurrent, readManifest, writeCurrent, type IndexManifest } from './layout';
@@ -32,6 +33,35 @@ function generationOf(name: string): number | undefined {
   const m = GENERATION_FILE.exec(name);
   if (!m) return undefined;
   return Number(m.slice(1).find((g) => g !== undefined));
+}
+
+/** The files under docs/ that belong to the document stored under `key`. */
+function documentFiles(key: string): string[] {
+  return [`${key}.json`, `${key}.elements.bm25`];
+}
+
+/**
+ * A parsed document and, beside it when the indexer wrote one, its element index (attached to
+ * the returned object, elementIndex.ts). A damaged element index is an Error naming its file.
+ */
+async function readDocument(dir: string, key: string): Promise<ParsedDocument> {
+  const p = paths(dir);
+  const [text, elements] = await Promise.all([
+    fs.readFile(p.doc(key), 'utf8'),
+    fs.readFile(p.docElements(key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined; // an index written before element indexes: built when asked
+      throw err;
+    }),
+  ]);
+  const doc = JSON.parse(text) as ParsedDocument;
+  if (elements && doc.graph) {
+    try {
+      attachElementIndex(doc, readElementIndex(elements, doc.graph));
+    } catch (err) {
+      throw new Error(`its element index ${path.relative(dir, p.docElements(key))} is damaged (${(err as Error).message}); delete that file: the document is then read without it and the index built when needed`, { cause: err });
+    }
+  }
+  return doc;
 }
 
 export class LocalStore implements IndexStore {
@@ -74,13 +104,16 @@ export class LocalStore implements IndexStore {
   }
 
   async putDocument(key: string, doc: ParsedDocument): Promise<void> {
-    const file = paths(this.dir).doc(key);
+    const p = paths(this.dir);
+    const file = p.doc(key);
     // Content-addressed and written atomically: a file that exists is this document.
     if (await fs.access(file).then(
       () => true,
       () => false,
     ))
       return;
+    // The element index first: a document that exists has its element index (when it wants one).
+    if (wantsElementIndex(doc)) await writeFileAtomic(p.docElements(key), buildElementIndex(doc.graph!).toBuffer());
     await writeFileAtomic(file, JSON.stringify(doc));
   }
 
@@ -120,10 +153,10 @@ export class LocalStore implements IndexStore {
       if (g !== undefined && g !== live.generation && g !== previous) await fs.rm(path.join(this.dir, name), { recursive: true, force: true });
     }
     // Documents of the previous generation stay for readers that opened it before the commit.
-    const referenced = new Set(Object.values(live.files).map((e) => `${e.doc}.json`));
+    const referenced = new Set(Object.values(live.files).flatMap((e) => documentFiles(e.doc)));
     if (previous !== undefined) {
       const old = await this.readManifest(previous).catch(() => undefined);
-      for (const e of Object.values(old?.files ?? {})) referenced.add(`${e.doc}.json`);
+      for (const e of Object.values(old?.files ?? {})) for (const name of documentFiles(e.doc)) referenced.add(name);
     }
     for (const name of await fs.readdir(p.docs)) if (!referenced.has(name)) await fs.rm(path.join(p.docs, name), { force: true });
   }
@@ -147,7 +180,7 @@ export class LocalStore implements IndexStore {
       size: vectors.size,
       dense: async (vector: Float32Array, k: number, filter?: SearchFilter): Promise<SearchHit[]> => vectors.query(vector, k, filter?.modalities),
       lexical: async (text: string, k: number, filter?: SearchFilter): Promise<SearchHit[]> => lexical.query(text, k, filter?.modalities),
-      document: async (key: string): Promise<ParsedDocument> => JSON.parse(await fs.readFile(paths(dir).doc(key), 'utf8')) as ParsedDocument,
+      document: (key: string) => readDocument(dir, key),
       entries: async () => vectors.all().map((v) => ({ id: v.id, vector: v.vector })),
       close: async () => vectors.close(),
     };

@@ -12,7 +12,12 @@
 import { CanopyError, ErrorCodes } from '../errors';
 import type { IndexStore } from './indexStore';
 import { LocalStore } from './localStore';
-import { PostgresStore, redactUrl, type PostgresStoreOptions } from './postgresStore';
+import type { PostgresStoreOptions } from './postgresStore';
+
+/** The Postgres adapter and its driver, required only for a postgres:// store (the local store never loads them). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const postgres = () => require('./postgresStore') as typeof import('./postgresStore');
+const redactUrl = (url: string): string => postgres().redactUrl(url);
 
 export type StoreSpec = { kind: 'local'; vectorEncoding: 'f32' | 'i8' } | { kind: 'postgres'; options: PostgresStoreOptions & { connectionString: string } };
 
@@ -68,5 +73,5 @@ export function parseStoreSpec(spec: string | undefined): StoreSpec {
 /** The store a spec names; a local store lives in `indexDir`. */
 export function openIndexStore(spec: string | undefined, indexDir: string): IndexStore {
   const parsed = parseStoreSpec(spec);
-  return parsed.kind === 'local' ? new LocalStore(indexDir, { vectorEncoding: parsed.vectorEncoding }) : new PostgresStore(parsed.options);
+  return parsed.kind === 'local' ? new LocalStore(indexDir, { vectorEncoding: parsed.vectorEncoding }) : new (postgres().PostgresStore)(parsed.options);
 }

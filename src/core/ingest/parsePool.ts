@@ -30,9 +30,16 @@ import { Worker } from 'node:worker_threads';
 import { CanopyError, CancelledError, ErrorCodes, type ErrorCode, throwIfCancelled } from '../errors';
 import { type Logger, silentLogger } from '../ports';
 import { formatForPath } from './documentFormat';
-import { defaultParseOptions, parseFile } from './parseFile';
+import type * as ParseFileModule from './parseFile';
 import type { ParseOptions, ParsedDocument } from './parsedDocument';
 import { type FromWorker, serializeError, type SerializedError, type ToWorker, type WorkerParseOptions } from './parseWorkerProtocol';
+
+/**
+ * The parsers (every format's library), required on the first in-process parse or parse run: a
+ * process that only asks questions (`canopy ask`) never loads them, and the workers load their own.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const parsers = () => require('./parseFile') as typeof ParseFileModule;
 
 /** The `canopy.maxParseMemoryMB` default. */
 export const defaultParseMemoryMB = 1024;
@@ -154,7 +161,7 @@ export class ParsePool {
 
   private inProcess(relPath: string, bytes: Uint8Array, options: ParseOptions): Promise<ParsedDocument> {
     this.counters.inProcess++;
-    return parseFile(relPath, bytes, options);
+    return parsers().parseFile(relPath, bytes, options);
   }
 
   private async acquire(signal: AbortSignal | undefined): Promise<Slot> {
@@ -273,7 +280,7 @@ export class ParsePool {
     const id = this.nextId++;
     const worker = slot.worker;
     const format = formatForPath(file) ?? 'file';
-    const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
+    const timeLimitMs = options.timeLimitMs ?? parsers().defaultParseOptions.timeLimitMs;
     const hardMs = this.options.hardKillGraceMs !== undefined ? timeLimitMs + this.options.hardKillGraceMs : hardTimeLimitMs(timeLimitMs);
     const { signal, embed, onProgress, ...rest } = options;
     const workerOptions: WorkerParseOptions = rest;

@@ -85,6 +85,28 @@ describe('embedding cache', () => {
     assert.deepEqual([...(reopened.get('text number 7') as Float32Array)], [...(vectors[7] as Float32Array)]);
   });
 
+  it('reads scattered, repeated and far-apart rows from its file as the vectors stored under their texts', async () => {
+    const enc = new CountingEncoder();
+    const cache = await EmbeddingCache.open({ dir, encoder: enc });
+    // More rows than one read takes, so lookups span several runs with gaps inside and between them.
+    const texts = Array.from({ length: 1500 }, (_, i) => `row text ${i}`);
+    const vectors = await cache.getOrEncode(texts, enc);
+    await cache.save();
+    const enc2 = new CountingEncoder();
+    const reopened = await EmbeddingCache.open({ dir, encoder: enc2 });
+    const picks = [1499, 3, 4, 4, 9, 700, 15, 16, 17, 1200, 0, 511, 512, 513, 1024, 3];
+    const got = await reopened.getOrEncode(
+      picks.map((i) => texts[i]!),
+      enc2,
+    );
+    assert.equal(enc2.calls.length, 0, 'all read from the file');
+    picks.forEach((t, j) => assert.deepEqual([...got[j]!], [...vectors[t]!], `row ${t}`));
+    assert.equal(got[2], got[3], 'a text asked for twice gets one vector');
+    got[0]![0] = 42;
+    assert.notEqual(got[1]![0], 42);
+    assert.deepEqual([...(await reopened.getOrEncode([texts[1499]!], enc2))[0]!], [...vectors[1499]!], 'a caller changing a vector does not change the cache');
+  });
+
   it('keeps models apart: another encoder id gets its own file', async () => {
     const a = new CountingEncoder('model-a');
     const b = new CountingEncoder('model-b');
