@@ -99,7 +99,8 @@ export async function buildRealTraces(): Promise<RealTraces> {
   const folder = demoFolder({ 'reports/flood-report.pdf': pdfBytes });
   const { ws, close } = await openWorkspace(folder);
   const demo = (await ws.ask.ask(demoQuestion, ws.settings)).trace;
-  const rounds = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2 })).trace;
+  // Without the critic's look-ahead, so the gap question runs its follow-up round for the timeline.
+  const rounds = (await ws.ask.ask(gapQuestion, { ...ws.settings, criticLookAhead: false }, { topK: 3, maxRounds: 2 })).trace;
   const hybrid = (await ws.ask.ask(demoQuestion, ws.settings, { nodeScore: { dense: 1, lexical: 0.5 } })).trace;
   const replay = await ws.ask.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } }, ws.settings);
   const pdf = (await ws.ask.ask(pdfQuestion, ws.settings, { topK: 4 })).trace;
