@@ -11,6 +11,8 @@ interface Command {
   summary: string;
   /** The command's help text (a function for a command whose module is loaded on demand). */
   help: string | (() => Promise<string>);
+  /** Has subcommands that answer `--help` themselves (`canopy bench realdocs --help`). */
+  subcommandHelp?: boolean;
   run(args: string[], io: CliIO): Promise<number>;
 }
 
@@ -53,6 +55,7 @@ const commands: Record<string, Command> = {
   bench: {
     summary: 'benchmarks: encoder, indexing, query latency (bench --help)',
     help: async () => (await tools()).benchHelp,
+    subcommandHelp: true,
     run: async (args, io) => (await tools()).runBench(args, io),
   },
   gold: { summary: 'import a dataset\'s gold evidence as annotations', help: async () => modules.gold().goldHelp, run: (args, io) => modules.gold().runGold(args, io) },
@@ -84,7 +87,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.err(`canopy: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  const forSubcommand = command.subcommandHelp === true && rest[0] !== undefined && !rest[0].startsWith('-');
+  if ((rest.includes('--help') || rest.includes('-h')) && !forSubcommand) {
     io.out(typeof command.help === 'string' ? command.help : await command.help());
     return 0;
   }
