@@ -12,15 +12,19 @@ import { promisify } from 'node:util';
 const canopyBin = join(__dirname, '..', '..', '..', 'bin', 'canopy.js');
 const execFileAsync = promisify(execFile);
 
-/** Runs `canopy <args> | cat` through the shell: stdout on a real pipe (pipe(2)), as in a terminal. */
+/**
+ * Runs `canopy <args> | <reader>` through the shell: stdout on a real pipe (pipe(2)), as in a
+ * terminal. The reader is Node copying stdin to stdout, not `cat`, which a minimal PATH may lack.
+ */
 async function runPiped(args: string[]): Promise<string> {
   const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
-  const { stdout } = await execFileAsync('sh', ['-c', `${[process.execPath, canopyBin, ...args].map(quote).join(' ')} | cat`], { maxBuffer: 1 << 26 });
+  const reader = [process.execPath, '-e', 'process.stdin.pipe(process.stdout)'].map(quote).join(' ');
+  const { stdout } = await execFileAsync('sh', ['-c', `${[process.execPath, canopyBin, ...args].map(quote).join(' ')} | ${reader}`], { maxBuffer: 1 << 26 });
   return stdout;
 }
 
 describe('canopy writes all of its output to a pipe', () => {
-  it('ask --json | cat: a trace over 64 KiB arrives whole', async () => {
+  it('ask --json | reader: a trace over 64 KiB arrives whole', async () => {
     const root = mkdtempSync(join(tmpdir(), 'canopy-pipe-'));
     try {
       const sections = Array.from({ length: 8 }, (_, s) => `## Orchard ${s}\n\n${Array.from({ length: 40 }, (_, i) => `Tree ${i} of orchard ${s} is a ${['pear', 'apple', 'plum', 'cherry'][i % 4]} planted in spring ${1990 + i}.`).join(' ')}\n`);
