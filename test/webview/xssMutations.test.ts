@@ -9,7 +9,7 @@
  * reports nothing and every request stays on the page's origin.
  *
  * npm test: 30 mutations (seed 11), every template at least once (~3 s of CPU less than 60: fewer
- * follow-up questions and fewer rows to click). `npm run test:xss` runs 300; CANOPY_XSS_MUTATIONS=<n>
+ * follow-up questions and fewer rows to click). `npm run test:xss` runs 300 (seed 7); CANOPY_XSS_MUTATIONS=<n>
  * and CANOPY_XSS_SEED=<s> for other runs.
  */
 import assert from 'node:assert/strict';
