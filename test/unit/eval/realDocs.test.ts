@@ -168,7 +168,10 @@ describe('real-document benchmark: one run end to end', () => {
       financebench: join(dir, 'fb', 'questions.jsonl'),
       squad: join(dir, 'sq', 'questions.jsonl'),
       docs: join(dir, 'docs'),
-      sampling: { seed: 3, squadArticles: 3, squadQuestions: 2, financebenchQuestions: 2 },
+      // One SQuAD question and the two PDF ones: each question costs a CLI process and a warm ask, and
+      // the second SQuAD question was checked by nothing the first does not check (the corpus test
+      // above samples both). Seed 1 samples s1, the question the scoring tests below look at.
+      sampling: { seed: 1, squadArticles: 3, squadQuestions: 1, financebenchQuestions: 2 },
       cli: [process.execPath, join(repo, 'bin', 'canopy.js')],
       builtinModelDir: join(repo, 'models', 'use-lite'),
       packageRoot: repo,
@@ -193,7 +196,7 @@ describe('real-document benchmark: one run end to end', () => {
   });
 
   it('asks every question through the CLI process and the warm workspace', () => {
-    assert.equal(report.questions.length, 4);
+    assert.equal(report.questions.length, 3);
     for (const q of report.questions) {
       assert.equal(q.cli?.exitCode, 0, q.cli?.error);
       assert.ok(q.cli?.metrics && q.warm?.metrics, q.id);
@@ -279,15 +282,16 @@ describe('real-document benchmark: one run end to end', () => {
 
   it('summarises per source from the rows', () => {
     const { all, squad, financebench } = report.summary;
-    assert.equal(all.questions, 4);
-    assert.equal(squad.questions + financebench.questions, 4);
+    assert.equal(all.questions, 3);
+    assert.equal(squad.questions, 1);
+    assert.equal(financebench.questions, 2);
     const rows = report.questions.map((q) => q.cli!.metrics!);
     assert.equal(all.answerHasGold, rows.filter((m) => m.answerHasGold).length);
     assert.equal(all.goldInEvidence, rows.filter((m) => m.goldInEvidence).length);
-    assert.equal(all.meanRounds, rows.reduce((a, m) => a + m.rounds, 0) / 4);
+    assert.equal(all.meanRounds, rows.reduce((a, m) => a + m.rounds, 0) / 3);
     assert.ok(all.cli && all.cli.p50 <= all.cli.p95 && all.cli.p95 <= all.cli.max);
     assert.ok(all.warmCpu && all.warmCpu.max > 0);
-    assert.equal(all.warmSameAsCli?.of, 4);
+    assert.equal(all.warmSameAsCli?.of, 3);
     const verdicts = rows.flatMap((m) => m.criticVerdicts);
     assert.equal(all.critic.verdicts, verdicts.length);
     assert.equal(all.critic.tp + all.critic.fp, verdicts.filter((v) => v.sufficient).length);
@@ -296,7 +300,7 @@ describe('real-document benchmark: one run end to end', () => {
   it('renders the table into its own section and compares two reports', async () => {
     const md = renderRealDocsMarkdown(report);
     assert.match(md, /^## Real documents \(issue 16\)/);
-    assert.match(md, /\| gold paragraph \/ page in the kept evidence \| \d\/4 \|/);
+    assert.match(md, /\| gold paragraph \/ page in the kept evidence \| \d\/3 \|/);
     assert.match(md, /\| northwind\.pdf \| 10 \|/);
     // The settings the asks ran with are recorded and printed (the defaults: no settings were passed).
     assert.equal(report.settings?.topK, 10);
