@@ -8,7 +8,9 @@
  * occurs as a phrase in the question or in a kept item's text.
  */
 import type { Item, RegionNode } from '../../contracts/region';
-import { contentTerms, words } from '../text/terms';
+import { Bm25Index } from '../index/bm25';
+import { words } from '../text/terms';
+import { namedSubject } from '../text/titles';
 
 export interface ItemGateVerdict {
   kept: boolean;
@@ -16,31 +18,11 @@ export interface ItemGateVerdict {
   why: string;
 }
 
-const K1 = 1.2;
-const B = 0.75;
-
-/** BM25 of each item's whole text for the question, among the given items. */
+/** BM25 of each item's title and whole text for the question, among the given items (the index's BM25). */
 export function itemBm25(question: string, items: readonly Item[]): number[] {
-  const q = [...new Set(contentTerms(question))];
-  const docs = items.map((it) => {
-    const terms = contentTerms(`${it.title}\n${fullText(it.root)}`);
-    const tf = new Map<string, number>();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return { tf, length: terms.length };
-  });
-  const n = docs.length;
-  const avg = Math.max(1, docs.reduce((a, d) => a + d.length, 0) / Math.max(1, n));
-  const df = new Map(q.map((t) => [t, docs.filter((d) => d.tf.has(t)).length]));
-  return docs.map((d) => {
-    let s = 0;
-    for (const t of q) {
-      const f = d.tf.get(t);
-      if (!f) continue;
-      const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-      s += (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * d.length) / avg));
-    }
-    return s;
-  });
+  const index = Bm25Index.build(items.map((it) => ({ id: it.id, title: it.title, text: fullText(it.root), modality: 'text' })));
+  const score = new Map(index.query(question, items.length).map((h) => [h.id, h.score]));
+  return items.map((it) => score.get(it.id) ?? 0);
 }
 
 function fullText(n: RegionNode): string {
@@ -49,11 +31,7 @@ function fullText(n: RegionNode): string {
 
 /** "Tinted Windows (band)" → "tinted windows"; "Van Buren Township, Brown County" → "van buren township". */
 export function subjectPhrase(title: string): string {
-  const bare = title
-    .replace(/\s*\((?:lines?|p\.|pp\.|page|pages|rows?)\s[^)]*\)\s*$/i, '')
-    .replace(/\s*\([^)]*\)\s*$/, '')
-    .split(',')[0]!;
-  return words(bare).join(' ');
+  return words(namedSubject(title)).join(' ');
 }
 
 const phraseText = (text: string) => ` ${words(text).join(' ')} `;

@@ -34,6 +34,7 @@ import { sentenceSpans } from '../ingest/sentences';
 import { analyzeQuestion, nestedReference, type QuestionPart } from '../text/question';
 import { answerCue, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
+import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
 
 export interface RuleCriticOptions {
@@ -185,7 +186,7 @@ export class RuleCritic implements Critic {
     // is still missing however well the words are covered.
     const nested = nestedReference(input.question);
     const namedByQuestion = (title: string) => {
-      const terms = contentTerms(subjectOf(title).replace(/\s*\([^)]*\)\s*$/, ''));
+      const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
       return terms.length > 0 && terms.every((t) => questionTerms.has(t));
     };
     let hopGap: { firstHop: string; bridges: string[] } | undefined;
@@ -260,11 +261,6 @@ export class RuleCritic implements Critic {
   }
 }
 
-/** An item's subject: its title without a trailing locator such as "(lines 12–30)" or "(p. 4)". */
-export function subjectOf(title: string): string {
-  return title.replace(/\s*\((?:lines?|p\.|pp\.|page|pages|rows?)\s[^)]*\)\s*$/i, '').trim();
-}
-
 /** What tells a new item that is the next hop: the terms the kept sentences mention, the question's, the subjects already held. */
 export interface HopContext {
   mentioned: ReadonlySet<string>;
@@ -296,7 +292,7 @@ export function probeGain(
       if (hop.seenSubjects.has(subject)) continue;
       // A disambiguation ("Green (band)", "Van Buren Township, Brown County, Indiana") is the
       // title's; the evidence names the thing itself.
-      const terms = contentTerms(subject.replace(/\s*\([^)]*\)\s*$/, '').split(',')[0]!);
+      const terms = contentTerms(namedSubject(item.title));
       if (terms.length > 0 && terms.every((t) => hop.mentioned.has(t)) && !terms.every((t) => hop.questionTerms.has(t))) {
         return { worth: true, reason: `“${item.title}” is about ${subject}, which the evidence mentions` };
       }
