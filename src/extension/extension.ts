@@ -324,7 +324,7 @@ export function activate(context: vscode.ExtensionContext): void {
       const uri = resolveIndexedFile(r.item.file);
       if (!uri || !r.range) return;
       const range = new vscode.Range(r.range.startLine, r.range.startColumn, r.range.endLine, r.range.endColumn);
-      const editor = await vscode.window.showTextDocument(uri, { selection: range, viewColumn: vscode.ViewColumn.One, preserveFocus: true });
+      const editor = await vscode.window.showTextDocument(uri, { selection: range, viewColumn: panels.sourceColumn, preserveFocus: true });
       editor.selection = new vscode.Selection(range.end, range.start);
       editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }),

@@ -36,6 +36,14 @@ export class InspectorPanels implements vscode.Disposable {
     return this.panel !== undefined;
   }
 
+  /**
+   * The editor column a source opens in: the first one, unless the panel sits there — then the
+   * second, so that opening a citation or a region never hides (and so unloads) the inspector.
+   */
+  get sourceColumn(): vscode.ViewColumn {
+    return sourceColumnBeside(this.panel?.viewColumn);
+  }
+
   /** Shows the panel, creating it when there is none. */
   show(): void {
     if (this.panel) {
@@ -70,6 +78,11 @@ export class InspectorPanels implements vscode.Disposable {
   }
 }
 
+/** The first editor column, or the second when the inspector is in the first. */
+export function sourceColumnBeside(panelColumn: vscode.ViewColumn | undefined): vscode.ViewColumn {
+  return panelColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+}
+
 class InspectorPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
@@ -96,7 +109,7 @@ class InspectorPanel implements vscode.Disposable {
         openSource: async (rel, r, preserveFocus) => {
           const start = new vscode.Position(Math.max(0, (r.startLine ?? 1) - 1), r.startColumn ?? 0);
           const end = new vscode.Position(Math.max(0, (r.endLine ?? r.startLine ?? 1) - 1), r.endColumn ?? r.startColumn ?? 0);
-          const editor = await vscode.window.showTextDocument(resolve(rel), { selection: new vscode.Range(start, end), viewColumn: vscode.ViewColumn.One, preserveFocus });
+          const editor = await vscode.window.showTextDocument(resolve(rel), { selection: new vscode.Range(start, end), viewColumn: sourceColumnBeside(panel.viewColumn), preserveFocus });
           // The cursor at the region's start (a reversed selection; the option above loses the
           // direction), so a long region is shown and reported from its beginning.
           editor.selection = new vscode.Selection(end, start);
@@ -124,6 +137,10 @@ class InspectorPanel implements vscode.Disposable {
 
   reveal(): void {
     this.panel.reveal();
+  }
+
+  get viewColumn(): vscode.ViewColumn | undefined {
+    return this.panel.viewColumn;
   }
 
   dispose(): void {

@@ -260,6 +260,20 @@ async function findInspectorFrame(page) {
   return undefined;
 }
 
+/**
+ * Waits for the inspector's frame: opening an editor beside the panel can re-lay out the
+ * webview, and its inner frame is briefly detached or not yet navigated.
+ */
+async function inspectorFrame(page, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const frame = await findInspectorFrame(page);
+    if (frame) return frame;
+    if (Date.now() >= deadline) throw new Error(`no inspector frame with #app after ${timeoutMs} ms (frames: ${page.frames().length})`);
+    await sleep(250);
+  }
+}
+
 /** Polls the inspector frame until `probe(frame)` returns a truthy value; returns that value. */
 async function waitForInspector(page, probe, what, deadline) {
   let last;
@@ -569,7 +583,7 @@ async function main() {
     const lineText = fileText.split('\n')[Number(citedLine) - 1] ?? '';
     if (!lineText.includes('2024-03-12') && !/recalibrat/i.test(lineText)) throw new Error(`line ${citedLine} of ${citedFile} is not the cited evidence: ${lineText}`);
     await screenshot(page, '05-answer');
-    const frame = await findInspectorFrame(page);
+    const frame = await inspectorFrame(page);
     await frame.locator('.canopy-citation').first().click();
     const base = citedFile.split('/').pop();
     const deadline = Date.now() + 30_000;
@@ -610,10 +624,18 @@ async function main() {
     const pick = kept.find((k) => !active.includes(k.file.split('/').pop())) ?? kept[0];
     const { node, file } = pick;
     say(`clicking kept node ${node.id} (${file}:${node.anchor.startLine}, score ${node.score})`);
-    const frame = await findInspectorFrame(page);
-    if (!frame) throw new Error('no inspector frame');
-    const label = frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"] > .canopy-node-label`);
-    await label.waitFor({ state: 'visible', timeout: 30_000 });
+    // The frame may be swapped while the editor opened by the citation settles: look it up again
+    // if the first one detaches before the row shows.
+    let frame = await inspectorFrame(page);
+    let label = frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"] > .canopy-node-label`);
+    try {
+      await label.waitFor({ state: 'visible', timeout: 15_000 });
+    } catch (err) {
+      if (!frame.isDetached()) throw err;
+      frame = await inspectorFrame(page);
+      label = frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"] > .canopy-node-label`);
+      await label.waitFor({ state: 'visible', timeout: 30_000 });
+    }
     const cls = await frame.locator(`vscode-tree-item[data-node-id="${node.id.replace(/["\\]/g, '\\$&')}"]`).getAttribute('class');
     if (!/status-kept/.test(cls ?? '')) throw new Error(`the row is not styled as kept: ${cls}`);
     await label.click();
@@ -780,7 +802,7 @@ async function main() {
     await screenshot(page, '12-training-report');
     expectEqual([seen.title, seen.active, seen.back, seen.errors], ['Node adapter training', 'Questions use the untrained encoder.', 1, []], 'the Training view');
     if (!/No adapter trained yet/.test(seen.empty)) throw new Error(`no empty state for a workspace without checkpoints: ${seen.empty}`);
-    const frame = await findInspectorFrame(page);
+    const frame = await inspectorFrame(page);
     await frame.locator('.canopy-training-back').click();
     await waitForInspector(
       page,
