@@ -22,6 +22,7 @@
 import { leavesOf } from '../compress/baselines';
 import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, isQuotable, partCoverage, supportTerms, termWeights } from '../text/support';
+import { askedFigure, ROW_WEIGHT, rowSupport, tableFacts, type TableFacts } from './rows';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -43,6 +44,8 @@ interface Candidate {
   dense: number;
   /** The question names the leaf's file or item title. */
   namedSource: boolean;
+  /** A row's table (rows.ts): the years of its columns and the statement it is. */
+  table?: TableFacts;
   quotable: boolean;
   order: number;
 }
@@ -77,7 +80,7 @@ const PERIOD_LABEL = /^(q[1-4]|h[12]|[1-4][qh]|fy|cy)\d*$|^(fy|cy)?\d+$/;
  * under the same nearest ancestor that is not a balanced-grouping node (a paragraph, a table, a
  * list), cut to PASSAGE_REACH leaves either side.
  */
-function passages(root: RegionNode): Array<{ leaf: RegionNode; passage: RegionNode[] }> {
+function passages(root: RegionNode): Array<{ leaf: RegionNode; passage: RegionNode[]; run: RegionNode[] }> {
   const runs: RegionNode[][] = [];
   const walk = (node: RegionNode, run: RegionNode[] | undefined) => {
     if (node.children.length === 0) {
@@ -93,9 +96,9 @@ function passages(root: RegionNode): Array<{ leaf: RegionNode; passage: RegionNo
     for (const child of node.children) walk(child, own);
   };
   walk(root, undefined);
-  const out: Array<{ leaf: RegionNode; passage: RegionNode[] }> = [];
+  const out: Array<{ leaf: RegionNode; passage: RegionNode[]; run: RegionNode[] }> = [];
   for (const run of runs) {
-    run.forEach((leaf, i) => out.push({ leaf, passage: run.slice(Math.max(0, i - PASSAGE_REACH), i + PASSAGE_REACH + 1) }));
+    run.forEach((leaf, i) => out.push({ leaf, passage: run.slice(Math.max(0, i - PASSAGE_REACH), i + PASSAGE_REACH + 1), run }));
   }
   // Reading order (runs were opened parent-first; leaves keep their order within each run).
   const position = new Map(leavesOf(root).map((l, i) => [l.id, i]));
@@ -144,8 +147,11 @@ export class ExtractiveReader implements Reader {
         if (!t) termsOf.set(leaf.id, (t = supportTerms(leafText(leaf))));
         return t;
       };
-      for (const { leaf, passage } of passages(region.node)) {
+      const tables = new Map<RegionNode[], TableFacts>();
+      for (const { leaf, passage, run } of passages(region.node)) {
         const own = new Set(terms(leaf));
+        let table = tables.get(run);
+        if (!table && leaf.kind === 'row') tables.set(run, (table = tableFacts(run, `${region.itemTitle}\n${leaf.context ?? ''}`)));
         candidates.push({
           region,
           leaf,
@@ -154,6 +160,7 @@ export class ExtractiveReader implements Reader {
           passage: new Set(passage.flatMap(terms)),
           dense: region.leafScores?.get(leaf.id) ?? (region.score !== 0 ? region.score : meanDense),
           namedSource: isNamed(region),
+          ...(table ? { table } : {}),
           quotable: isQuotable(leaf.kind, leaf.text) && (!mustAdd || addsToQuestion(own, questionTerms)),
           order: candidates.length,
         });
@@ -171,11 +178,20 @@ export class ExtractiveReader implements Reader {
       };
     }
     const weight = termWeights(candidates.map((c) => c.own));
+    // A statement row naming the asked line item with a figure for the asked period (rows.ts).
+    const figure = askedFigure(asked, question, [...new Set(input.regions.map((r) => squash(r.file.replace(/\.[^.]+$/, ''))))]);
+    const rowBonus = new Map<Candidate, number>();
+    // When the question names a source (a company's filing), another source's rows answer nothing.
+    const someNamed = quotable.some((c) => c.namedSource);
+    for (const c of quotable) if (c.table && (c.namedSource || !someNamed)) rowBonus.set(c, rowSupport(figure, c.leaf, c.table, weight));
+    // Relative to the best row: a computed figure's components (operating income, D&A) each cover part of its terms.
+    const bestRow = Math.max(0, ...rowBonus.values());
+    for (const [c, v] of rowBonus) rowBonus.set(c, bestRow > 0 ? (ROW_WEIGHT * v) / bestRow : 0);
     const support = (c: Candidate, part: QuestionPart): number => {
       const own = partCoverage(part, c.own, c.context, weight).coverage;
       const passage = partCoverage(part, c.passage, c.context, weight).coverage;
       const cue = answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined ? CUE_BONUS : 0;
-      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0);
+      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0) + (rowBonus.get(c) ?? 0);
     };
     const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
 

@@ -1,0 +1,191 @@
+/**
+ * Table rows as answers to financial-statement questions ("What is the FY2018 capital expenditure
+ * amount for 3M? … shown in the cash flow statement."), for the extractive reader: a statement
+ * row that names the asked line item and carries a figure for the asked period is the answer, and
+ * prose that merely mentions the metric is not. Without a model, from three readings:
+ *  - the asked figure (`askedFigure`): the periods the question names (FY2018, fiscal 2022,
+ *    "December 31, 2022", Q2'2023 → 2018, 2022, 2023), the statements it names (cash flow
+ *    statement, balance sheet / statement of financial position, income statement / statement of
+ *    income, operations or earnings — read from the whole question, instructions included, since
+ *    that is where FinanceBench names them), and its metric terms (its support terms less periods,
+ *    statement words and the words of an instruction);
+ *  - the table (`tableFacts`): the years its header and opening rows label its columns with, and
+ *    which statement it is, from its title lines and its own line items (a cash-flow statement
+ *    lists operating and investing activities; a balance sheet total assets and liabilities or
+ *    equity; an income statement revenue or sales with net income and per-share or pre-tax lines);
+ *  - the row (`rowSupport`): its label (the words before its first figure) must name the metric —
+ *    the rarity-weighted share of the metric terms it covers, line items' other names included
+ *    (text/support.ts) — and it must carry a figure; the share is kept whole when the table's
+ *    columns include an asked year (cut to 0.3 when they name only other years) and when the
+ *    table is a statement the question names (0.6 when it is another one, 0.8 when unknown); a quarter of it rides
+ *    on the label naming nothing else ("Total assets" over "Total current assets").
+ * The reader adds `ROW_WEIGHT` × this to a row's support (extractiveReader.ts).
+ */
+import type { RegionNode } from '../../contracts/region';
+import { supportTerms } from '../text/support';
+
+export type StatementKind = 'cash-flow' | 'balance-sheet' | 'income';
+
+export interface AskedFigure {
+  /** Four-digit years the question names (fiscal years read as their year). */
+  years: string[];
+  /** Statements the question (or its instructions) names. */
+  statements: StatementKind[];
+  /** Support terms that name the metric: not periods, statement words or instruction words. */
+  metricTerms: string[];
+}
+
+export interface TableFacts {
+  /** Years that label the table's columns (its header and opening rows). */
+  years: Set<string>;
+  /** The statement the table is, when its title or line items say so. */
+  statement?: StatementKind;
+}
+
+/** A row's share of support, as a bonus weight beside the reader's coverage (extractiveReader.ts). */
+export const ROW_WEIGHT = 0.6;
+/** Share of a row's support that rides on its label naming nothing but the metric. */
+const LABEL_PRECISION = 0.25;
+/** What is left of a row's support when its table's columns name only years the question does not ask. */
+const OTHER_YEAR = 0.3;
+/** What is left when the table is a statement other than the one the question names. */
+const OTHER_STATEMENT = 0.6;
+/** … and when nothing says which statement (if any) the table is. */
+const UNKNOWN_STATEMENT = 0.8;
+
+/** A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s"): join it back. */
+export function joinSplitWords(text: string): string {
+  return text.replace(/(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu, '$1$2');
+}
+
+/** Statement names as questions and statement titles write them. */
+const STATEMENT_NAMES: Array<[StatementKind, RegExp]> = [
+  ['cash-flow', /\bcash\s?flows?\s+statements?\b|\bstatements?\s+of\s+(consolidated\s+)?cash\s?flows?\b/i],
+  ['balance-sheet', /\bbalance\s+sheets?\b|\bstatements?\s+of\s+(consolidated\s+)?financial\s+(position|condition)\b/i],
+  ['income', /\b(income|earnings|operations|profit and loss|p&l)\s+statements?\b|\bstatements?\s+of\s+(consolidated\s+)?(comprehensive\s+)?(income|operations|earnings)\b/i],
+];
+
+/** The statements a text names, in the order of STATEMENT_NAMES. */
+export function statementsNamed(text: string): StatementKind[] {
+  const t = joinSplitWords(text);
+  return STATEMENT_NAMES.filter(([, re]) => re.test(t)).map(([k]) => k);
+}
+
+const YEAR = /\b(?:FY|CY|fiscal(?:\s+year)?\s*|Q[1-4]\s*'?\s*)?((?:19|20)\d{2})\b|\bFY\s?'?(\d{2})\b/gi;
+
+/** Four-digit years a text names: "FY2018", "fiscal 2022", "Q2'2023", "Q22023", "December 31, 2022", "FY22" → 2022. */
+export function yearsNamed(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.replace(/\bQ([1-4])((?:19|20)\d{2})\b/gi, 'Q$1 $2').matchAll(YEAR)) out.add(m[1] ?? `20${m[2]}`);
+  return [...out];
+}
+
+/** Words of the question that name no metric: periods, statements, units and the instructions around a question. */
+const NOT_METRIC = new Set(
+  supportTerms(
+    'fy fiscal year years end ended quarter quarters q1 q2 q3 q4 annual period close cash flow flows statement statements balance sheet income operations financial position ' +
+      'amount usd million millions billion billions thousand thousands dollar dollars percent percentage unit units round decimal ' +
+      'answer follow question primarily using use information shown stated provided base based basing judgment plainly details response relying drawing conclusions referencing within only give state please ' +
+      'help want need off compute calculate calculation define defined metric financial reasonable approximation exact number possible clearly line items utilizing',
+  ).filter((t) => !/^(cash|incom|oper)$/.test(t)),
+);
+// "cash", "income" and "operating" name metrics too (cash and cash equivalents, net income, operating income): kept as metric terms.
+
+/** A sentence that says how to compute the asked figure: "Define unadjusted EBITDA as …", "Calculate it using …". */
+const DEFINITION = /\b(defined?|calculated?|computed?|using|equals?)\b|[=+/]/i;
+
+/**
+ * What the question asks of a statement table. `asked` is the whole question, instructions
+ * included; `focus` the part that asks (text/question.ts); `sources` names that are no metric
+ * (the evidence's file names, squashed: a company's name is not a line item).
+ */
+export function askedFigure(asked: string, focus: string, sources: readonly string[] = []): AskedFigure {
+  const years = yearsNamed(asked);
+  const statements = statementsNamed(asked);
+  // The metric's words: the asking sentences and any sentence that says how to compute it.
+  const sentences = asked.match(/[^.?!]+(?:[.?!]+(?=\s|$)|$)/g) ?? [];
+  const defining = sentences.filter((x) => DEFINITION.test(x) && !focus.includes(x.trim()));
+  // Statement words leave the metric only where they name the statement ("cash flow statement"), so "operating cash flow" keeps "cash" and "flow".
+  let text = joinSplitWords([focus, ...defining].join(' '));
+  for (const [, re] of STATEMENT_NAMES) text = text.replace(new RegExp(re.source, 'gi'), ' ');
+  const yearTerms = new Set(years);
+  // A run of one to three words that names a source ("Best Buy" → BESTBUY_2019_10K.pdf) is the company, not the metric.
+  const sourceTerms = new Set<string>();
+  const ws = text.split(/\s+/).filter(Boolean);
+  for (let i = 0; i < ws.length; i++) {
+    for (let k = 1; k <= 3 && i + k <= ws.length; k++) {
+      const run = ws.slice(i, i + k).join(' ');
+      const key = run.replace(/['’]s\b/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+      if (key.length >= 2 && /\p{L}/u.test(key) && sources.some((s) => s.includes(key))) for (const t of supportTerms(run)) sourceTerms.add(t);
+    }
+  }
+  const isSource = (t: string) => sourceTerms.has(t);
+  const metricTerms = [...new Set(supportTerms(text))].filter((t) => !NOT_METRIC.has(t) && !yearTerms.has(t) && !/^\d+$/.test(t) && !/^(fy|q[1-4])\d*$/.test(t) && t.length > 1 && !isSource(t));
+  return { years, statements, metricTerms };
+}
+
+/** A figure in a row: 1,577 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit. */
+const FIGURE = /(?:^|\s)[$(]?\s?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?:^|\s)[$(]?\s?-?\d+\.\d+\)?%?|(?:^|\s)\(?\d{2,}\)?(?=\s|$|%)/;
+
+/** The row's label: its text before the first figure ("Purchases of property, plant and equipment (PP&E) (1,577) …" → the words). */
+export function rowLabel(text: string): string {
+  const m = FIGURE.exec(text);
+  const label = m ? text.slice(0, m.index) : text;
+  return label.replace(/[$\s(]+$/, '').trim();
+}
+
+/** Whether the row carries a figure after its label. */
+export function hasFigure(text: string): boolean {
+  return FIGURE.test(text);
+}
+
+/** Line items that mark a statement table by its own rows. */
+const ITEM_MARKS: Array<[StatementKind, RegExp[]]> = [
+  ['cash-flow', [/\boperating activities\b/i, /\b(investing|financing) activities\b/i]],
+  ['balance-sheet', [/\btotal assets\b/i, /\btotal (current )?liabilities\b|\b(stockholders|shareholders)['’]? (equity|deficit)\b/i]],
+  ['income', [/\b(total )?(net )?(revenues?|sales)\b/i, /\bnet (income|earnings|loss)\b/i, /\bper (common )?share\b|\bincome before\b|\bearnings before\b|\bgross (profit|margin)\b|\boperating income\b/i]],
+];
+
+/**
+ * The facts of one table from its rows in reading order and its title text (heading path, item
+ * title): the years of its header and of its opening rows (those before the first row that has
+ * both a label and a figure), and the statement it is.
+ */
+export function tableFacts(rows: readonly RegionNode[], title = ''): TableFacts {
+  const years = new Set<string>();
+  for (const r of rows.slice(0, 1)) for (const y of yearsNamed(r.header ?? '')) years.add(y);
+  for (const r of rows) {
+    for (const y of yearsNamed(r.header ?? '')) years.add(y);
+    if (rowLabel(r.text) && hasFigure(r.text) && !/^[\s\d,.$%()-]*$/.test(rowLabel(r.text))) break;
+    for (const y of yearsNamed(r.text)) years.add(y);
+  }
+  const named = statementsNamed(`${title}\n${rows.slice(0, 3).map((r) => `${r.header ?? ''}\n${r.text}`).join('\n')}`);
+  if (named.length === 1) return { years, statement: named[0] };
+  const text = rows.map((r) => r.text).join('\n');
+  for (const [kind, marks] of ITEM_MARKS) if (marks.every((re) => re.test(text))) return { years, statement: kind };
+  return { years };
+}
+
+/**
+ * How well one row answers the asked figure, 0–1 (0 for a row without a figure or whose label
+ * names none of the metric terms); `weight` is the term rarity the reader uses.
+ */
+export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFacts, weight: (term: string) => number): number {
+  if (row.kind !== 'row' || asked.metricTerms.length === 0 || !hasFigure(row.text)) return 0;
+  const label = new Set(supportTerms(rowLabel(row.text)));
+  if (label.size === 0) return 0;
+  let total = 0;
+  let got = 0;
+  for (const t of asked.metricTerms) {
+    const w = weight(t);
+    total += w;
+    if (label.has(t)) got += w;
+  }
+  if (got === 0) return 0;
+  // A label that is the metric itself ("Total assets") beats one that qualifies it ("Total current assets").
+  const metric = new Set(asked.metricTerms);
+  const precision = [...label].filter((t) => metric.has(t)).length / label.size;
+  const period = asked.years.length === 0 || table.years.size === 0 || asked.years.some((y) => table.years.has(y)) ? 1 : OTHER_YEAR;
+  const statement = asked.statements.length === 0 ? 1 : !table.statement ? UNKNOWN_STATEMENT : asked.statements.includes(table.statement) ? 1 : OTHER_STATEMENT;
+  return (got / total) * (1 - LABEL_PRECISION + LABEL_PRECISION * precision) * period * statement;
+}

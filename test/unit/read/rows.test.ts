@@ -1,0 +1,118 @@
+// Table rows as answers to financial-statement questions (src/core/read/rows.ts) and the reader's
+// use of them: a statement row naming the asked line item with a figure for the asked period beats
+// prose that mentions the metric; the statement a question names is found under a PDF-split title.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
+import { askedFigure, rowLabel, rowSupport, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import type { EvidenceRegion } from '../../../src/core/read/reader';
+import type { RegionKind, RegionNode } from '../../../src/contracts/region';
+
+let n = 0;
+function leaf(text: string, kind: RegionKind = 'sentence', header?: string, page = 10): RegionNode {
+  return { id: `r/0.${n++}`, kind, modality: 'text', text, ...(header !== undefined ? { header } : {}), anchor: { file: 'x.pdf', page }, children: [] };
+}
+function region(file: string, title: string, kind: RegionKind, leaves: RegionNode[], score = 0.3): EvidenceRegion {
+  const node: RegionNode = { id: `${file}/${n++}`, kind, modality: 'text', text: leaves.map((l) => l.text).join('\n'), anchor: { file }, children: leaves };
+  return { itemId: `${file}#${n++}`, itemTitle: title, file, node, score, leafScores: new Map(leaves.map((l) => [l.id, score])) };
+}
+const flat = () => 1;
+
+describe('rows: what a financial question asks', () => {
+  it('reads fiscal years, quarters and dates as their year', () => {
+    assert.deepEqual(yearsNamed('FY2018 and fiscal 2022, as of December 31, 2021'), ['2018', '2022', '2021']);
+    assert.deepEqual(yearsNamed("revenues in Q22023, as of Q2'2024 and FY22"), ['2023', '2024', '2022']);
+    assert.deepEqual(yearsNamed('Net sales rose 12%'), []);
+  });
+
+  it('finds the statements a question or title names, a PDF-split word included', () => {
+    assert.deepEqual(statementsNamed('Consolidated Balance Shee t'), ['balance-sheet']);
+    assert.deepEqual(statementsNamed('Consolidated Statement of Cash Flow s'), ['cash-flow']);
+    assert.deepEqual(statementsNamed('basing your answers off of the statement of income and the statement of financial position'), ['balance-sheet', 'income']);
+    assert.deepEqual(statementsNamed('Cash flow from operations rose.'), []);
+  });
+
+  it('keeps the metric terms, not periods, statement words, units, instructions or the company', () => {
+    const asked = 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.';
+    const f = askedFigure(asked, 'What is the FY2018 capital expenditure amount for 3M?', ['3m201810k']);
+    assert.deepEqual(f.years, ['2018']);
+    assert.deepEqual(f.statements, ['cash-flow']);
+    assert.ok(f.metricTerms.includes('capit') && f.metricTerms.includes('expenditur'), f.metricTerms.join(' '));
+    for (const t of ['2018', 'amount', 'usd', 'million', '3m', 'cash', 'flow', 'statement']) assert.ok(!f.metricTerms.includes(t), `${t} is no metric term`);
+    // A sentence that says how to compute the figure adds its line items.
+    const g = askedFigure('What is the FY2015 unadjusted EBITDA % margin for Netflix? Calculate unadjusted EBITDA using unadjusted operating income and D&A (from cash flow statement).', 'What is the FY2015 unadjusted EBITDA % margin for Netflix?', ['netflix201510k']);
+    assert.ok(g.metricTerms.includes('oper') && g.metricTerms.includes('depreci'), g.metricTerms.join(' '));
+    assert.ok(!g.metricTerms.includes('netflix'));
+  });
+
+  it('reads a row\'s label before its first figure, footnote marks aside', () => {
+    assert.equal(rowLabel('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)'), 'Purchases of property, plant and equipment (PP&E)');
+    assert.equal(rowLabel('Total assets $ 59,268 $ 55,556'), 'Total assets');
+    assert.equal(rowLabel('Unconsolidated affiliates(1) (43,029) (49,698)'), 'Unconsolidated affiliates(1)');
+  });
+});
+
+describe('rows: tables', () => {
+  it('takes the column years from the header and the opening rows, and the statement from its line items or title', () => {
+    const cash = [leaf('2022 2021 2020', 'row'), leaf('Net cash provided by operating activities 3,316.1 2,983.2 3,676.2', 'row', '2022 | 2021 | 2020'), leaf('Net cash used by investing activities (1,690.7) (512.8) (486.2)', 'row', '2022 | 2021 | 2020')];
+    const t = tableFacts(cash);
+    assert.deepEqual([...t.years].sort(), ['2020', '2021', '2022']);
+    assert.equal(t.statement, 'cash-flow');
+    const titled = tableFacts([leaf('Total assets $ 30,775 $ 28,898', 'row', 'Consolidated Balance Shee t | ')]);
+    assert.equal(titled.statement, 'balance-sheet');
+    // Years in the body (a row's own figures) are no column labels.
+    const body = tableFacts([leaf('Three months ended', 'row'), leaf('Revenue 1,999 2,001', 'row', 'Q2 | Q1')]);
+    assert.equal(body.years.size, 0);
+  });
+
+  it('scores a row by its label naming the metric, the asked year among its columns and the named statement', () => {
+    const f = askedFigure('Using only the balance sheet, what were total assets at the end of FY2021?', 'What were total assets at the end of FY2021?');
+    const bs = tableFacts([leaf('Total assets 100 90', 'row', '2021 | 2020'), leaf('Total liabilities 50 40', 'row', '2021 | 2020')]);
+    const old = tableFacts([leaf('Total assets 80 70', 'row', '2019 | 2018'), leaf('Total liabilities 30 20', 'row', '2019 | 2018')]);
+    const total = leaf('Total assets 100 90', 'row', '2021 | 2020');
+    const current = leaf('Total current assets 60 50', 'row', '2021 | 2020');
+    const s = rowSupport(f, total, bs, flat);
+    assert.ok(s > 0.9, `full support ${s}`);
+    assert.ok(rowSupport(f, current, bs, flat) < s, 'a label that qualifies the metric scores lower');
+    assert.ok(rowSupport(f, leaf('Total assets 80 70', 'row', '2019 | 2018'), old, flat) < s / 2, 'a table of other years');
+    assert.equal(rowSupport(f, leaf('Total assets', 'row'), bs, flat), 0, 'a row without a figure');
+    assert.equal(rowSupport(f, leaf('Inventories 10 9', 'row', '2021 | 2020'), bs, flat), 0, 'a row naming another line item');
+  });
+});
+
+describe('ExtractiveReader: statement rows', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the statement row with the asked year\'s figure over prose that mentions the metric, with [1] on it', async () => {
+    const prose = leaf('Capital expenditures increased in 2018 as the company expanded manufacturing capacity across several business groups.', 'sentence', undefined, 40);
+    const proseAmount = leaf('We expect capital expenditures of about $1.8 billion in 2019.', 'sentence', undefined, 41);
+    const head = leaf('2018 2017 2016', 'row', undefined, 59);
+    const capex = leaf('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', 'row', '2018 | 2017 | 2016', 59);
+    const ops = leaf('Net cash provided by operating activities 6,439 6,240 6,662', 'row', '2018 | 2017 | 2016', 59);
+    const inv = leaf('Net cash used in investing activities (222) (3,086) (1,403)', 'row', '2018 | 2017 | 2016', 59);
+    const regions = [
+      region('3M_2018_10K.pdf', '3M 10-K', 'paragraph', [prose, proseAmount], 0.5),
+      region('3M_2018_10K.pdf', '3M 10-K', 'table', [head, ops, capex, inv], 0.2),
+    ];
+    const a = await reader.answer('What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response by relying on the cash flow statement.', { text: '', tokens: 0, truncated: false, regions });
+    assert.equal(a.citations[0]!.nodeId, capex.id, a.text);
+    assert.equal(a.citations[0]!.anchor.page, 59);
+  });
+
+  it('reaches the balance sheet under a PDF-split title ("Balance Shee t") and the asked year\'s table', async () => {
+    const segment = [leaf('Total assets by segment', 'row'), leaf('Total assets 40,100 38,900', 'row', 'Segments | 2021 | 2020', 80)];
+    const older = [leaf('Total assets 33,017 30,000', 'row', 'Consolidated Balance Shee t | 2019 | 2018', 20)];
+    const sheet = [leaf('Total current assets 26,291 20,556', 'row', 'Consolidated Balance Shee t | 2021 | 2020', 37), leaf('Total assets 59,268 55,556', 'row', 'Consolidated Balance Shee t | 2021 | 2020', 37)];
+    const regions = [region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', segment), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', older), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', sheet)];
+    const a = await reader.answer('Using only the information within the balance sheet, how much total assets did Costco have at the end of FY2021? Answer in USD millions.', { text: '', tokens: 0, truncated: false, regions });
+    assert.equal(a.citations[0]!.nodeId, sheet[1]!.id, a.text);
+  });
+
+  it('gives no row bonus to another company\'s filing when the question names one', async () => {
+    const theirs = leaf('Cost of sales 7,772 7,468 6,829', 'row', 'Statements of Income | 2016 | 2015', 69);
+    const ours = leaf('Cost of revenue was $32.8 billion in fiscal 2016, driven by phone sales.', 'sentence', undefined, 36);
+    const regions = [region('NIKE_2016_10K.pdf', 'NIKE 10-K', 'table', [theirs]), region('MICROSOFT_2016_10K.pdf', 'Microsoft 10-K', 'paragraph', [ours])];
+    const a = await reader.answer('What is the FY2016 COGS for Microsoft? Use the income statement.', { text: '', tokens: 0, truncated: false, regions });
+    assert.equal(a.citations[0]!.nodeId, ours.id, a.text);
+  });
+});
