@@ -1,6 +1,6 @@
 /**
  * The MAGE controller loop (design §7). Iteration 0 activates the entry pages from page-level
- * grounding; then each iteration generates the candidates, has the evaluator choose, and
+ * grounding (and opens the tables of the statements the question names, `statementPages`); then each iteration generates the candidates, has the evaluator choose, and
  * executes the choice action by action — each validated against the rules (state.ts) and the
  * budgets — until the evaluator stops or a budget runs out:
  *   - at most `maxActivationsPerIteration` ACTIVATE_PAGE/ACTIVATE_NODE per iteration,
@@ -17,7 +17,7 @@ import type { Tracer } from '../trace/tracer';
 import { generateCandidates, type Candidate } from './candidates';
 import type { DocumentView } from './documentView';
 import type { ControllerEvaluator, EvaluatorDecision, EvaluatorInput } from './evaluator';
-import { searchElements } from './grounding';
+import { searchElements, type StatementPage } from './grounding';
 import type { ControllerOptions } from './options';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import { RuleEvaluator, scoreCandidates } from './ruleEvaluator';
@@ -40,6 +40,8 @@ export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
   tracer?: Tracer;
   /** Entry pages beyond grounding's: the best-grounded page of a retrieved item's span (`span` = its 0-based place among the spans), activated after grounding's. */
   retrievedEntries?: ReadonlyArray<{ page: number; span: number }>;
+  /** Pages of the statements the question names (grounding.ts `statementPages`): activated, and their statement tables opened, in iteration 0. */
+  statementPages?: readonly StatementPage[];
 }
 
 export interface ControllerRun {
@@ -128,6 +130,27 @@ export async function runController(
       changes: result.ok ? result.changes : [],
       ...(result.ok ? {} : { error: result.error }),
     });
+  }
+
+  // The statements the question names: their pages and tables, opened at once (the answer is a row of them).
+  const statementNames = { 'cash-flow': 'cash flow statement', 'balance-sheet': 'balance sheet', income: 'income statement' } as const;
+  for (const sp of deps.statementPages ?? []) {
+    const named = `the question names the ${statementNames[sp.statement]}`;
+    if (state.stateOf(sp.pageId) === 'inactive') {
+      const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: sp.pageId, page: sp.page, source: 'initial' });
+      record({ action: { type: 'ACTIVATE_PAGE', pageId: sp.pageId, page: sp.page, source: 'initial' }, decidedBy: 'grounding', why: `${named}; its head names it and a table on it is one`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+    }
+    for (const nodeId of sp.tableIds) {
+      if (state.counts().opened >= options.maxOpenedNodes) break;
+      if (state.stateOf(nodeId) === 'inactive') {
+        const result = state.apply({ type: 'ACTIVATE_NODE', nodeId, source: 'page' });
+        record({ action: { type: 'ACTIVATE_NODE', nodeId, source: 'page' }, decidedBy: 'grounding', why: `${named}: this table is it`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+      }
+      if (state.stateOf(nodeId) === 'active') {
+        const result = state.apply({ type: 'OPEN_NODE', nodeId });
+        record({ action: { type: 'OPEN_NODE', nodeId }, decidedBy: 'grounding', why: `${named}: its table on page ${sp.page + 1}`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+      }
+    }
   }
 
   let stale = 0;

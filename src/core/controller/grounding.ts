@@ -24,6 +24,7 @@ import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
+import { statementByItems, statementsNamed, type StatementKind } from '../read/rows';
 
 /** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
 export interface PageSignals {
@@ -176,6 +177,45 @@ export function groundPages(view: DocumentView, relevance: RelevanceModel, weigh
   });
   const ranked = new Set(out.map((g) => g.pageId));
   for (const p of view.pages) if (!ranked.has(p.id)) out.push({ pageId: p.id, page: p.page, rank: out.length, fused: 0 });
+  return out;
+}
+
+/** A page that holds a financial statement the question names, and that statement's tables on it. */
+export interface StatementPage {
+  pageId: string;
+  /** 0-based page. */
+  page: number;
+  statement: StatementKind;
+  /** The page's tables whose own line items make them that statement, in reading order. */
+  tableIds: string[];
+}
+
+/** Pages per named statement (a balance sheet often spans two: assets, then liabilities and equity). */
+const STATEMENT_PAGES = 2;
+
+/**
+ * The pages of the statements the question names ("… shown in the cash flow statement", "the
+ * balance sheet and the statement of income"), at most STATEMENT_PAGES per statement, best-grounded
+ * first: pages whose head names the statement (a PDF-split title such as "Balance Shee t"
+ * included) and which carry a table whose own line items make it that statement (read/rows.ts) —
+ * so neither the index of financial statements nor a note that cites the statement by name is taken.
+ * A question that names no statement gets none.
+ */
+export function statementPages(view: DocumentView, question: string, grounding: readonly GroundedPage[]): StatementPage[] {
+  const named = statementsNamed(question);
+  if (named.length === 0) return [];
+  const rank = new Map(grounding.map((g) => [g.pageId, g.rank]));
+  const out: StatementPage[] = [];
+  for (const statement of named) {
+    const found: StatementPage[] = [];
+    for (const p of view.pages) {
+      if (!statementsNamed(pageHead(view, p.id)).includes(statement)) continue;
+      const tableIds = view.elementsOn(p.id).filter((e) => e.type === 'table' && statementByItems(e.text) === statement).map((e) => e.id);
+      if (tableIds.length > 0) found.push({ pageId: p.id, page: p.page, statement, tableIds });
+    }
+    found.sort((a, b) => (rank.get(a.pageId) ?? Infinity) - (rank.get(b.pageId) ?? Infinity) || a.page - b.page);
+    for (const f of found.slice(0, STATEMENT_PAGES)) if (!out.some((o) => o.pageId === f.pageId)) out.push(f);
+  }
   return out;
 }
 

@@ -22,7 +22,7 @@ import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
 import { DocumentView } from './documentView';
 import type { ControllerEvaluator } from './evaluator';
-import { GROUNDING_WEIGHTS, groundPages } from './grounding';
+import { GROUNDING_WEIGHTS, groundPages, statementPages } from './grounding';
 import { LlmEvaluator } from './llmEvaluator';
 import { budgetsOf, resolveControllerOptions, type ControllerOptions } from './options';
 import { RelevanceModel, type RelevanceDeps } from './relevance';
@@ -122,7 +122,7 @@ export async function buildEvidenceSubgraph(
     relevance,
     grounding,
     opts,
-    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: statementPages(view, question, grounding), ...(deps.tracer ? { tracer: deps.tracer } : {}) },
     signal,
   );
 

@@ -146,6 +146,12 @@ const ITEM_MARKS: Array<[StatementKind, RegExp[]]> = [
   ['income', [/\b(total )?(net )?(revenues?|sales)\b/i, /\bnet (income|earnings|loss)\b/i, /\bper (common )?share\b|\bincome before\b|\bearnings before\b|\bgross (profit|margin)\b|\boperating income\b/i]],
 ];
 
+/** The statement a table's text is by its own line items, if any (a cash-flow statement lists operating and investing activities…). */
+export function statementByItems(text: string): StatementKind | undefined {
+  for (const [kind, marks] of ITEM_MARKS) if (marks.every((re) => re.test(text))) return kind;
+  return undefined;
+}
+
 /**
  * The facts of one table from its rows in reading order and its title text (heading path, item
  * title): the years of its header and of its opening rows (those before the first row that has
@@ -161,9 +167,8 @@ export function tableFacts(rows: readonly RegionNode[], title = ''): TableFacts 
   }
   const named = statementsNamed(`${title}\n${rows.slice(0, 3).map((r) => `${r.header ?? ''}\n${r.text}`).join('\n')}`);
   if (named.length === 1) return { years, statement: named[0] };
-  const text = rows.map((r) => r.text).join('\n');
-  for (const [kind, marks] of ITEM_MARKS) if (marks.every((re) => re.test(text))) return { years, statement: kind };
-  return { years };
+  const statement = statementByItems(rows.map((r) => r.text).join('\n'));
+  return statement ? { years, statement } : { years };
 }
 
 /**

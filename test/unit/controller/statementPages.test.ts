@@ -1,0 +1,66 @@
+// A question that names a financial statement reaches that statement's page and opens its table
+// in iteration 0 (grounding.ts statementPages → controller.ts), whatever the page's other words:
+// not the index of financial statements, not a note that cites the statement by name.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bpeTokenCounter } from '../../../src/core/compress/tokens';
+import { DocumentView } from '../../../src/core/controller/documentView';
+import { groundPages, statementPages } from '../../../src/core/controller/grounding';
+import { RelevanceModel } from '../../../src/core/controller/relevance';
+import { buildEvidenceSubgraph } from '../../../src/core/controller/subgraph';
+import { buildFixtureDoc, elementId, hashDeps, type ElementSpec } from './fixtureDoc';
+
+const pages: ElementSpec[][] = [
+  [
+    { kind: 'heading', text: 'Index to Financial Statements', level: 1 },
+    { kind: 'table', header: 'Statement | Page', rows: ['Consolidated Statement of Cash Flows | 3', 'Consolidated Balance Sheet | 4'] },
+  ],
+  [
+    { kind: 'heading', text: 'Liquidity and capital resources', level: 2 },
+    { kind: 'paragraph', sentences: ['Capital expenditure amount for fiscal 2018 rose as we expanded capacity, as the cash flow statement shows.', 'We expect capital expenditure to grow.'] },
+  ],
+  [
+    { kind: 'paragraph', sentences: ['Consolidated Statement of Cash Flow s'] },
+    { kind: 'paragraph', sentences: ['Years ended December 31'] },
+    {
+      kind: 'table',
+      header: '(Millions) | 2018 | 2017',
+      rows: ['Net cash provided by operating activities | 6,439 | 6,240', 'Purchases of property, plant and equipment (PP&E) | (1,577) | (1,373)', 'Net cash used in investing activities | (222) | (3,086)'],
+    },
+  ],
+  [
+    { kind: 'paragraph', sentences: ['Consolidated Balance Shee t'] },
+    { kind: 'table', header: '(Millions) | 2018 | 2017', rows: ['Total current assets | 13,709 | 14,277', 'Total assets | 36,500 | 37,987', 'Total liabilities | 26,652 | 26,365'] },
+  ],
+  [
+    { kind: 'heading', text: 'Note 7 - Supplemental cash flow information', level: 2 },
+    { kind: 'paragraph', sentences: ['The statement of cash flows excludes non-cash investing activities of $40 million.'] },
+  ],
+];
+
+const QUESTION = 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.';
+
+describe('controller: the statement the question names', () => {
+  it('finds the statement page by its (PDF-split) head and its own line items, not the index or a note', async () => {
+    const doc = await buildFixtureDoc(pages);
+    const view = await DocumentView.of(doc);
+    const relevance = await RelevanceModel.create(QUESTION, view, hashDeps());
+    const grounding = groundPages(view, relevance);
+    const found = statementPages(view, QUESTION, grounding);
+    assert.deepEqual(found.map((f) => [f.page, f.statement]), [[2, 'cash-flow']]);
+    assert.deepEqual(found[0]!.tableIds, [elementId(doc, 'Purchases of property')]);
+    assert.deepEqual(statementPages(view, 'Using the balance sheet, what were total assets at the end of FY2018?', grounding).map((f) => [f.page, f.statement]), [[3, 'balance-sheet']]);
+    assert.deepEqual(statementPages(view, 'What is the FY2018 capital expenditure amount for 3M?', grounding), [], 'no statement named, none taken');
+  });
+
+  it('opens the statement table in iteration 0, with the reason in the trace, and keeps its row for the reader', async () => {
+    const doc = await buildFixtureDoc(pages);
+    const table = elementId(doc, 'Purchases of property');
+    const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 1, maxIterations: 1 });
+    assert.ok(result.openedNodeIds.includes(table), `opened ${result.openedNodeIds.join(', ')}`);
+    const open = result.trace.steps.find((s) => s.iteration === 0 && s.action.type === 'OPEN_NODE')!;
+    assert.equal(open.decidedBy, 'grounding');
+    assert.match(open.why!, /the question names the cash flow statement: its table on page 3/);
+    assert.ok(result.regions.some((r) => /Purchases of property/.test(r.node.text)), 'the capex row reaches the reader');
+  });
+});
