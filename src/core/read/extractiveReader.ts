@@ -22,7 +22,7 @@
 import { leavesOf } from '../compress/baselines';
 import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, isQuotable, partCoverage, supportTerms, termWeights } from '../text/support';
-import { askedFigure, ROW_WEIGHT, rowSupport, tableFacts, type TableFacts } from './rows';
+import { askedFigure, ROW_WEIGHT, rowCover, rowFit, tableFacts, type TableFacts } from './rows';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -183,10 +183,11 @@ export class ExtractiveReader implements Reader {
     const rowBonus = new Map<Candidate, number>();
     // When the question names a source (a company's filing), another source's rows answer nothing.
     const someNamed = quotable.some((c) => c.namedSource);
-    for (const c of quotable) if (c.table && (c.namedSource || !someNamed)) rowBonus.set(c, rowSupport(figure, c.leaf, c.table, weight));
-    // Relative to the best row: a computed figure's components (operating income, D&A) each cover part of its terms.
-    const bestRow = Math.max(0, ...rowBonus.values());
-    for (const [c, v] of rowBonus) rowBonus.set(c, bestRow > 0 ? (ROW_WEIGHT * v) / bestRow : 0);
+    for (const c of quotable) if (c.table && (c.namedSource || !someNamed)) rowBonus.set(c, rowCover(figure, c.leaf, weight));
+    // A label's cover relative to the best row's — a computed figure's components (operating income, D&A)
+    // each name only part of its terms — times the table's fit (an asked year among its columns, the named statement).
+    const bestCover = Math.max(0, ...rowBonus.values());
+    for (const [c, v] of rowBonus) rowBonus.set(c, bestCover > 0 ? (ROW_WEIGHT * v * rowFit(figure, c.table!)) / bestCover : 0);
     const support = (c: Candidate, part: QuestionPart): number => {
       const own = partCoverage(part, c.own, c.context, weight).coverage;
       const passage = partCoverage(part, c.passage, c.context, weight).coverage;

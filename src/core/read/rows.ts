@@ -124,8 +124,8 @@ export function askedFigure(asked: string, focus: string, sources: readonly stri
   return { years, statements, metricTerms };
 }
 
-/** A figure in a row: 1,577 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit. */
-const FIGURE = /(?:^|\s)[$(]?\s?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?:^|\s)[$(]?\s?-?\d+\.\d+\)?%?|(?:^|\s)\(?\d{2,}\)?(?=\s|$|%)/;
+/** A figure in a row: 1,577 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit, not a year. */
+const FIGURE = /(?:^|\s)[$(]?\s?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?:^|\s)[$(]?\s?-?\d+\.\d+\)?%?|(?:^|\s)\(?(?!(?:19|20)\d{2}\b)\d{2,}\)?(?=\s|$|%)/;
 
 /** The row's label: its text before the first figure ("Purchases of property, plant and equipment (PP&E) (1,577) …" → the words). */
 export function rowLabel(text: string): string {
@@ -171,11 +171,16 @@ export function tableFacts(rows: readonly RegionNode[], title = ''): TableFacts 
   return statement ? { years, statement } : { years };
 }
 
-/**
- * How well one row answers the asked figure, 0–1 (0 for a row without a figure or whose label
- * names none of the metric terms); `weight` is the term rarity the reader uses.
- */
+/** How well one row answers the asked figure, 0–1: its label's cover of the metric times its table's fit (`rowFit`). */
 export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFacts, weight: (term: string) => number): number {
+  return rowCover(asked, row, weight) * rowFit(asked, table);
+}
+
+/**
+ * How well a row's label names the metric, 0–1 (0 for a row without a figure or whose label names
+ * none of the metric terms); `weight` is the term rarity the reader uses.
+ */
+export function rowCover(asked: AskedFigure, row: RegionNode, weight: (term: string) => number): number {
   if (row.kind !== 'row' || asked.metricTerms.length === 0 || !hasFigure(row.text)) return 0;
   const label = new Set(supportTerms(rowLabel(row.text)));
   if (label.size === 0) return 0;
@@ -190,7 +195,12 @@ export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFact
   // A label that is the metric itself ("Total assets") beats one that qualifies it ("Total current assets").
   const metric = new Set(asked.metricTerms);
   const precision = [...label].filter((t) => metric.has(t)).length / label.size;
+  return (got / total) * (1 - LABEL_PRECISION + LABEL_PRECISION * precision);
+}
+
+/** How well a row's table fits the question: its columns include an asked year, it is the statement the question names. */
+export function rowFit(asked: AskedFigure, table: TableFacts): number {
   const period = asked.years.length === 0 || table.years.size === 0 || asked.years.some((y) => table.years.has(y)) ? 1 : OTHER_YEAR;
   const statement = asked.statements.length === 0 ? 1 : !table.statement ? UNKNOWN_STATEMENT : asked.statements.includes(table.statement) ? 1 : OTHER_STATEMENT;
-  return (got / total) * (1 - LABEL_PRECISION + LABEL_PRECISION * precision) * period * statement;
+  return period * statement;
 }

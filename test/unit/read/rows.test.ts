@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, rowLabel, rowSupport, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { askedFigure, hasFigure, rowLabel, rowSupport, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -49,6 +49,9 @@ describe('rows: what a financial question asks', () => {
     assert.equal(rowLabel('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)'), 'Purchases of property, plant and equipment (PP&E)');
     assert.equal(rowLabel('Total assets $ 59,268 $ 55,556'), 'Total assets');
     assert.equal(rowLabel('Unconsolidated affiliates(1) (43,029) (49,698)'), 'Unconsolidated affiliates(1)');
+    // A year is no figure: a glossary row that dates something is not a statement line.
+    assert.equal(hasFigure('Upjohn Business Pfizer’s former off-patent business, spun off in November 2020'), false);
+    assert.equal(hasFigure('Total stores 982 969'), true);
   });
 });
 
@@ -106,6 +109,14 @@ describe('ExtractiveReader: statement rows', () => {
     const regions = [region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', segment), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', older), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', sheet)];
     const a = await reader.answer('Using only the information within the balance sheet, how much total assets did Costco have at the end of FY2021? Answer in USD millions.', { text: '', tokens: 0, truncated: false, regions });
     assert.equal(a.citations[0]!.nodeId, sheet[1]!.id, a.text);
+  });
+
+  it('keeps a table of other years below prose even when its row is the best-named one', async () => {
+    const older = leaf('Total Domestic segment stores 1,369 (71) 1,298', 'row', 'Fiscal 2017 | Fiscal 2018', 31);
+    const prose = leaf('Entertainment comparable sales grew 9.0% in the domestic segment in fiscal 2024, the best of any product category.', 'sentence', undefined, 17);
+    const regions = [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [older]), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'paragraph', [prose])];
+    const a = await reader.answer('Which Best Buy product category performed the best in the domestic market during Q2 of FY2024?', { text: '', tokens: 0, truncated: false, regions });
+    assert.equal(a.citations[0]!.nodeId, prose.id, a.text);
   });
 
   it('gives no row bonus to another company\'s filing when the question names one', async () => {
