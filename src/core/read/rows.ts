@@ -46,6 +46,8 @@ export interface TableFacts {
 export const ROW_WEIGHT = 0.6;
 /** Share of a row's support that rides on its label naming nothing but the metric. */
 const LABEL_PRECISION = 0.25;
+/** Most words in a line item's label. */
+const LABEL_WORDS = 16;
 /** What is left of a row's support when its table's columns name only years the question does not ask. */
 const OTHER_YEAR = 0.3;
 /** What is left when the table is a statement other than the one the question names. */
@@ -182,7 +184,13 @@ export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFact
  */
 export function rowCover(asked: AskedFigure, row: RegionNode, weight: (term: string) => number): number {
   if (row.kind !== 'row' || asked.metricTerms.length === 0 || !hasFigure(row.text)) return 0;
-  const label = new Set(supportTerms(rowLabel(row.text)));
+  const labelText = rowLabel(row.text);
+  // A line item is named in a few words; a long label is prose in a table (a glossary, a footnote row).
+  if (labelText.split(/\s+/).length > LABEL_WORDS) return 0;
+  // After the label come figures, not more words ("… a portfolio of 20 globally recognized brands" is prose).
+  const rest = row.text.slice(row.text.indexOf(labelText) + labelText.length).split(/\s+/).filter(Boolean);
+  if (rest.filter((w) => /\p{L}{2,}/u.test(w)).length > rest.filter((w) => /\d/.test(w)).length) return 0;
+  const label = new Set(supportTerms(labelText));
   if (label.size === 0) return 0;
   let total = 0;
   let got = 0;

@@ -80,6 +80,9 @@ describe('rows: tables', () => {
     assert.ok(rowSupport(f, leaf('Total assets 80 70', 'row', '2019 | 2018'), old, flat) < s / 2, 'a table of other years');
     assert.equal(rowSupport(f, leaf('Total assets', 'row'), bs, flat), 0, 'a row without a figure');
     assert.equal(rowSupport(f, leaf('Inventories 10 9', 'row', '2021 | 2020'), bs, flat), 0, 'a row naming another line item');
+    const g = askedFigure('How much does Pfizer expect to pay to spin off Upjohn?', 'How much does Pfizer expect to pay to spin off Upjohn?');
+    const glossary = leaf('Upjohn Business Pfizer’s former off-patent branded business, which included a portfolio of 20 globally recognized solid', 'row', 'NSCLC | non-small cell lung cancer');
+    assert.equal(rowSupport(g, glossary, tableFacts([glossary]), flat), 0, 'prose in a table is no line item');
   });
 });
 
