@@ -12,8 +12,15 @@ export interface Reference {
   embeddings: number[][];
 }
 
+let checked: string | undefined;
+
+/**
+ * The converted model folder. The check reads and hashes the converter's inputs and outputs (about
+ * 0.4 s of CPU), so it runs once per test process, not once per service or encoder a test opens.
+ */
 export function builtinModelDir(): string {
-  return ensureUseLiteModel().outDir;
+  checked ??= ensureUseLiteModel().outDir;
+  return checked;
 }
 
 export function loadReference(): Reference {
