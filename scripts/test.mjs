@@ -112,7 +112,9 @@ const res = spawnSync(
   ],
   // CANOPY_TEST_PARSE_WORKER: parse workers run the bundle the build above made from this source
   // (src/core/ingest/parsePool.ts defaultWorkerFile), not the source through tsx in each worker.
-  { stdio: 'inherit', env: { ...process.env, CANOPY_TEST: '1', CANOPY_TEST_PARSE_WORKER: resolve('dist/parseWorker.js') } },
+  // CANOPY_TEST_MODEL_DIR: the built-in model the build above converted or checked, which the
+  // test helper builtinModelDir() then takes as it is instead of re-hashing it in every process.
+  { stdio: 'inherit', env: { ...process.env, CANOPY_TEST: '1', CANOPY_TEST_PARSE_WORKER: resolve('dist/parseWorker.js'), CANOPY_TEST_MODEL_DIR: resolve('models/use-lite') } },
 );
 
 // Keep the times of files this run did not touch (a tier or a single file run).
