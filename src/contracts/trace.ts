@@ -37,7 +37,7 @@ export type NodeDecision = z.output<typeof NodeDecision>;
  * - `ancestor-kept-whole` (not-visited): an ancestor was kept whole;
  * - `ancestor-dropped` (not-visited): an ancestor was dropped.
  */
-export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped', 'short-item', 'gate-glimpse']);
+export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped', 'short-item', 'glimpse']);
 export type ProjectionRule = z.output<typeof ProjectionRule>;
 
 /**
@@ -64,7 +64,10 @@ export const CompressorSetting = z.discriminatedUnion('name', [
     wholeBelow: z.optional(num),
     /** The rank gate keeps at least this many items for their rank (default 1). */
     minItems: z.optional(num),
-    /** Each item the rank gate drops keeps its this many best-scoring leaves instead of nothing (default 0). */
+    /**
+     * Every region CANOPY drops — an item outside the rank gate, a sibling below its parent —
+     * keeps its this many best-scoring leaves as a glimpse instead of nothing (default 0).
+     */
     glimpse: z.optional(num),
   }),
 ]);

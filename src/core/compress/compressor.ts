@@ -30,11 +30,11 @@ export function compress(
           const leaves = glimpseLeaves(item.root, setting.glimpse, score);
           const chosen = new Set(leaves.map((l) => l.id));
           kept.set(item.id, leaves);
-          const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'gate-glimpse', score: score(item.root), depth: 0 }];
+          const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
           const walk = (n: RegionNode, depth: number) => {
             for (const c of n.children) {
               if (c.children.length > 0) walk(c, depth + 1);
-              else v.push({ nodeId: c.id, decision: chosen.has(c.id) ? 'keep-whole' : 'dropped-sibling', rule: 'gate-glimpse', score: score(c), depth: depth + 1 });
+              else v.push({ nodeId: c.id, decision: chosen.has(c.id) ? 'keep-whole' : 'dropped-sibling', rule: 'glimpse', score: score(c), depth: depth + 1 });
             }
           };
           walk(item.root, 0);
@@ -58,7 +58,7 @@ export function compress(
           verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'dropped-sibling', rule: 'below-parent', score: score(item.root), depth: 0 }]);
           continue;
         }
-        const r = projectItem(item.root, score, { keepTablesWhole: aggregate });
+        const r = projectItem(item.root, score, { keepTablesWhole: aggregate, ...(setting.glimpse ? { glimpse: setting.glimpse } : {}) });
         kept.set(item.id, r.kept);
         verdicts.set(item.id, r.verdicts);
       }

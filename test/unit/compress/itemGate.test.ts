@@ -114,11 +114,12 @@ describe('rank gate', () => {
     assert.equal(r.gate?.get('Green-Day')?.kept, false);
     assert.deepEqual(r.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/1']);
     const v = r.verdicts.get('Green-Day')!;
-    assert.deepEqual(v[0], { nodeId: 'Green-Day', decision: 'descend', rule: 'gate-glimpse', score: 0.5, depth: 0 });
-    assert.deepEqual(v.slice(1).map((x) => [x.nodeId, x.decision, x.rule]), [['Green-Day/0', 'dropped-sibling', 'gate-glimpse'], ['Green-Day/1', 'keep-whole', 'gate-glimpse']]);
-    // Items the gate keeps are unaffected by the glimpse.
+    assert.deepEqual(v[0], { nodeId: 'Green-Day', decision: 'descend', rule: 'glimpse', score: 0.5, depth: 0 });
+    assert.deepEqual(v.slice(1).map((x) => [x.nodeId, x.decision, x.rule]), [['Green-Day/0', 'dropped-sibling', 'glimpse'], ['Green-Day/1', 'keep-whole', 'glimpse']]);
+    // Inside an item the gate keeps, the glimpse keeps the leaves the rule drops below their parent.
     const plain = compress(items, { name: 'canopy', items: 0.3 }, score, false, question);
-    assert.deepEqual(r.kept.get('Tinted-Windows-band-'), plain.kept.get('Tinted-Windows-band-'));
+    assert.deepEqual(plain.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/1']);
+    assert.deepEqual(r.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0', 'Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
     assert.deepEqual(plain.kept.get('Green-Day'), []);
   });
 });
