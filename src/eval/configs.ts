@@ -82,9 +82,13 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
       else if (k === 'nodes' && val === 'derived') nodeVectors = undefined;
       else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, min=<items>, glimpse=<leaves>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
     }
+    // whole= and min= shape the rank gate: without items= there is no gate and they would do nothing.
+    if (setting.items === undefined && (setting.wholeBelow !== undefined || setting.minItems !== undefined)) {
+      throw new CanopyError(ErrorCodes.badInput, `--compressor ${v}: whole= and min= shape the rank gate, which items=<share> turns on; add items= or drop them`);
+    }
     return { compressor: setting, groupVectors, ...(nodeVectors ? { nodeVectors } : {}), ...(margin ? { margin } : {}) };
   }
-  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
+  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,min=<items>,glimpse=<leaves>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
 }
 
 export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encoded', margin?: number, nodeVectors?: NodeVectorVariant): string {

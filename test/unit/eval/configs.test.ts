@@ -18,4 +18,11 @@ describe('eval compressor options', () => {
       assert.throws(() => parseEvalCompressor(bad), (e: Error) => e.message.includes(bad.slice('canopy:'.length)) && /min=<items>, glimpse=<leaves>/.test(e.message), bad);
     }
   });
+
+  it('refuses whole= and min= without items=, which turns the gate on', () => {
+    for (const bad of ['canopy:whole=600', 'canopy:min=4', 'canopy:whole=600,glimpse=1']) {
+      assert.throws(() => parseEvalCompressor(bad), (e: Error) => e.message.includes(bad) && /items=<share> turns on/.test(e.message), bad);
+    }
+    assert.equal(parseEvalCompressor('canopy:items=0.3,min=4').compressor.name, 'canopy');
+  });
 });
