@@ -57,8 +57,12 @@ interface Candidate {
 
 /** What an answering quote gains for carrying an answer of the asked kind. */
 const CUE_BONUS = 0.3;
-/** Weight of the region's score against the question (a cosine) beside the term coverage. */
-const DENSE_WEIGHT = 0.5;
+/**
+ * Weight of the region's score against the question (a cosine) beside the term coverage: 1, not
+ * 0.5, from three 150-question SQuAD samples (0.5 → 320 of 450 answers with the gold string,
+ * 0.75 → 322, 1 → 327, 1.5 → 326); term coverage alone misses paraphrases.
+ */
+const DENSE_WEIGHT = 1;
 /** Weight of the passage's coverage beside the leaf's own. */
 const PASSAGE_WEIGHT = 0.5;
 /** Leaves either side of a leaf that form its passage. */

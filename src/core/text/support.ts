@@ -122,12 +122,7 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
     }
     case 'person':
     case 'place': {
-      for (const e of entitySpans(text)) {
-        if (/^\d/.test(e) || !fresh(e)) continue;
-        // A month or weekday is a date, not a name ("On December 28, …" names nobody).
-        if (isDateName(e)) continue;
-        return e;
-      }
+      for (const e of entitySpans(text)) if (!/^\d/.test(e) && fresh(e)) return e;
       return undefined;
     }
     default:
@@ -168,9 +163,6 @@ export function listedItems(text: string): number {
   }
   return most;
 }
-
-/** A span that is only a month or weekday name, possibly with a day number ("December", "May 1"). */
-const isDateName = (span: string) => new RegExp(`^(?:${MONTHS.source}|${DATE_WORDS.source})(?:\\s+\\d{1,2})?$`, 'i').test(span.trim());
 
 const CAPTION = /^\s*(figure|fig\.|table|exhibit|chart|source|sources|note|notes|see|page|contents|table of contents|index)\b[\s\d.:-]/i;
 

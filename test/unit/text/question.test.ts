@@ -90,8 +90,6 @@ describe('region support', () => {
     const p = new Set(contentTerms('Who portrayed Corliss Archer?'));
     assert.equal(answerCue('person', 'Shirley Temple portrayed Corliss Archer.', p), 'Shirley Temple');
     assert.equal(answerCue('other', 'Shirley Temple portrayed Corliss Archer.', p), undefined);
-    assert.equal(answerCue('person', 'On December 28, 2015, the network announced a new deal.', p), undefined, 'a month names nobody');
-    assert.equal(answerCue('person', 'On December 28, 2015, ESPN Deportes announced a deal.', p), 'ESPN Deportes');
   });
 
   it('never lets an answer quote a heading, a caption, a title-like line or a fragment', () => {
