@@ -13,6 +13,10 @@
 // Files start slowest first, by the times of the previous run (test-results/test-times.json,
 // written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
 // files without a time start first, webview files before unit ones.
+// Parse workers (src/core/ingest/parsePool.ts) run the dist/parseWorker.js the build has just
+// made (CANOPY_TEST_PARSE_WORKER): a worker that loads the parse stack from source through tsx
+// costs about 0.6 s more CPU to start, and the suite starts dozens. A test file run on its own
+// (node --test) runs the source worker; parseMemoryLimit.test.ts runs it always.
 // TypeScript loads through tsx's CommonJS hook (`--require tsx/cjs`), not `--import tsx`: on
 // Node 20 the latter starts an ESM loader thread in every test process, which cost about 0.6 s
 // of CPU per file here. Under the CommonJS hook import() of a relative .ts path fails, so the
@@ -106,7 +110,11 @@ const res = spawnSync(
     `--test-reporter-destination=${timesFile}`,
     ...order,
   ],
-  { stdio: 'inherit', env: { ...process.env, CANOPY_TEST: '1' } },
+  // CANOPY_TEST_PARSE_WORKER: parse workers run the bundle the build above made from this source
+  // (src/core/ingest/parsePool.ts defaultWorkerFile), not the source through tsx in each worker.
+  // CANOPY_TEST_MODEL_DIR: the built-in model the build above converted or checked, which the
+  // test helper builtinModelDir() then takes as it is instead of re-hashing it in every process.
+  { stdio: 'inherit', env: { ...process.env, CANOPY_TEST: '1', CANOPY_TEST_PARSE_WORKER: resolve('dist/parseWorker.js'), CANOPY_TEST_MODEL_DIR: resolve('models/use-lite') } },
 );
 
 // Keep the times of files this run did not touch (a tier or a single file run).

@@ -42,7 +42,7 @@ export function citationLabel(c: TraceCitation): string {
 function settingsLine(t: AskTrace): string {
   const s = t.settings;
   const c = s.compressor;
-  const gates = c.name === 'canopy' ? [c.itemGate !== undefined ? `item gate ${c.itemGate}` : '', c.items !== undefined ? `rank gate ${c.items}${c.wholeBelow !== undefined ? `, whole ≤ ${c.wholeBelow} chars` : ''}` : ''].filter((x) => x) : [];
+  const gates = c.name === 'canopy' ? [c.itemGate !== undefined ? `item gate ${c.itemGate}` : '', c.items !== undefined ? `rank gate ${c.items}${c.minItems !== undefined ? `, at least ${c.minItems} items` : ''}${c.wholeBelow !== undefined ? `, whole ≤ ${c.wholeBelow} chars` : ''}${c.glimpse ? `, glimpse ${c.glimpse} leaf${c.glimpse === 1 ? '' : 'ves'} of dropped items` : ''}` : ''].filter((x) => x) : [];
   const comp = c.name === 'flat' ? `flat m=${c.m}` : c.name === 'threshold' ? `threshold ${c.threshold}` : gates.length > 0 ? `canopy, ${gates.join(', ')}` : c.name;
   return `k=${s.topK} · B=${s.branchingFactor} · rounds ≤ ${s.maxRounds} · compressor ${comp} · critic ${s.critic}`;
 }

@@ -25,6 +25,10 @@ export const ITEM_GATE: Range = Object.freeze({ min: 0, max: 2 });
 export const ITEM_SHARE: Range = Object.freeze({ min: 0.05, max: 1 });
 /** Items of at most this many characters are kept whole once the rank gate keeps them. */
 export const WHOLE_BELOW: Range = Object.freeze({ min: 0, max: 100_000 });
+/** The fewest items the rank gate keeps for their rank. */
+export const MIN_ITEMS: Range = Object.freeze({ min: 1, max: 1_000 });
+/** Leaves each item the rank gate drops keeps (its best-scoring ones). */
+export const GLIMPSE: Range = Object.freeze({ min: 0, max: 100 });
 
 /** A weight of the hybrid node score (dense or lexical). */
 export const NODE_SCORE_WEIGHT: Range = Object.freeze({ min: 0, max: 100 });
@@ -34,7 +38,7 @@ export const ReplayCompressor = z.discriminatedUnion('name', [
   z.strictObject({ name: z.literal('none') }),
   z.strictObject({ name: z.literal('flat'), m: intIn(FLAT_M) }),
   z.strictObject({ name: z.literal('threshold'), threshold: numIn(COSINE_THRESHOLD) }),
-  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)), items: z.optional(numIn(ITEM_SHARE)), wholeBelow: z.optional(intIn(WHOLE_BELOW)) }),
+  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)), items: z.optional(numIn(ITEM_SHARE)), wholeBelow: z.optional(intIn(WHOLE_BELOW)), minItems: z.optional(intIn(MIN_ITEMS)), glimpse: z.optional(intIn(GLIMPSE)) }),
 ]);
 
 /** The settings a replay may change; absent ones keep the trace's. */

@@ -37,7 +37,7 @@ export type NodeDecision = z.output<typeof NodeDecision>;
  * - `ancestor-kept-whole` (not-visited): an ancestor was kept whole;
  * - `ancestor-dropped` (not-visited): an ancestor was dropped.
  */
-export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped', 'short-item']);
+export const ProjectionRule = z.enum(['child-ge-parent', 'no-child-ge-parent', 'leaf', 'aggregate-table', 'below-parent', 'ancestor-kept-whole', 'ancestor-dropped', 'short-item', 'glimpse']);
 export type ProjectionRule = z.output<typeof ProjectionRule>;
 
 /**
@@ -62,6 +62,13 @@ export const CompressorSetting = z.discriminatedUnion('name', [
     items: z.optional(num),
     /** Items of at most this many characters that the gate keeps are kept whole, not refined. */
     wholeBelow: z.optional(num),
+    /** The rank gate keeps at least this many items for their rank (default 1). */
+    minItems: z.optional(num),
+    /**
+     * Every region CANOPY drops — an item outside the rank gate, a sibling below its parent —
+     * keeps its this many best-scoring leaves as a glimpse instead of nothing (default 0).
+     */
+    glimpse: z.optional(num),
   }),
 ]);
 export type CompressorSetting = z.output<typeof CompressorSetting>;

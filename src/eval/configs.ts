@@ -17,7 +17,7 @@
  */
 import { CanopyError, ErrorCodes } from '../core/errors';
 import type { CompressorSetting } from '../contracts/trace';
-import { ITEM_SHARE, WHOLE_BELOW } from '../contracts/askSettings';
+import { GLIMPSE, ITEM_SHARE, MIN_ITEMS, WHOLE_BELOW } from '../contracts/askSettings';
 
 export type CriticChoice = 'none' | 'rule' | 'llm';
 
@@ -74,15 +74,21 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
       if (k === 'gate' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) setting.itemGate = Number(val);
       else if (k === 'items' && val !== undefined && Number(val) >= ITEM_SHARE.min && Number(val) <= ITEM_SHARE.max) setting.items = Number(val);
       else if (k === 'whole' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= WHOLE_BELOW.min && Number(val) <= WHOLE_BELOW.max) setting.wholeBelow = Number(val);
+      else if (k === 'min' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= MIN_ITEMS.min && Number(val) <= MIN_ITEMS.max) setting.minItems = Number(val);
+      else if (k === 'glimpse' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= GLIMPSE.min && Number(val) <= GLIMPSE.max) setting.glimpse = Number(val);
       else if (k === 'groups' && (val === 'encoded' || val === 'mean')) groupVectors = val;
       else if (k === 'margin' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) margin = Number(val);
       else if (k === 'nodes' && (val === 'text' || val === 'prefix' || val === 'children')) nodeVectors = val;
       else if (k === 'nodes' && val === 'derived') nodeVectors = undefined;
-      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
+      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, min=<items>, glimpse=<leaves>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
+    }
+    // whole= and min= shape the rank gate: without items= there is no gate and they would do nothing.
+    if (setting.items === undefined && (setting.wholeBelow !== undefined || setting.minItems !== undefined)) {
+      throw new CanopyError(ErrorCodes.badInput, `--compressor ${v}: whole= and min= shape the rank gate, which items=<share> turns on; add items= or drop them`);
     }
     return { compressor: setting, groupVectors, ...(nodeVectors ? { nodeVectors } : {}), ...(margin ? { margin } : {}) };
   }
-  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
+  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,min=<items>,glimpse=<leaves>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
 }
 
 export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encoded', margin?: number, nodeVectors?: NodeVectorVariant): string {
@@ -94,7 +100,7 @@ export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encod
     case 'threshold':
       return `threshold:${c.threshold}`;
     case 'canopy': {
-      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', c.items !== undefined ? `items=${c.items}` : '', c.wholeBelow !== undefined ? `whole=${c.wholeBelow}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : '', nodeVectors ? `nodes=${nodeVectors}` : ''].filter((s) => s);
+      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', c.items !== undefined ? `items=${c.items}` : '', c.wholeBelow !== undefined ? `whole=${c.wholeBelow}` : '', c.minItems !== undefined ? `min=${c.minItems}` : '', c.glimpse !== undefined ? `glimpse=${c.glimpse}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : '', nodeVectors ? `nodes=${nodeVectors}` : ''].filter((s) => s);
       return opts.length ? `canopy:${opts.join(',')}` : 'canopy';
     }
     case 'peer':

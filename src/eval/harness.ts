@@ -281,6 +281,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(own.size > 0 ? { retrieverFor: (c: RunConfig) => own.get(c.id) } : {}),
         ...(adapter ? { adapter: { id: adapter.id, adapter: adapter.adapter } } : {}),
+        ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
       });
       outcomes = r.outcomes;
       const askMs = Object.fromEntries(Object.entries(r.diagnostics.askMs).map(([k, v]) => [k, median(v)]));

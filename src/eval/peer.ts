@@ -13,7 +13,7 @@
  *    `addBulk` holds one update open across many documents (the same writes, done once);
  *  - with BM25, every query builds a new wink-nlp instance, and wink-eng-lite-web-model 1.8.1's
  *    `metaCER()` JSON-stringifies its module-level model again on each call (the string's escapes
- *    double every time), so the 16th BM25 query in a process dies with "Invalid string length":
+ *    double every time), so a BM25 query past the 20th in a process dies with "Invalid string length":
  *    `stabiliseWinkModel` makes `metaCER()` return its first (correct) result every time.
  */
 import { promises as fs } from 'node:fs';

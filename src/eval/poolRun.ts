@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ask, type AskOptions } from '../core/engine/ask';
 import { leavesOf, type KeptByItem } from '../core/compress/baselines';
 import type { NodeVerdict } from '../core/compress/projection';
+import type { NodeScoreWeights } from '../core/compress/hybridScore';
 import type { NodeAdapter } from '../core/compress/nodeScorer';
 import type { TokenCounter } from '../core/compress/tokens';
 import type { Critic } from '../core/critic/critic';
@@ -48,6 +49,8 @@ export interface PoolDeps {
   retrieverFor?: (config: RunConfig) => Retriever | undefined;
   /** A trained node-encoder adapter (`--adapter`) for the pipeline's node scores. */
   adapter?: { id: string; adapter: NodeAdapter };
+  /** Node score weights for every configuration (`--node-score`); the dense cosine otherwise. */
+  nodeScore?: NodeScoreWeights;
 }
 
 export interface PoolDiagnostics {
@@ -189,6 +192,7 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
           encoderId: deps.embeddings.id,
           ...(deps.adapter ? { adapterId: deps.adapter.id } : {}),
           retrieval: retrievalRecord(deps.retrieval, own !== undefined),
+          ...(deps.nodeScore ? { nodeScore: deps.nodeScore } : {}),
         };
         const critic = c.rounds > 1 ? deps.critic(c) : undefined;
         const trace = await ask(

@@ -963,6 +963,43 @@ async function main() {
     expectEqual([trace.settings.topK, trace.settings.maxRounds, trace.settings.readerTokenCap], [2, 1, 777], 'topK, maxRounds and readerTokenCap of the new answer');
   });
 
+  await check('with the inspector in the first editor group, a citation opens its source beside it and the inspector stays open', async () => {
+    await runCommand(page, OPEN_INSPECTOR, Date.now() + STEP_TIMEOUT_MS);
+    await runCommand(page, 'View: Move Editor into First Group', Date.now() + STEP_TIMEOUT_MS);
+    const shown = await waitForInspector(
+      page,
+      async (frame) => {
+        const v = await frame.$eval('main#app', (app) => ({ state: app.dataset.state, citations: app.querySelectorAll('.canopy-citation').length }));
+        return { ok: v.state === 'trace' && v.citations > 0, ...v };
+      },
+      'the inspector moved into the first group never showed the answer again',
+      Date.now() + STEP_TIMEOUT_MS,
+    );
+    const groups = await page.$$eval('.editor-group-container', (els) => els.length);
+    say(`inspector in the first group (${groups} group(s)); ${shown.citations} citation(s) shown`);
+    const frame = await inspectorFrame(page);
+    const chip = (await frame.locator('.canopy-citation').first().textContent()) ?? '';
+    const cited = /\] (.+):(\d+)$/.exec(chip.trim());
+    if (!cited) throw new Error(`the first citation does not name a file and line: ${chip}`);
+    const base = cited[1].split('/').pop();
+    await frame.locator('.canopy-citation').first().click();
+    const deadline = Date.now() + 30_000;
+    let active = [];
+    while (Date.now() < deadline) {
+      active = await page.$$eval('.tabs-container .tab.active', (ts) => ts.map((t) => t.getAttribute('aria-label') ?? '')).catch(() => []);
+      if (active.some((a) => a.includes(base))) break;
+      await sleep(250);
+    }
+    await screenshot(page, '14-citation-beside-first-group');
+    if (!active.some((a) => a.includes(base))) throw new Error(`clicking the citation did not open ${cited[1]} (active tabs: ${JSON.stringify(active)})`);
+    if (!active.some((a) => /Canopy Evidence Inspector/.test(a))) throw new Error(`the inspector is no longer an active tab: the source opened over it (active tabs: ${JSON.stringify(active)})`);
+    await sleep(1000);
+    const still = await findInspectorFrame(page);
+    if (!still) throw new Error('the inspector webview was unloaded when the source opened');
+    const state = await still.$eval('main#app', (app) => app.dataset.state);
+    expectEqual(state, 'trace', 'the inspector still shows the answer');
+  });
+
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);
   if (results.some((r) => !r.ok)) await screenshot(page, 'failure');
 }

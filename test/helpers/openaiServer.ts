@@ -7,8 +7,10 @@
  * answers 500 with a message naming that, so a test that sends more requests than it scripted
  * fails loudly instead of hanging.
  */
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { after, afterEach, before } from 'node:test';
 
 export type ScriptedReply =
   /** A successful completion. `content` as pieces: one SSE chunk each when streaming, joined otherwise. */
@@ -206,4 +208,25 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const text = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * One server for the enclosing `describe` block, handed to `use` once it listens; after each test
+ * the script is reset, and a test that left scripted replies unserved fails.
+ */
+export function withOpenAiServer(use: (server: OpenAiTestServer) => void): void {
+  let server: OpenAiTestServer | undefined;
+  before(async () => {
+    server = await startOpenAiServer();
+    use(server);
+  });
+  after(async () => {
+    await server?.close();
+  });
+  afterEach(() => {
+    if (!server) return;
+    const left = server.pending();
+    server.reset();
+    assert.equal(left, 0, 'this test left scripted replies unserved');
+  });
 }

@@ -39,6 +39,7 @@ export const ruleExplanations: Record<string, string> = {
   'ancestor-kept-whole': 'inside a region that was kept whole',
   'ancestor-dropped': 'inside a region that was dropped',
   'short-item': 'a short item the rank gate kept: kept whole, not refined',
+  glimpse: 'a glimpse: the best-scoring leaf of a region CANOPY dropped (an item outside the rank gate, or a sibling below its parent), kept so the dropped region still shows',
   'flat-top-m': 'flat baseline: among the m best-scoring leaves',
   threshold: 'threshold baseline: the leaf scored at least the threshold',
   none: 'no rule decided on this node',

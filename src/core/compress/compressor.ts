@@ -6,7 +6,7 @@
 import type { CompressorSetting } from '../../contracts/trace';
 import type { Item, RegionNode } from '../../contracts/region';
 import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } from './baselines';
-import { gateItems, type ItemGateVerdict } from './itemGate';
+import { gateItems, glimpseLeaves, type ItemGateVerdict } from './itemGate';
 import { projectItem, type NodeVerdict } from './projection';
 
 /** Applies the chosen compressor to one round's new items. */
@@ -22,9 +22,25 @@ export function compress(
     case 'canopy': {
       const kept: KeptByItem = new Map();
       const best = Math.max(...items.map((i) => score(i.root)));
-      const gate = setting.items !== undefined ? gateItems(question, items, setting.items) : undefined;
+      const gate = setting.items !== undefined ? gateItems(question, items, setting.items, setting.minItems) : undefined;
       for (const item of items) {
         const g = gate?.get(item.id);
+        if (g && !g.kept && setting.glimpse && item.root.children.length > 0) {
+          // Dropped by the gate, but its best leaves stay as a glimpse of what it holds.
+          const leaves = glimpseLeaves(item.root, setting.glimpse, score);
+          const chosen = new Set(leaves.map((l) => l.id));
+          kept.set(item.id, leaves);
+          const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
+          const walk = (n: RegionNode, depth: number) => {
+            for (const c of n.children) {
+              if (c.children.length > 0) walk(c, depth + 1);
+              else v.push({ nodeId: c.id, decision: chosen.has(c.id) ? 'keep-whole' : 'dropped-sibling', rule: 'glimpse', score: score(c), depth: depth + 1 });
+            }
+          };
+          walk(item.root, 0);
+          verdicts.set(item.id, v);
+          continue;
+        }
         if (g && !g.kept) {
           kept.set(item.id, []);
           verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'dropped-sibling', rule: 'below-parent', score: score(item.root), depth: 0 }]);
@@ -42,7 +58,7 @@ export function compress(
           verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'dropped-sibling', rule: 'below-parent', score: score(item.root), depth: 0 }]);
           continue;
         }
-        const r = projectItem(item.root, score, { keepTablesWhole: aggregate });
+        const r = projectItem(item.root, score, { keepTablesWhole: aggregate, ...(setting.glimpse ? { glimpse: setting.glimpse } : {}) });
         kept.set(item.id, r.kept);
         verdicts.set(item.id, r.verdicts);
       }

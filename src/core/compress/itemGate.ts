@@ -40,13 +40,13 @@ const phraseText = (text: string) => ` ${words(text).join(' ')} `;
 const MIN_PHRASE = 3;
 
 /**
- * The rank gate over one round's items: the best `ceil(share × items)` by BM25 of their whole text
+ * The rank gate over one round's items: the best `max(minItems, ceil(share × items))` by BM25 of their whole text
  * among the round's items are kept for their rank; then every other item whose subject the question
  * or a kept item names is kept too (repeated while that adds items). The rest are dropped.
  */
-export function gateItems(question: string, items: readonly Item[], share: number): Map<string, ItemGateVerdict> {
+export function gateItems(question: string, items: readonly Item[], share: number, minItems = 1): Map<string, ItemGateVerdict> {
   const out = new Map<string, ItemGateVerdict>();
-  const top = Math.max(1, Math.ceil(share * items.length));
+  const top = Math.max(1, minItems, Math.ceil(share * items.length));
   if (items.length <= top) {
     for (const it of items) out.set(it.id, { kept: true, why: `all ${items.length} of the round's items are within the gate's ${top}` });
     return out;
@@ -76,4 +76,23 @@ export function gateItems(question: string, items: readonly Item[], share: numbe
     if (!out.has(it.id)) out.set(it.id, { kept: false, why: `rank ${rankOf.get(i)} of ${items.length} by BM25 for the question (the gate keeps ${top}), and named by neither the question nor a kept item` });
   });
   return out;
+}
+
+/**
+ * What an item the gate drops keeps when the compressor asks for a glimpse of it: its `n`
+ * best-scoring leaves (ties in document order), in document order, so an item whose words the
+ * question does not share still shows its closest sentence instead of vanishing whole.
+ */
+export function glimpseLeaves(root: RegionNode, n: number, score: (node: RegionNode) => number): RegionNode[] {
+  const leaves: RegionNode[] = [];
+  const walk = (node: RegionNode) => (node.children.length === 0 ? leaves.push(node) : node.children.forEach(walk));
+  walk(root);
+  const best = new Set(
+    leaves
+      .map((leaf, i) => ({ leaf, i, s: score(leaf) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .slice(0, Math.max(0, n))
+      .map((x) => x.leaf),
+  );
+  return leaves.filter((l) => best.has(l));
 }

@@ -7,9 +7,14 @@
  * recurses into each of them; otherwise the parent is kept whole. The kept set is a forest of
  * original regions at mixed depths. Every visited node gets a decision and the rule that fired,
  * so the inspector can show why a region was kept or dropped.
+ *
+ * With `glimpse: n` (compressor option, off by default) a sibling dropped below its parent keeps
+ * its n best-scoring leaves (rule `glimpse`): the rule's decisions are unchanged, but a dropped
+ * half of an abstract still shows its closest sentence, and a dropped sentence stays.
  */
 import type { RegionNode } from '../../contracts/region';
 import type { NodeDecision, ProjectionRule } from '../../contracts/trace';
+import { glimpseLeaves } from './itemGate';
 
 
 
@@ -34,6 +39,11 @@ export interface ProjectionResult {
 export interface ProjectionOptions {
   /** Keep nodes of kind 'table' whole instead of pruning rows (aggregate questions, design §5). */
   keepTablesWhole?: boolean;
+  /**
+   * A sibling dropped below its parent keeps its this many best-scoring leaves as a glimpse (a
+   * dropped leaf is itself kept); 0 or absent: dropped whole, the plain rule.
+   */
+  glimpse?: number;
 }
 
 /**
@@ -79,8 +89,27 @@ export function projectItem(root: RegionNode, score: (node: RegionNode) => numbe
       if (s >= nodeScore) {
         visit(child, s, nodeScore, depth + 1);
       } else {
+        if (options.glimpse && child.children.length === 0) {
+          verdicts.push({ nodeId: child.id, decision: 'keep-whole', rule: 'glimpse', score: s, parentScore: nodeScore, depth: depth + 1 });
+          kept.push(child);
+          return;
+        }
         verdicts.push({ nodeId: child.id, decision: 'dropped-sibling', rule: 'below-parent', score: s, parentScore: nodeScore, depth: depth + 1 });
-        markSubtree(child, depth + 1, 'ancestor-dropped');
+        if (!options.glimpse) {
+          markSubtree(child, depth + 1, 'ancestor-dropped');
+          return;
+        }
+        const glimpse = new Set(glimpseLeaves(child, options.glimpse, score));
+        const mark = (n: RegionNode, d: number) => {
+          for (const c of n.children) {
+            if (glimpse.has(c)) {
+              verdicts.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: d + 1 });
+              kept.push(c);
+            } else verdicts.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: d + 1 });
+            mark(c, d + 1);
+          }
+        };
+        mark(child, depth + 1);
       }
     });
   };

@@ -19,9 +19,9 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from '@huggingface/tokenizers';
-import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import { combineWindows, type Encoder, l2NormalizeInPlace, normalizeText, splitWindows } from './encoder';
-import { loadTokenizer, openSession, planBatches, SerialRunner, type SessionOptions } from './onnxRuntime';
+import { CanopyError, ErrorCodes } from '../errors';
+import { type Encoder, l2NormalizeInPlace, normalizeText, splitWindows } from './encoder';
+import { loadTokenizer, openSession, encodeByWindows, SerialRunner, type SessionOptions } from './onnxRuntime';
 
 const RECIPE = 'ws1-meanpool-winmean';
 /** Window used when neither tokenizer_config.json nor tokenizer.json states one (BERT's 512). */
@@ -220,33 +220,7 @@ export class OnnxFolderEncoder implements Encoder {
 
   async encode(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (this.disposed) throw new CanopyError(ErrorCodes.encoderFailed, `the encoder for ${this.folder} was disposed`);
-    throwIfCancelled(signal);
-    const owner: number[] = [];
-    const windows: number[][] = [];
-    texts.forEach((text, t) => {
-      for (const w of this.windows(text)) {
-        owner.push(t);
-        windows.push(w);
-      }
-    });
-    const vectors = new Array<Float32Array>(windows.length);
-    for (const batch of planBatches(
-      windows.map((w) => w.length),
-      this.batchSize,
-    )) {
-      throwIfCancelled(signal);
-      const out = await this.encodeWindows(
-        batch.map((i) => windows[i] as number[]),
-        this.dim,
-      );
-      batch.forEach((w, j) => {
-        vectors[w] = out[j] as Float32Array;
-      });
-    }
-    throwIfCancelled(signal);
-    const perText: Float32Array[][] = texts.map(() => []);
-    owner.forEach((t, w) => perText[t]?.push(vectors[w] as Float32Array));
-    return perText.map((vs) => combineWindows(vs, this.dim));
+    return encodeByWindows(texts, (text) => this.windows(text), { batchSize: this.batchSize, dim: this.dim, signal }, (batch) => this.encodeWindows(batch, this.dim));
   }
 
   async dispose(): Promise<void> {

@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { CanopyError, ErrorCodes } from '../errors';
+import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import { combineWindows } from './encoder';
 
 export interface SessionOptions {
   /** Threads inside one operator. 1 by default: the machines Canopy targets have 2 cores and the editor needs one. */
@@ -62,6 +63,42 @@ export function planBatches(lengths: readonly number[], batchSize: number): numb
   const batches: number[][] = [];
   for (let i = 0; i < order.length; i += batchSize) batches.push(order.slice(i, i + batchSize));
   return batches;
+}
+
+/**
+ * Encodes texts through their token windows: every text's windows go to `run` in length-planned
+ * batches (cancellable between batches), and each text gets the combination of its windows' vectors.
+ */
+export async function encodeByWindows(
+  texts: readonly string[],
+  windowsOf: (text: string) => Iterable<number[]>,
+  options: { batchSize: number; dim: number; signal?: AbortSignal | undefined },
+  run: (batch: number[][]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
+  throwIfCancelled(options.signal);
+  const owner: number[] = [];
+  const windows: number[][] = [];
+  texts.forEach((text, t) => {
+    for (const w of windowsOf(text)) {
+      owner.push(t);
+      windows.push(w);
+    }
+  });
+  const vectors = new Array<Float32Array>(windows.length);
+  for (const batch of planBatches(
+    windows.map((w) => w.length),
+    options.batchSize,
+  )) {
+    throwIfCancelled(options.signal);
+    const out = await run(batch.map((i) => windows[i] as number[]));
+    batch.forEach((w, j) => {
+      vectors[w] = out[j] as Float32Array;
+    });
+  }
+  throwIfCancelled(options.signal);
+  const perText: Float32Array[][] = texts.map(() => []);
+  owner.forEach((t, w) => perText[t]?.push(vectors[w] as Float32Array));
+  return perText.map((vs) => combineWindows(vs, options.dim));
 }
 
 /** Read and parse tokenizer.json (and tokenizer_config.json when present) from `folder`. */

@@ -18,9 +18,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import { combineWindows, type Encoder, normalizeText, splitWindows } from './encoder';
-import { loadTokenizer, openSession, planBatches, SerialRunner, type SessionOptions } from './onnxRuntime';
+import { CanopyError, ErrorCodes } from '../errors';
+import { type Encoder, normalizeText, splitWindows } from './encoder';
+import { loadTokenizer, openSession, encodeByWindows, SerialRunner, type SessionOptions } from './onnxRuntime';
 import { UnigramTokenizer } from './unigram';
 
 /** Bump when the text -> vector recipe changes (normalisation, windowing): it is part of `id`. */
@@ -153,30 +153,7 @@ export class UseLiteEncoder implements Encoder {
   /** `encode` with an explicit batch size (the benchmark compares several on one session). */
   async encodeBatched(texts: readonly string[], batchSize: number, signal?: AbortSignal): Promise<Float32Array[]> {
     if (this.disposed) throw new CanopyError(ErrorCodes.encoderFailed, 'the built-in encoder was disposed');
-    throwIfCancelled(signal);
-    const owner: number[] = [];
-    const windows: number[][] = [];
-    texts.forEach((text, t) => {
-      for (const w of this.windows(text)) {
-        owner.push(t);
-        windows.push(w);
-      }
-    });
-    const vectors = new Array<Float32Array>(windows.length);
-    for (const batch of planBatches(
-      windows.map((w) => w.length),
-      batchSize,
-    )) {
-      throwIfCancelled(signal);
-      const out = await this.encodeWindows(batch.map((i) => windows[i] as number[]));
-      batch.forEach((w, j) => {
-        vectors[w] = out[j] as Float32Array;
-      });
-    }
-    throwIfCancelled(signal);
-    const perText: Float32Array[][] = texts.map(() => []);
-    owner.forEach((t, w) => perText[t]?.push(vectors[w] as Float32Array));
-    return perText.map((vs) => combineWindows(vs, this.dim));
+    return encodeByWindows(texts, (text) => this.windows(text), { batchSize, dim: this.dim, signal }, (batch) => this.encodeWindows(batch));
   }
 
   async dispose(): Promise<void> {

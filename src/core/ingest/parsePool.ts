@@ -54,9 +54,17 @@ export function hardTimeLimitMs(timeLimitMs: number): number {
   return timeLimitMs + Math.max(2_000, Math.round(timeLimitMs / 4));
 }
 
-/** Where the worker entry lives: beside the bundle (dist/parseWorker.js), or this folder's source under tsx. */
+/**
+ * Where the worker entry lives: beside the bundle (dist/parseWorker.js), or, run from source,
+ * this folder's source under tsx — unless CANOPY_TEST_PARSE_WORKER names a worker bundle.
+ * `npm test` (scripts/test.mjs) sets it to the dist/parseWorker.js its build step has just made
+ * from this source: a worker that loads the parse stack through tsx costs about 0.6 s more CPU
+ * to start than the bundle, and the test suite starts dozens. The variable is read only when
+ * running from source; a shipped bundle always uses its own worker.
+ */
 export function defaultWorkerFile(): string {
-  return __filename.endsWith('.ts') ? path.join(__dirname, 'parseWorker.ts') : path.join(__dirname, 'parseWorker.js');
+  if (!__filename.endsWith('.ts')) return path.join(__dirname, 'parseWorker.js');
+  return process.env.CANOPY_TEST_PARSE_WORKER || path.join(__dirname, 'parseWorker.ts');
 }
 
 export interface ParsePoolOptions {

@@ -14,7 +14,8 @@ import { contentTerms, entitySpans, indexTerm, words } from './terms';
 
 /**
  * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
- * Tesla, teachers), fiscal years ("FY2021" → 2021), words a PDF split ("Shee t") and financial
+ * Tesla, teachers), decades ("1970's" → 1970s), formulas whose subscript became a separate
+ * digit ("O 2" → O2), fiscal years ("FY2021" → 2021), words a PDF split ("Shee t") and financial
  * line items' other names (METRIC_ALIASES), so that a question about "Tesla's eulogy" covers a
  * sentence naming Tesla and "FY2021 capex" a cash-flow row "Purchases of property…" headed 2021.
  * Both sides of a comparison (question parts and evidence) must be read with it.
@@ -23,6 +24,10 @@ export function supportTerms(text: string): string[] {
   let folded = text
     .replace(/(\p{L})['’]s\b/gu, '$1')
     .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
+    // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
+    .replace(/\b(\d{2,4})['’]s\b/g, '$1s')
+    // A formula whose subscript lost its formatting: "O 2", "CO 2" read as O2, CO2.
+    .replace(/\b([B-HJ-Z][a-z]?|[A-Z]{2}) (\d)\b(?![.,]\d)/g, '$1$2')
     // A fiscal year names its year: "FY2021" and "fiscal 2021" both cover 2021.
     .replace(/\bFY\s?(\d{4})\b/gi, '$1')
     // A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s").
@@ -123,6 +128,40 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
     default:
       return undefined;
   }
+}
+
+const PREPOSITIONS = new Set(['in', 'on', 'at', 'for', 'by', 'after', 'before', 'during', 'within', 'over', 'under', 'than', 'about', 'from', 'to', 'with']);
+const COUNT_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+
+/**
+ * How many things a question asks to be named, when it says: "What are three kinds of
+ * phagocytes?" → 3, "Name two of …" → 2; undefined for a question that asks for one thing, a
+ * number ("How many …") or nothing countable.
+ */
+export function askedListSize(question: string): number | undefined {
+  const ws = words(question);
+  if (ws[0] === 'how') return undefined;
+  if (!ws.some((w) => w === 'what' || w === 'which' || w === 'name' || w === 'list')) return undefined;
+  for (let i = 0; i + 1 < ws.length; i++) {
+    // "in 2 games", "after three years": a count after a preposition qualifies, it does not ask.
+    if (i > 0 && PREPOSITIONS.has(ws[i - 1]!)) continue;
+    const n = COUNT_WORDS[ws[i]!] ?? (/^([2-9]|10)$/.test(ws[i]!) ? Number(ws[i]) : undefined);
+    // The count must name things: a plural noun or "of" follows ("three kinds", "two of the …").
+    if (n !== undefined && /^(of|\p{L}+s)$/u.test(ws[i + 1]!)) return n;
+  }
+  return undefined;
+}
+
+const LIST_ITEM = String.raw`[\p{L}\p{N}'’-]+(?:\s+[\p{L}\p{N}'’-]+){0,3}`;
+const LIST = new RegExp(`${LIST_ITEM}(?:,\\s*${LIST_ITEM})*,?\\s+(?:and|or)\\s+${LIST_ITEM}`, 'gu');
+
+/** The most items one enumeration in the text names: "macrophages, neutrophils, and dendritic cells" → 3. */
+export function listedItems(text: string): number {
+  let most = 0;
+  for (const segment of text.split(/[;:()[\]]/)) {
+    for (const m of segment.matchAll(LIST)) most = Math.max(most, (m[0].match(/,/g) ?? []).length + 2 - (/,\s*(?:and|or)\s/.test(m[0]) ? 1 : 0));
+  }
+  return most;
 }
 
 const CAPTION = /^\s*(figure|fig\.|table|exhibit|chart|source|sources|note|notes|see|page|contents|table of contents|index)\b[\s\d.:-]/i;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Item, RegionNode } from '../../../src/contracts/region';
 import { compress } from '../../../src/core/compress/compressor';
-import { gateItems, subjectPhrase } from '../../../src/core/compress/itemGate';
+import { gateItems, glimpseLeaves, subjectPhrase } from '../../../src/core/compress/itemGate';
 
 /** An item whose root is a paragraph of the given sentences. */
 function item(title: string, sentences: string[]): Item {
@@ -83,5 +83,43 @@ describe('rank gate', () => {
     const plain = compress(items, { name: 'canopy' }, score, false, question);
     assert.equal(plain.gate, undefined);
     assert.ok([...plain.kept.values()].every((k) => k.length > 0));
+  });
+
+  it('keeps at least minItems items for their rank, whatever the share', () => {
+    const two = gateItems(question, items, 0.3, 4);
+    assert.equal([...two.values()].filter((g) => g.kept && g.why.startsWith('rank ')).length, 4);
+    assert.match([...two.values()].find((g) => !g.kept)!.why, /the gate keeps 4\)/);
+    // A round of no more items than minItems keeps them all.
+    const small = gateItems(question, items.slice(2), 0.3, 4);
+    assert.ok([...small.values()].every((g) => g.kept));
+  });
+
+  it('a glimpse keeps the best leaves of a dropped item, in document order', () => {
+    const it0 = items[1]!;
+    const s = new Map(it0.root.children.map((c, i) => [c.id, [0.2, 0.7, 0.5][i]!]));
+    const score = (n: RegionNode) => s.get(n.id) ?? 0;
+    assert.deepEqual(glimpseLeaves(it0.root, 1, score).map((n) => n.id), ['Tinted-Windows-band-/1']);
+    assert.deepEqual(glimpseLeaves(it0.root, 2, score).map((n) => n.id), ['Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
+    assert.deepEqual(glimpseLeaves(it0.root, 0, score), []);
+  });
+
+  it('in the compressor: with a glimpse, each dropped item keeps its best leaf and says so', () => {
+    const scores = new Map<string, number>();
+    for (const it of items) {
+      scores.set(it.root.id, 0.5);
+      it.root.children.forEach((c, i) => scores.set(c.id, i === 1 ? 0.8 : 0.1));
+    }
+    const score = (n: RegionNode) => scores.get(n.id) ?? 0;
+    const r = compress(items, { name: 'canopy', items: 0.3, glimpse: 1 }, score, false, question);
+    assert.equal(r.gate?.get('Green-Day')?.kept, false);
+    assert.deepEqual(r.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/1']);
+    const v = r.verdicts.get('Green-Day')!;
+    assert.deepEqual(v[0], { nodeId: 'Green-Day', decision: 'descend', rule: 'glimpse', score: 0.5, depth: 0 });
+    assert.deepEqual(v.slice(1).map((x) => [x.nodeId, x.decision, x.rule]), [['Green-Day/0', 'dropped-sibling', 'glimpse'], ['Green-Day/1', 'keep-whole', 'glimpse']]);
+    // Inside an item the gate keeps, the glimpse keeps the leaves the rule drops below their parent.
+    const plain = compress(items, { name: 'canopy', items: 0.3 }, score, false, question);
+    assert.deepEqual(plain.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/1']);
+    assert.deepEqual(r.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0', 'Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
+    assert.deepEqual(plain.kept.get('Green-Day'), []);
   });
 });

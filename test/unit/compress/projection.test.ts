@@ -87,6 +87,28 @@ describe('CANOPY projection', () => {
     assert.equal(r.verdict.s2a!.score, undefined, 'nodes inside dropped subtrees are never scored');
   });
 
+  it('with a glimpse, a dropped sibling keeps its best leaf (a dropped leaf itself), in document order', () => {
+    const spec: Spec = [
+      'doc', 0.2,
+      [
+        ['s1', 0.6, [['s1a', 0.3], ['s1b', 0.4]]],
+        ['s2', 0.1, [['s2a', 0.2], ['s2b', 0.9], ['s2c', 0.5]]],
+        ['s3', 0.25, [['s3a', 0.3, [['x', 0.5], ['y', 0.1]]], ['s3b', 0.2]]],
+      ],
+    ];
+    const plain = run(spec);
+    assert.deepEqual(plain.kept, ['s1', 'x']);
+    const r = run(spec, { glimpse: 1 });
+    // s2 is dropped below its parent: its best leaf s2b stays; y and s3b, dropped leaves, stay themselves.
+    assert.deepEqual(r.kept, ['s1', 's2b', 'x', 'y', 's3b']);
+    assert.deepEqual([r.verdict.y!.decision, r.verdict.y!.rule, r.verdict.y!.parentScore], ['keep-whole', 'glimpse', 0.3]);
+    assert.equal(r.verdict.s2!.decision, 'dropped-sibling');
+    assert.equal(r.verdict.s2a!.decision, 'not-visited');
+    assert.equal(r.verdict.s2a!.rule, 'ancestor-dropped');
+    assert.deepEqual([r.verdict.s2b!.decision, r.verdict.s2b!.rule, r.verdict.s2b!.score], ['keep-whole', 'glimpse', 0.9]);
+    assert.deepEqual(r.verdicts.map((v) => v.nodeId), plain.verdicts.map((v) => v.nodeId), 'still one verdict per node, in pre-order');
+  });
+
   it('scores each visited node once and never scores unvisited nodes', () => {
     const r = run(['root', 0.9, [['a', 0.5, [['a1', 1], ['a2', 1]]], ['b', 0.8]]]);
     assert.deepEqual(r.calls.sort(), ['a', 'b', 'root']);

@@ -3,7 +3,7 @@
 // without budget are recorded and dropped), an unusable reply is a validation error that falls
 // back to the rule or stops, and a failed call stops the run with the reason — never a crash.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { generateCandidates } from '../../../src/core/controller/candidates';
 import { CONTROLLER_SYSTEM_PROMPT, LlmEvaluator, parseControllerReply } from '../../../src/core/controller/llmEvaluator';
 import { EvidenceState } from '../../../src/core/controller/state';
@@ -11,7 +11,7 @@ import { buildEvidenceSubgraph } from '../../../src/core/controller/subgraph';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import { CancelledError } from '../../../src/core/errors';
 import { OpenAiCompatibleChatModel } from '../../../src/core/llm/openaiProvider';
-import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { withOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { elementId, hashDeps, pageId } from './fixtureDoc';
 import { QUESTION, runScripted, setup, type Setup } from './scripted';
 
@@ -36,17 +36,7 @@ const reply = (content: string) => ({ kind: 'reply' as const, content });
 
 describe('LLM evaluator', () => {
   let server: OpenAiTestServer;
-  before(async () => {
-    server = await startOpenAiServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    const left = server.pending();
-    server.reset();
-    assert.equal(left, 0, 'this test left scripted replies unserved');
-  });
+  withOpenAiServer((s) => (server = s));
 
   it('executes the candidates the model names by index, with its utility, and stops when it says so', async () => {
     const s = await setup({ initialPages: 1 });

@@ -112,7 +112,7 @@ describe('replay from cached scores', () => {
       judge: async ({ round, question: q }) =>
         round === 1 ? { sufficient: false, missing: ['replanting'], followUpQuery: `${q} replanting species`, source: 'llm' } : { sufficient: true, missing: [], source: 'llm' },
     };
-    const compressors: CompressorSetting[] = [{ name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'canopy', items: 0.3, wholeBelow: 200 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
+    const compressors: CompressorSetting[] = [{ name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'canopy', items: 0.3, wholeBelow: 200 }, { name: 'canopy', items: 0.3, minItems: 2, glimpse: 1 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
     const critics: Array<'rule' | 'none' | Critic> = ['rule', 'none', scripted];
     trapped = false; // asking encodes the new queries
     const recorded: AskTrace[] = [];

@@ -2,12 +2,12 @@
 // sends, and the fallback to the rule critic — invalid JSON, a verdict without meaning, a failed
 // call, a timeout — with the reason in the details; cancellation is not a fallback.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CriticInput } from '../../../src/core/critic/critic';
 import { buildCriticMessages, LlmCritic, parseCriticReply } from '../../../src/core/critic/llmCritic';
 import { RuleCritic } from '../../../src/core/critic/ruleCritic';
 import { CancelledError } from '../../../src/core/errors';
-import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { withOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { everyRendering, modelOn, SECRET_KEY, settle } from './fixtures';
 
 const input: CriticInput = {
@@ -28,17 +28,7 @@ const input: CriticInput = {
 
 describe('LLM critic', () => {
   let server: OpenAiTestServer;
-  before(async () => {
-    server = await startOpenAiServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    const left = server.pending();
-    server.reset();
-    assert.equal(left, 0, 'this test left scripted replies unserved');
-  });
+  withOpenAiServer((s) => (server = s));
 
   it('reads the verdict and the follow-up query from a fenced reply with leading prose', async () => {
     server.script({

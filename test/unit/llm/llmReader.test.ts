@@ -2,7 +2,7 @@
 // answer streams, cited [n] map to the n-th region's node, file, anchor and text, numbers that
 // name no block are flagged, and a failed call falls back to the extractive reader when asked.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { TokenCounter } from '../../../src/core/compress/tokens';
 import { CancelledError } from '../../../src/core/errors';
 import { LlmError } from '../../../src/core/llm/llm';
@@ -10,7 +10,7 @@ import type { RegionNode } from '../../../src/contracts/region';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
 import { citedNumbers, LlmReader } from '../../../src/core/read/llmReader';
 import { buildReaderInput, type EvidenceRegion } from '../../../src/core/read/reader';
-import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { withOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { everyRendering, modelOn, SECRET_KEY, settle } from './fixtures';
 
 const words: TokenCounter = { name: 'words', count: (t) => t.split(/\s+/).filter(Boolean).length };
@@ -37,17 +37,7 @@ const question = 'What is the capital of France and how many people live there?'
 
 describe('LLM reader', () => {
   let server: OpenAiTestServer;
-  before(async () => {
-    server = await startOpenAiServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    const left = server.pending();
-    server.reset();
-    assert.equal(left, 0, 'this test left scripted replies unserved');
-  });
+  withOpenAiServer((s) => (server = s));
 
   it('maps cited markers to the regions they number, streaming the text', async () => {
     const pieces = ['Paris is the capital of France [1]', '. About 2.1 million people live there [2][3]', '; see also [7].'];

@@ -1,25 +1,15 @@
 // Routing by LLM on the loopback server: a JSON answer becomes a TraceRouting with source 'llm'
 // (text never routed away); anything unusable falls back to the rule, saying why.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { routeQuestion } from '../../../src/core/compress/router';
 import { routeQuestionWithLlm } from '../../../src/core/compress/llmRouter';
-import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { withOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { modelOn } from './fixtures';
 
 describe('LLM router', () => {
   let server: OpenAiTestServer;
-  before(async () => {
-    server = await startOpenAiServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    const left = server.pending();
-    server.reset();
-    assert.equal(left, 0, 'this test left scripted replies unserved');
-  });
+  withOpenAiServer((s) => (server = s));
 
   it('routes from the model’s JSON, keeping text among the modalities', async () => {
     server.script({ kind: 'reply', content: 'Sure!\n{"aggregate": true, "modalities": ["table", "video"], "reason": "sums a column"}' });

@@ -4,11 +4,11 @@
 // it, which are Canopy's), timeouts, resets, cancellation, size limits, malformed answers, and
 // that errors name the host and the status but never the key.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CancelledError, ErrorCodes } from '../../../src/core/errors';
 import { LlmError, type ChatMessage } from '../../../src/core/llm/llm';
 import { apiKeyFromEnv, isLoopbackHost, OpenAiCompatibleChatModel, retryAfterMs } from '../../../src/core/llm/openaiProvider';
-import { startOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
+import { startOpenAiServer, withOpenAiServer, type OpenAiTestServer } from '../../helpers/openaiServer';
 import { everyRendering, modelOn, SECRET_KEY, settle } from './fixtures';
 
 const messages: ChatMessage[] = [
@@ -25,17 +25,7 @@ function llmError(result: { ok: boolean; error?: unknown }): LlmError {
 
 describe('OpenAI-compatible provider', () => {
   let server: OpenAiTestServer;
-  before(async () => {
-    server = await startOpenAiServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    const left = server.pending();
-    server.reset();
-    assert.equal(left, 0, 'this test left scripted replies unserved');
-  });
+  withOpenAiServer((s) => (server = s));
 
   it('returns a plain completion and sends model, messages, limits and the key', async () => {
     server.script({ kind: 'reply', content: 'Hello there.', usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } });

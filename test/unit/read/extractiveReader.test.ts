@@ -93,6 +93,66 @@ describe('ExtractiveReader: the answering sentence beside a restating one', () =
   });
 });
 
+describe('ExtractiveReader: a quote with the neighbours it needs', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the sentence before one that opens with a pronoun, so the quote says who "he" is', async () => {
+    const before = leaf('Dominic Glynn arranged the theme for the 1986 season; Murray Gold returned as composer for the 2010 series.');
+    const he = leaf('He was responsible for a new version of the theme which was reported to have had a hostile reception from some viewers.');
+    const other = leaf('The theme tune has been released on several albums over the years.');
+    const a = await reader.answer('Which series version had a hostile reception from some Doctor Who viewers?', input([{ title: 'Doctor Who music', leaves: [other, before, he] }]));
+    const ids = a.citations.map((c) => c.nodeId);
+    assert.ok(ids.includes(he.id), a.text);
+    assert.ok(ids.indexOf(before.id) === ids.indexOf(he.id) - 1, `the antecedent comes right before the pronoun sentence: ${a.text}`);
+    assert.match(a.text, /2010 series/);
+    assert.deepEqual(a.citations.map((c) => c.marker), a.citations.map((_, i) => i + 1), 'markers in reading order');
+  });
+
+  it('quotes the sentence after that names what the quote describes ("This has been called …")', async () => {
+    const describes = leaf('Luther points out that the Ten Commandments, as an expression of his eternal will, also positively teach how the Christian ought to live.');
+    const names = leaf('This has traditionally been called the "third use of the law."');
+    const noise = [
+      leaf('Luther wrote about the law and the gospel in many sermons on Christian life.'),
+      leaf('The law, Luther held, accuses every Christian who tries to live by it.'),
+      leaf('Christians live under grace, and teaching about the law changed after Luther.'),
+    ];
+    const a = await reader.answer('Teaching Christians how they should live is what use of the law?', input([
+      { title: 'Luther', leaves: [describes, names] },
+      { title: 'Sermons', leaves: noise },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, describes.id, a.text);
+    assert.equal(a.citations[1]!.nodeId, names.id, a.text);
+    assert.match(a.text, /third use of the law/);
+  });
+
+  it('does not attach a neighbour that does not refer back', async () => {
+    const answer = leaf('The Broncos defeated the Panthers 24–10 in Super Bowl 50.');
+    const next = leaf('Peyton Manning retired after the season ended in February.');
+    const a = await new ExtractiveReader({ maxQuotes: 1 }).answer('Who won Super Bowl 50?', input([{ title: 'Super Bowl 50', leaves: [answer, next] }]));
+    assert.equal(a.citations[0]!.nodeId, answer.id);
+    assert.ok(!a.citations.some((c) => c.nodeId === next.id), a.text);
+  });
+});
+
+describe('ExtractiveReader: answer kinds', () => {
+  const reader = new ExtractiveReader();
+
+  it('quotes the enumeration when the question asks for three things', async () => {
+    const one = leaf('Neutrophils are normally found in the bloodstream and are the most abundant type of phagocyte.');
+    const list = leaf('The innate leukocytes include the phagocytes (macrophages, neutrophils, and dendritic cells), mast cells and basophils.');
+    const two = leaf('Dendritic cells are phagocytes in tissues that are in contact with the external environment.');
+    const a = await reader.answer('What are three kinds of phagocytes?', input([{ title: 'Immune system', leaves: [one, two, list] }]));
+    assert.equal(a.citations[0]!.nodeId, list.id, a.text);
+  });
+
+  it('reads a decade with an apostrophe as the decade ("the 1970\'s" finds "the early 1970s")', async () => {
+    const seventies = leaf('In the early 1970s, Trevor Martin played the role in the play Seven Keys to Doomsday.');
+    const other = leaf('In 1989 a new stage play, The Ultimate Adventure, toured the country.');
+    const a = await reader.answer("What was the name of the play performed in the 1970's?", input([{ title: 'Stage', leaves: [other, seventies] }]));
+    assert.equal(a.citations[0]!.nodeId, seventies.id, a.text);
+  });
+});
+
 describe('ExtractiveReader: filings', () => {
   const reader = new ExtractiveReader();
   const row = (header: string, text: string, file: string): RegionNode => ({ ...leaf(text, 'row'), header, anchor: { file, page: 59 } });

@@ -25,8 +25,9 @@ import { hostilePdf } from './hostilePdf';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/ingest', import.meta.url));
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
-const hooks = fileURLToPath(new URL('../../helpers/parseWorkerHooks.ts', import.meta.url));
+const hooks = fileURLToPath(new URL('../../helpers/parseWorkerHooks.js', import.meta.url));
 const bundledWorker = fileURLToPath(new URL('../../../dist/parseWorker.js', import.meta.url));
+const sourceWorker = fileURLToPath(new URL('../../../src/core/ingest/parseWorker.ts', import.meta.url));
 const canopyBin = fileURLToPath(new URL('../../../bin/canopy.js', import.meta.url));
 const execFileAsync = promisify(execFile);
 
@@ -54,6 +55,9 @@ const memoryError = (file: string) => (err: unknown) => {
 };
 
 describe('per-file memory limit (parse workers)', () => {
+  // The pools run the worker defaultWorkerFile() names: under npm test the bundle its build step
+  // has just made (CANOPY_TEST_PARSE_WORKER), so the parity test below compares that bundle with
+  // this source; run alone, this file's source through tsx. One test runs the source worker always.
   const pool = new ParsePool({ maxMemoryMB: LIMIT_MB, size: 1, preload: hooks });
   // The hostile PDF's text extraction itself needs more than 64 MB within about a second; the
   // tests about time, crashes and cancellation give pdf.js room.
@@ -71,17 +75,22 @@ describe('per-file memory limit (parse workers)', () => {
       ['notes/long.md', Buffer.from(`# Survey\n\n${'The canopy was measured at every plot in the survey, twice a year. '.repeat(2_000)}\n\n## Plots\n\n| plot | trees |\n|---|---|\n${'| P1 | 12 |\n'.repeat(300)}`)],
     ];
     let compared = 0;
-    for (const [rel, bytes] of files) {
-      const options: ParseOptions = { embed };
-      const inProcess = await parseFile(rel, bytes, options).then(same, (e: CanopyError) => ({ error: e.code, message: e.message }));
-      const inWorker = await pool.parse(rel, bytes, options).then(same, (e: CanopyError) => ({ error: e.code, message: e.message }));
-      assert.deepStrictEqual(inWorker, inProcess, rel);
-      // Byte-identical as stored by the indexer.
-      assert.equal(JSON.stringify(inWorker), JSON.stringify(inProcess), rel);
-      compared++;
+    const plain = new ParsePool({ maxMemoryMB: LIMIT_MB, size: 1 });
+    try {
+      for (const [rel, bytes] of files) {
+        const options: ParseOptions = { embed };
+        const inProcess = await parseFile(rel, bytes, options).then(same, (e: CanopyError) => ({ error: e.code, message: e.message }));
+        const inWorker = await plain.parse(rel, bytes, options).then(same, (e: CanopyError) => ({ error: e.code, message: e.message }));
+        assert.deepStrictEqual(inWorker, inProcess, rel);
+        // Byte-identical as stored by the indexer.
+        assert.equal(JSON.stringify(inWorker), JSON.stringify(inProcess), rel);
+        compared++;
+      }
+      assert.ok(compared >= 25, `${compared} files compared`);
+      assert.equal(plain.counters.inProcess, 0);
+    } finally {
+      await plain.close();
     }
-    assert.ok(compared >= 25, `${compared} files compared`);
-    assert.equal(pool.counters.inProcess, 0);
   });
 
   it('a file whose parse exhausts the heap fails with E_MEMORY_LIMIT naming the file and the limit; the next file parses', async () => {
@@ -170,10 +179,13 @@ describe('per-file memory limit (parse workers)', () => {
     assert.equal((await pdfPool.parse('ok.md', Buffer.from('# a\n\nb c.\n'))).items.length, 1);
   });
 
-  it('reuses one worker across files', async () => {
-    const reuse = new ParsePool({ maxMemoryMB: LIMIT_MB, size: 1 });
+  it('reuses one worker across files (the worker entry from source, through tsx)', async () => {
+    const reuse = new ParsePool({ maxMemoryMB: LIMIT_MB, size: 1, workerFile: sourceWorker });
     try {
-      for (const name of ['guide.md', 'notes.txt', 'readings.csv', 'page.html', 'station.json']) await reuse.parse(name, readFileSync(join(fixtures, name)));
+      for (const name of ['guide.md', 'notes.txt', 'readings.csv', 'page.html', 'station.json']) {
+        const bytes = readFileSync(join(fixtures, name));
+        assert.deepStrictEqual(same(await reuse.parse(name, bytes)), same(await parseFile(name, bytes)), name);
+      }
       assert.equal(reuse.counters.workersStarted, 1);
       assert.equal(reuse.counters.inWorker, 5);
     } finally {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeQuestion, answerTypeOf, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
-import { answerCue, isQuotable, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
+import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
@@ -117,6 +117,17 @@ describe('question focus and support terms (extractive reader)', () => {
     assert.equal(questionFocus('revenue by segment'), 'revenue by segment', 'text without a question is kept whole');
   });
 
+  it('knows when a question asks for several things, and how many an enumeration names', () => {
+    assert.equal(askedListSize('What are three kinds of phagocytes?'), 3);
+    assert.equal(askedListSize('Name two of the founders.'), 2);
+    assert.equal(askedListSize('How many three-day weeks were there?'), undefined);
+    assert.equal(askedListSize('Which team won in 2 games?'), undefined, 'a count after a preposition qualifies, it does not ask');
+    assert.equal(askedListSize('What is the capital of France?'), undefined);
+    assert.equal(listedItems('The innate leukocytes include the phagocytes (macrophages, neutrophils, and dendritic cells).'), 3);
+    assert.equal(listedItems('Neutrophils and macrophages are phagocytes.'), 2);
+    assert.equal(listedItems('Dendritic cells are phagocytes in tissues near the skin.'), 0);
+  });
+
   it('folds possessives, fiscal years, split words and line-item names for support', () => {
     assert.ok(supportTerms("Tesla's eulogy").includes(contentTerms('Tesla')[0]!));
     assert.ok(supportTerms('FY2021 total assets').includes('2021'));
@@ -124,6 +135,10 @@ describe('question focus and support terms (extractive reader)', () => {
     const capex = contentTerms('capital expenditure');
     const row = supportTerms('Purchases of property, plant and equipment (PP&E) (1,577)');
     assert.ok(capex.every((t) => row.includes(t)), 'a cash-flow purchases row covers "capital expenditure"');
+    assert.ok(supportTerms("the play performed in the 1970's").includes('1970s'), 'a decade with an apostrophe is the decade');
+    assert.ok(supportTerms('In the triplet form, O 2 molecules are paramagnetic.').includes('o2'), 'a formula whose subscript came apart');
+    assert.ok(supportTerms('CO 2 emissions').includes('co2'));
+    assert.ok(!supportTerms('Apollo 11 in July').includes('apollo11') && !supportTerms('World War 2').includes('war2'), 'a word and a number stay apart');
     const cogs = supportTerms('What is the FY2016 COGS for Microsoft?');
     assert.ok(contentTerms('cost of revenue').every((t) => supportTerms('Total cost of revenue 32,780').includes(t)) && cogs.includes(contentTerms('cost')[0]!));
   });

@@ -5,11 +5,14 @@
  *   loop.*   spin in a synchronous loop that never returns to the event loop
  *   crash.*  let the real parse start, then end the worker thread 200 ms later (exit code 9)
  *   hog.*    allocate until the heap limit stops the worker
+ * Plain CommonJS, so that the bundled worker (dist/parseWorker.js, which runs without tsx) can
+ * load it as well as the worker from source.
  */
-import { parentPort } from 'node:worker_threads';
+'use strict';
+const { parentPort } = require('node:worker_threads');
 
-parentPort?.on('message', (msg: { type?: string; file?: string }) => {
-  if (msg.type !== 'parse' || typeof msg.file !== 'string') return;
+parentPort?.on('message', (msg) => {
+  if (msg?.type !== 'parse' || typeof msg.file !== 'string') return;
   const base = msg.file.slice(msg.file.lastIndexOf('/') + 1);
   if (base.startsWith('loop.')) {
     let spins = 0;
@@ -17,7 +20,7 @@ parentPort?.on('message', (msg: { type?: string; file?: string }) => {
   }
   if (base.startsWith('crash.')) setTimeout(() => process.exit(9), 200);
   if (base.startsWith('hog.')) {
-    const hog: number[][] = [];
+    const hog = [];
     for (;;) hog.push(new Array(100_000).fill(hog.length));
   }
 });
