@@ -27,7 +27,7 @@
 import { leavesOf } from '../compress/baselines';
 import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
-import { askedFigure, ROW_WEIGHT, rowCover, rowFit, tableFacts, type TableFacts } from './rows';
+import { askedFigure, ROW_WEIGHT, rowCover, rowFit, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -224,8 +224,14 @@ export class ExtractiveReader implements Reader {
     };
     const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
 
-    // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla).
-    const withTerms = (p: QuestionPart): QuestionPart => ({ ...p, terms: [...new Set(supportTerms(p.text))] });
+    // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla);
+    // a statement's name says where to look, not what to match ("… in the balance sheet" is no term an auditor's sentence answers).
+    const whereTerms = statementNameTerms(asked, figure);
+    const withTerms = (p: QuestionPart): QuestionPart => {
+      const terms = [...new Set(supportTerms(p.text))];
+      const what = terms.filter((t) => !whereTerms.has(t));
+      return { ...p, terms: what.length > 0 ? what : terms };
+    };
     const entityTerms = analysis.entities.map((e) => supportTerms(e));
     // A comparison asks the same thing of each named thing: one part per entity.
     const parts: QuestionPart[] =
@@ -241,7 +247,8 @@ export class ExtractiveReader implements Reader {
       if (top) chosen.push(top);
     }
     // Close runners-up for the whole question: the sentence beside a restating one, or the other half of a multi-hop answer.
-    const whole: QuestionPart = { text: question, answerType: analysis.parts[0]?.answerType ?? 'other', terms: [...questionTerms], entities: analysis.entities };
+    const wholeTerms = [...questionTerms].filter((t) => !whereTerms.has(t));
+    const whole: QuestionPart = { text: question, answerType: analysis.parts[0]?.answerType ?? 'other', terms: wholeTerms.length > 0 ? wholeTerms : [...questionTerms], entities: analysis.entities };
     const maxQuotes = Math.max(this.options.maxQuotes ?? 2, chosen.length);
     const share = this.options.relativeSupport ?? 0.8;
     const ranked = rank(whole);

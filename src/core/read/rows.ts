@@ -93,6 +93,18 @@ const NOT_METRIC = new Set(
 );
 // "cash", "income" and "operating" name metrics too (cash and cash equivalents, net income, operating income): kept as metric terms.
 
+/**
+ * The terms of the statement names in the question ("balance sheet", "statement of income") that
+ * are not also metric terms elsewhere in it ("net income … in the income statement" keeps income).
+ */
+export function statementNameTerms(asked: string, figure: AskedFigure): Set<string> {
+  const out = new Set<string>();
+  const text = joinSplitWords(asked);
+  for (const [, re] of STATEMENT_NAMES) for (const m of text.matchAll(new RegExp(re.source, 'gi'))) for (const t of supportTerms(m[0])) out.add(t);
+  for (const t of figure.metricTerms) out.delete(t);
+  return out;
+}
+
 /** A sentence that says how to compute the asked figure: "Define unadjusted EBITDA as …", "Calculate it using …". */
 const DEFINITION = /\b(defined?|calculated?|computed?|using|equals?)\b|[=+/]/i;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, hasFigure, rowLabel, rowSupport, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { askedFigure, hasFigure, rowLabel, rowSupport, statementNameTerms, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -43,6 +43,15 @@ describe('rows: what a financial question asks', () => {
     const g = askedFigure('What is the FY2015 unadjusted EBITDA % margin for Netflix? Calculate unadjusted EBITDA using unadjusted operating income and D&A (from cash flow statement).', 'What is the FY2015 unadjusted EBITDA % margin for Netflix?', ['netflix201510k']);
     assert.ok(g.metricTerms.includes('oper') && g.metricTerms.includes('depreci'), g.metricTerms.join(' '));
     assert.ok(!g.metricTerms.includes('netflix'));
+  });
+
+  it('reads a statement\'s name as where to look, unless its words name the metric elsewhere too', () => {
+    const asked = 'When primarily referencing the income statement and the statement of financial position, what is the FY2021 inventory turnover ratio for Nike?';
+    const where = statementNameTerms(asked, askedFigure(asked, asked));
+    for (const t of ['incom', 'statement', 'financi', 'posit']) assert.ok(where.has(t), t);
+    assert.ok(!where.has('inventori'));
+    const net = 'By drawing conclusions from the income statement, what is Amazon\'s FY2019 net income?';
+    assert.ok(!statementNameTerms(net, askedFigure(net, net)).has('incom'), 'net income keeps "income"');
   });
 
   it('reads a row\'s label before its first figure, footnote marks aside', () => {
@@ -120,6 +129,16 @@ describe('ExtractiveReader: statement rows', () => {
     const regions = [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [older]), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'paragraph', [prose])];
     const a = await reader.answer('Which Best Buy product category performed the best in the domestic market during Q2 of FY2024?', { text: '', tokens: 0, truncated: false, regions });
     assert.equal(a.citations[0]!.nodeId, prose.id, a.text);
+  });
+
+  it('quotes a statement row, not the auditor\'s sentence that names every statement', async () => {
+    const auditor = leaf('We have audited the accompanying consolidated balance sheets of Nike as of May 31, 2021 and 2020, and the related consolidated statements of income and of cash flows.', 'sentence', undefined, 56);
+    const cogs = leaf('Cost of sales 28,925 21,162', 'row', 'Consolidated Statements of Income | 2021 | 2020', 58);
+    const inv = leaf('Inventories 6,854 7,367', 'row', 'Consolidated Balance Sheets | 2021 | 2020', 60);
+    const regions = [region('NIKE_2021_10K.pdf', 'Nike 10-K', 'paragraph', [auditor]), region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [cogs]), region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [inv])];
+    const a = await reader.answer('When primarily referencing the income statement and the balance sheet, what is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory between FY2020 and FY2021).', { text: '', tokens: 0, truncated: false, regions });
+    assert.notEqual(a.citations[0]!.nodeId, auditor.id, a.text);
+    assert.ok([cogs.id, inv.id].includes(a.citations[0]!.nodeId), a.text);
   });
 
   it('gives no row bonus to another company\'s filing when the question names one', async () => {
