@@ -72,6 +72,23 @@ export const sharedProcessFiles = [
   'test/unit/train/run.test.ts',
   'test/unit/train/scoringFit.test.ts',
   'test/unit/train/trainer.test.ts',
+  // Heavier, still self-contained: the CLI run in-process through main(args, io) with its own
+  // io, env and cwd; servers on port 0 that the file closes; the built-in model checked once.
+  'test/unit/annotate/goldCli.test.ts',
+  'test/unit/cli/traceExport.test.ts',
+  'test/unit/cliDefects.test.ts',
+  'test/unit/encode/conversion.test.ts',
+  'test/unit/encode/useLiteEncoder.test.ts',
+  'test/unit/eval/adapter.test.ts',
+  'test/unit/eval/configs.test.ts',
+  'test/unit/eval/financebench.test.ts',
+  'test/unit/eval/metrics.test.ts',
+  'test/unit/eval/topicsAblation.test.ts',
+  'test/unit/index/corpusIndexLoads.test.ts',
+  'test/unit/index/elementIndex.test.ts',
+  'test/unit/ingest/hierarchy.test.ts',
+  'test/unit/llm/llmReader.test.ts',
+  'test/unit/security/protocolFuzz.test.ts',
 ];
 
 /** What keeps `source` (a listed test file's text) from sharing a process; empty when nothing. */
