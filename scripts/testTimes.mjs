@@ -4,8 +4,8 @@
 // on the next run and to name the slowest files at the end of this one. A shared-process batch
 // (test-results/shared/batch-N.test.cjs, see scripts/test.mjs) wraps each of its files in a
 // top-level describe named by the file's path: each of those is recorded under that path, as the
-// file's time inside the batch (its tests and its imports, not the process start-up the batch
-// shares); the batch itself is not recorded.
+// file's time inside the batch (its tests, without its imports, which run when the batch builds
+// its suites, and without the process start-up the batch shares); the batch is not recorded.
 const batch = /[\\/]shared[\\/]batch-\d+\.test\.cjs$/;
 export default async function* testTimes(source) {
   const times = {};
