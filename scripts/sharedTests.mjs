@@ -89,6 +89,11 @@ export const sharedProcessFiles = [
   'test/unit/ingest/hierarchy.test.ts',
   'test/unit/llm/llmReader.test.ts',
   'test/unit/security/protocolFuzz.test.ts',
+  // Parsers and help text: pure functions of their input (parserFuzz reads CANOPY_FUZZ_RUNS only).
+  'test/unit/cli/help.test.ts',
+  'test/unit/ingest/markdown.test.ts',
+  'test/unit/ingest/pdf.test.ts',
+  'test/unit/security/parserFuzz.test.ts',
 ];
 
 /** What keeps `source` (a listed test file's text) from sharing a process; empty when nothing. */
