@@ -2,7 +2,8 @@
 //   node scripts/test.mjs               -> unit + webview tiers (what `npm test` runs)
 //   node scripts/test.mjs unit          -> test/unit/**/*.test.ts only
 //   node scripts/test.mjs webview       -> test/webview/**/*.test.ts only (headless Chromium)
-//   node scripts/test.mjs <file.test.ts>…  -> those files only
+//   node scripts/test.mjs shared        -> only the light files that share processes (below)
+//   node scripts/test.mjs <file.test.ts>…  -> those files only, each in its own process
 // The build runs once, first: the webview tier loads the bundles and the CLI tests use the
 // built-in encoder model it converts. Then one `node --test` runs every file, each in its own
 // process, several at once: CANOPY_TEST_CONCURRENCY, else one more than
@@ -13,6 +14,13 @@
 // Files start slowest first, by the times of the previous run (test-results/test-times.json,
 // written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
 // files without a time start first, webview files before unit ones.
+// Light files share processes: the files listed in scripts/sharedTests.mjs (independent by
+// construction, checked there) run in CANOPY_TEST_SHARED batches (default 6; 0 = each file in its
+// own process as before), balanced by their recorded times. A batch is a generated
+// test-results/shared/batch-N.test.cjs that requires each file inside a describe named by the
+// file's path, so reports and failures still name the file, and scripts/testTimes.mjs records
+// each file's time inside the batch (without the process start-up the batch shares). Files named
+// on the command line always run one process each.
 // Parse workers (src/core/ingest/parsePool.ts) run the dist/parseWorker.js the build has just
 // made (CANOPY_TEST_PARSE_WORKER): a worker that loads the parse stack from source through tsx
 // costs about 0.6 s more CPU to start, and the suite starts dozens. A test file run on its own
@@ -22,10 +30,11 @@
 // of CPU per file here. Under the CommonJS hook import() of a relative .ts path fails, so the
 // lint forbids it (eslint.config.mjs); import statements and require() work.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sharedProcessFiles, sharedProcessProblems } from './sharedTests.mjs';
 
 const args = process.argv.slice(2);
 const tiers = args.filter((a) => !a.endsWith('.test.ts'));
@@ -46,6 +55,17 @@ function findTests(dir) {
     else if (name.endsWith('.test.ts')) out.push(p);
   }
   return out;
+}
+
+function sharedBatches() {
+  const raw = process.env.CANOPY_TEST_SHARED;
+  if (raw === undefined || raw === '') return 6;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`CANOPY_TEST_SHARED must be a whole number ≥ 0 (0: no shared processes), not "${raw}"`);
+    process.exit(2);
+  }
+  return n;
 }
 
 function concurrency() {
@@ -75,15 +95,54 @@ function readTimes() {
 const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const files = [...wanted.flatMap((tier) => findTests(join('test', tier))), ...named];
+const files = [...wanted.flatMap((tier) => (tier === 'shared' ? sharedProcessFiles : findTests(join('test', tier)))), ...named];
 if (files.length === 0) {
   console.error(`no test files found for: ${args.join(' ') || wanted.join(', ')}`);
   process.exit(1);
 }
 const before = readTimes();
-const known = (f) => before[relative(process.cwd(), resolve(f))];
-const order = files
-  .map((f, i) => ({ f, i, t: known(f), webview: f.startsWith(join('test', 'webview')) }))
+const rel = (f) => relative(process.cwd(), resolve(f));
+const known = (f) => before[rel(f)];
+
+// The listed light files of this run go into batches (a tier run only: named files run alone).
+const sharedDir = join(resultsDir, 'shared');
+rmSync(sharedDir, { recursive: true, force: true });
+const batchCount = named.length > 0 ? 0 : sharedBatches();
+const listed = new Set(sharedProcessFiles);
+const problems = sharedProcessFiles.flatMap((f) => {
+  if (!existsSync(f)) return [`${f}: listed in scripts/sharedTests.mjs but not found (renamed? update the list)`];
+  return sharedProcessProblems(readFileSync(f, 'utf8')).map((why) => `${f}: ${why}; it cannot share a process (take it off scripts/sharedTests.mjs)`);
+});
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exit(2);
+}
+const sharable = batchCount > 0 ? files.filter((f) => listed.has(rel(f))) : [];
+const batchFiles = [];
+const batchTime = {};
+if (sharable.length > 1) {
+  // Longest first onto the lightest batch; a file without a recorded time counts 2 s.
+  const batches = Array.from({ length: Math.min(batchCount, sharable.length) }, () => ({ ms: 0, files: [] }));
+  for (const f of [...sharable].sort((a, b) => (known(b) ?? 2000) - (known(a) ?? 2000))) {
+    const lightest = batches.reduce((a, b) => (b.ms < a.ms ? b : a));
+    lightest.files.push(f);
+    lightest.ms += known(f) ?? 2000;
+  }
+  mkdirSync(sharedDir, { recursive: true });
+  batches.forEach((b, i) => {
+    const file = join(sharedDir, `batch-${i + 1}.test.cjs`);
+    const body = b.files
+      .sort()
+      .map((f) => `describe(${JSON.stringify(rel(f))}, () => {\n  require(${JSON.stringify(resolve(f))});\n});`);
+    writeFileSync(file, `// Generated by scripts/test.mjs: these test files share one process (scripts/sharedTests.mjs).\nconst { describe } = require('node:test');\n${body.join('\n')}\n`);
+    batchFiles.push(file);
+    batchTime[rel(file)] = b.ms;
+  });
+}
+const inBatch = new Set(batchFiles.length > 0 ? sharable : []);
+const runFiles = [...files.filter((f) => !inBatch.has(f)), ...batchFiles];
+const order = runFiles
+  .map((f, i) => ({ f, i, t: known(f) ?? batchTime[rel(f)], webview: f.startsWith(join('test', 'webview')) }))
   .sort((a, b) => {
     if ((a.t === undefined) !== (b.t === undefined)) return a.t === undefined ? -1 : 1;
     if (a.t !== undefined && b.t !== undefined && a.t !== b.t) return b.t - a.t;
@@ -93,7 +152,8 @@ const order = files
   .map((x) => x.f);
 
 const n = concurrency();
-console.log(`${order.length} test files, ${n} at a time`);
+const sharing = inBatch.size > 0 ? ` (${inBatch.size} light files in ${batchFiles.length} shared processes)` : '';
+console.log(`${files.length} test files, ${order.length} processes${sharing}, ${n} at a time`);
 mkdirSync(resultsDir, { recursive: true });
 const writtenAt = () => (existsSync(timesFile) ? statSync(timesFile).mtimeMs : 0);
 const startedAt = writtenAt();
@@ -126,6 +186,6 @@ if (Object.keys(now).length > 0) {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
     .map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`);
-  console.log(`slowest files (wall time, start-up included): ${slowest.join(', ')}`);
+  console.log(`slowest files (wall time, start-up included unless in a shared process): ${slowest.join(', ')}`);
 }
 process.exit(res.status ?? 1);
