@@ -34,7 +34,9 @@ export function compress(
           const walk = (n: RegionNode, depth: number) => {
             for (const c of n.children) {
               if (c.children.length > 0) walk(c, depth + 1);
-              else v.push({ nodeId: c.id, decision: chosen.has(c.id) ? 'keep-whole' : 'dropped-sibling', rule: 'glimpse', score: score(c), depth: depth + 1 });
+              // The chosen leaves are the glimpse; the rest went with the item (as under a dropped sibling in projection.ts).
+              else if (chosen.has(c.id)) v.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: depth + 1 });
+              else v.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: depth + 1 });
             }
           };
           walk(item.root, 0);

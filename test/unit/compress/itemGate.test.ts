@@ -115,7 +115,7 @@ describe('rank gate', () => {
     assert.deepEqual(r.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/1']);
     const v = r.verdicts.get('Green-Day')!;
     assert.deepEqual(v[0], { nodeId: 'Green-Day', decision: 'descend', rule: 'glimpse', score: 0.5, depth: 0 });
-    assert.deepEqual(v.slice(1).map((x) => [x.nodeId, x.decision, x.rule]), [['Green-Day/0', 'dropped-sibling', 'glimpse'], ['Green-Day/1', 'keep-whole', 'glimpse']]);
+    assert.deepEqual(v.slice(1).map((x) => [x.nodeId, x.decision, x.rule]), [['Green-Day/0', 'not-visited', 'ancestor-dropped'], ['Green-Day/1', 'keep-whole', 'glimpse']]);
     // Inside an item the gate keeps, the glimpse keeps the leaves the rule drops below their parent.
     const plain = compress(items, { name: 'canopy', items: 0.3 }, score, false, question);
     assert.deepEqual(plain.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/1']);
