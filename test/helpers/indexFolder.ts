@@ -8,14 +8,16 @@ import { runIndexer, type IndexSummary } from '../../src/core/index/indexer';
 import { LocalStore } from '../../src/core/index/localStore';
 import { discoverFiles } from '../../src/core/ingest/discover';
 import { parseFile } from '../../src/core/ingest/parseFile';
+import type { ProgressSink } from '../../src/core/ports';
 import { hashEmbeddings } from './hashEmbeddings';
 
-export async function indexFolder(root: string, dir: string, maxFileSizeMB = 1, store?: IndexStore): Promise<IndexSummary> {
+export async function indexFolder(root: string, dir: string, maxFileSizeMB = 1, store?: IndexStore, progress?: ProgressSink): Promise<IndexSummary> {
   return runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB }), {
     store: store ?? new LocalStore(dir),
     parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
     embeddings: hashEmbeddings(),
     parserVersion: 'test',
     branchingFactor: 2,
+    ...(progress ? { progress } : {}),
   });
 }

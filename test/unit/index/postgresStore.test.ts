@@ -110,17 +110,20 @@ describe('postgres store', () => {
     try {
       for (let i = 0; i < 40; i++) write(`bulk/doc-${i}.md`, `# Document ${i}\n\n${'Canopy cover was measured at the plot. '.repeat(20)}Item ${i}.\n`);
       const child = fileURLToPath(new URL('../../helpers/indexChild.ts', import.meta.url));
-      const runChild = (killAfterMs?: number) =>
-        new Promise<{ code: number | null; ms: number; err: string }>((resolve) => {
-          const t0 = Date.now();
+      // killAt: the file whose start (the child's progress line) triggers kill -9 — a known point
+      // mid-way, after the files before it were written over the socket and before the commit.
+      const runChild = (killAt?: string) =>
+        new Promise<{ code: number | null; err: string }>((resolve) => {
           let err = '';
-          const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          const env = killAt === undefined ? process.env : { ...process.env, CANOPY_CHILD_PROGRESS: '1' };
+          const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'], env });
           proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-          const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
-          proc.on('exit', (code) => {
-            clearTimeout(timer);
-            resolve({ code, ms: Date.now() - t0, err });
+          proc.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (killAt !== undefined && out.split('\n').some((l) => l.startsWith('progress ') && l.endsWith(` ${killAt}`))) proc.kill('SIGKILL');
           });
+          proc.on('exit', (code) => resolve({ code, err }));
         });
       const first = await runChild();
       assert.equal(first.code, 0, first.err);
@@ -137,7 +140,9 @@ describe('postgres store', () => {
       const rounds = Number(process.env.CANOPY_KILL_RUNS ?? 2);
       for (let round = 0; round < rounds; round++) {
         edit(round);
-        const { code } = await runChild(Math.floor(full.ms * (0.2 + 0.75 * Math.random())));
+        // An edited file with at least two more edited files after it in any discovery order.
+        const at = [3, 12, 15, 18, 21][Math.floor(Math.random() * 5)];
+        const { code } = await runChild(`bulk/doc-${at}.md`);
         if (code !== 0) killed++;
         const live = await store.liveGeneration();
         assert.ok(live !== undefined && live >= before, `generation after kill: ${live}`);
