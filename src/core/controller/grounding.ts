@@ -205,11 +205,13 @@ export function statementPages(view: DocumentView, question: string, grounding: 
   const named = statementsNamed(question);
   if (named.length === 0) return [];
   const rank = new Map(grounding.map((g) => [g.pageId, g.rank]));
+  // What each page's head names, read once for all the named statements.
+  const heads = new Map(view.pages.map((p) => [p.id, statementsNamed(pageHead(view, p.id))]));
   const out: StatementPage[] = [];
   for (const statement of named) {
     const found: StatementPage[] = [];
     for (const p of view.pages) {
-      if (!statementsNamed(pageHead(view, p.id)).includes(statement)) continue;
+      if (!heads.get(p.id)!.includes(statement)) continue;
       const tableIds = view.elementsOn(p.id).filter((e) => e.type === 'table' && statementByItems(e.text) === statement).map((e) => e.id);
       if (tableIds.length > 0) found.push({ pageId: p.id, page: p.page, statement, tableIds });
     }

@@ -22,7 +22,7 @@
  * The reader adds `ROW_WEIGHT` × this to a row's support (extractiveReader.ts).
  */
 import type { RegionNode } from '../../contracts/region';
-import { supportTerms } from '../text/support';
+import { joinSplitWords, supportTerms } from '../text/support';
 
 export type StatementKind = 'cash-flow' | 'balance-sheet' | 'income';
 
@@ -54,11 +54,6 @@ const OTHER_YEAR = 0.3;
 const OTHER_STATEMENT = 0.6;
 /** … and when nothing says which statement (if any) the table is. */
 const UNKNOWN_STATEMENT = 0.8;
-
-/** A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s"): join it back. */
-export function joinSplitWords(text: string): string {
-  return text.replace(/(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu, '$1$2');
-}
 
 /** Statement names as questions and statement titles write them. */
 const STATEMENT_NAMES: Array<[StatementKind, RegExp]> = [

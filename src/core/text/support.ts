@@ -12,6 +12,13 @@
 import type { AnswerType, QuestionPart } from './question';
 import { contentTerms, entitySpans, indexTerm, words } from './terms';
 
+const SPLIT_WORD = /(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu;
+
+/** A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s"): join it back. */
+export function joinSplitWords(text: string): string {
+  return text.replace(SPLIT_WORD, '$1$2');
+}
+
 /**
  * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
  * Tesla, teachers), decades ("1970's" → 1970s), formulas whose subscript became a separate
@@ -31,7 +38,7 @@ export function supportTerms(text: string): string[] {
     // A fiscal year names its year: "FY2021" and "fiscal 2021" both cover 2021.
     .replace(/\bFY\s?(\d{4})\b/gi, '$1')
     // A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s").
-    .replace(/(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu, '$1$2');
+    .replace(SPLIT_WORD, '$1$2');
   const aliases = METRIC_ALIASES.filter(([re]) => re.test(folded)).map(([, canonical]) => canonical);
   if (aliases.length > 0) folded = `${folded} ${aliases.join(' ')}`;
   return contentTerms(folded);
