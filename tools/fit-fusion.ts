@@ -17,6 +17,9 @@ interface Candidate {
   denseRank: number | null;
   bm25: number;
   bm25Rank: number | null;
+  /** Absent in dumps written before the flat scoring. */
+  bm25Flat?: number;
+  bm25FlatRank?: number | null;
 }
 
 function judged(file: string): JudgedQuestion[] {
@@ -25,14 +28,15 @@ function judged(file: string): JudgedQuestion[] {
     .filter((l) => l.trim())
     .map((line) => {
       const q = JSON.parse(line) as { gold: string[]; candidates: Candidate[] };
-      const ranked = (key: 'denseRank' | 'bm25Rank', score: 'dense' | 'bm25') =>
+      const ranked = (key: 'denseRank' | 'bm25Rank' | 'bm25FlatRank', score: 'dense' | 'bm25' | 'bm25Flat') =>
         q.candidates
-          .filter((c) => c[key] !== null)
+          .filter((c) => c[key] !== null && c[key] !== undefined)
           .sort((a, b) => a[key]! - b[key]!)
-          .map((c) => ({ id: c.id, score: c[score] }));
+          .map((c) => ({ id: c.id, score: c[score]! }));
+      const withFlat = q.candidates.some((c) => c.bm25FlatRank !== undefined);
       const qrels = new Map(q.candidates.filter((c) => c.grade > 0).map((c) => [c.id, c.grade]));
       for (const g of q.gold) if (!qrels.has(g)) qrels.set(g, 1);
-      return { dense: ranked('denseRank', 'dense'), lexical: ranked('bm25Rank', 'bm25'), qrels };
+      return { dense: ranked('denseRank', 'dense'), lexical: ranked('bm25Rank', 'bm25'), ...(withFlat ? { flat: ranked('bm25FlatRank', 'bm25Flat') } : {}), qrels };
     });
 }
 
