@@ -1,6 +1,7 @@
 /**
- * Retrieval features of an open pool, one JSON line per question: for the union of the dense and
- * BM25 top-N items, every signal a fusion could use (BM25 score and rank, dense cosine of the
+ * Retrieval features of an open pool, one JSON line per question: for the union of the dense,
+ * BM25 and flat BM25 top-N items, every signal a fusion could use (BM25 score and rank — per
+ * field and flat, bm25.ts's two scorings —, dense cosine of the
  * item vector and rank, the best and second-best cosine of the item's sentences, the cosine of
  * its first sentence, BM25 over titles only) and the item's gold grade. The fusion profiles of
  * src/core/retrieve/ are fitted and checked on these dumps (`canopy tune` fits the same features
@@ -57,7 +58,9 @@ async function main(): Promise<void> {
     const qv = await embeddings.embedQuery(q.question);
     const dense = await corpus.vectors.query(qv, n);
     const bm25 = await corpus.lexical.query(q.question, n);
-    const ids = [...new Set([...dense.map((h) => h.id), ...bm25.map((h) => h.id)])];
+    const flat = await corpus.lexical.query(q.question, n, undefined, 'flat');
+    const flatOf = new Map(flat.map((h, i) => [h.id, { score: h.score, rank: i }]));
+    const ids = [...new Set([...dense.map((h) => h.id), ...bm25.map((h) => h.id), ...flat.map((h) => h.id)])];
     const denseRank = new Map(dense.map((h, i) => [h.id, i]));
     const bm25Of = new Map(bm25.map((h, i) => [h.id, { score: h.score, rank: i }]));
     const candidates = [];
@@ -74,6 +77,8 @@ async function main(): Promise<void> {
         denseRank: denseRank.get(id) ?? null,
         bm25: bm25Of.get(id)?.score ?? 0,
         bm25Rank: bm25Of.get(id)?.rank ?? null,
+        bm25Flat: flatOf.get(id)?.score ?? 0,
+        bm25FlatRank: flatOf.get(id)?.rank ?? null,
         max1: vectors ? (sorted[0] ?? 0) : null,
         max2: vectors ? (sorted[1] ?? sorted[0] ?? 0) : null,
         first: vectors ? (sims[0] ?? 0) : null,

@@ -11,10 +11,17 @@ import { num, numIn, str } from './validation';
 const positive = z.number().check(z.gt(0, 'must be more than 0'));
 const nonNegative = z.number().check(z.gte(0, 'must be ≥ 0'));
 
-/** Reciprocal-rank fusion (the design's equal-weight RRF, or BM25 weighted) or score-level fusion. */
+const share = z.number().check(z.gte(0, 'must be ≥ 0'), z.lte(1, 'must be ≤ 1'));
+
+/**
+ * Reciprocal-rank fusion (the design's equal-weight RRF, or BM25 weighted) or score-level fusion:
+ * `linear` = (1 − flat) × BM25 per field + flat × BM25 flat (bm25.ts's two scorings) + dense ×
+ * cosine, each min-max normalised over the union of the lists' top `depth`; `flat` absent is 0
+ * (profiles written before it).
+ */
 export const FusionSetting = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('rrf'), rrfK: positive, bm25Weight: z.optional(nonNegative) }),
-  z.object({ kind: z.literal('linear'), dense: nonNegative, depth: z.int().check(z.gte(1, 'must be ≥ 1')) }),
+  z.object({ kind: z.literal('linear'), dense: nonNegative, depth: z.int().check(z.gte(1, 'must be ≥ 1')), flat: z.optional(share) }),
 ]);
 export type FusionSetting = z.infer<typeof FusionSetting>;
 

@@ -93,7 +93,8 @@ export const TraceSettings = z.object({
   /**
    * How items were retrieved: `rrf` (reciprocal-rank fusion, constant `rrfK`, BM25 weighted
    * `bm25Weight` when not 1) or `linear` (min-max normalised BM25 + `denseWeight` × cosine over
-   * both rankers' top `depth`).
+   * both rankers' top `depth`; with `flatWeight`, BM25 is (1 − flatWeight) × the per-field score +
+   * flatWeight × the flat one).
    */
   retrieval: z.object({
     dense: bool,
@@ -104,6 +105,7 @@ export const TraceSettings = z.object({
     bm25Weight: z.optional(num),
     denseWeight: z.optional(num),
     depth: z.optional(num),
+    flatWeight: z.optional(num),
   }),
   /** Node score weights when they are not the dense cosine alone (src/core/compress/hybridScore.ts). */
   nodeScore: z.optional(z.object({ dense: num, lexical: num, model: z.optional(z.enum(['bm25', 'coverage'])) })),
@@ -178,6 +180,9 @@ export const ScoreComponents = z.object({
   denseRank: z.optional(count),
   bm25: z.optional(num),
   bm25Rank: z.optional(count),
+  /** BM25 with the fields scored as one (bm25.ts `flat`), when the fusion uses it. */
+  bm25Flat: z.optional(num),
+  bm25FlatRank: z.optional(count),
   topic: z.optional(num),
   fused: num,
 });

@@ -39,9 +39,10 @@ export type EvalMode = 'given' | 'pool';
 /**
  * `hybrid`: the pipeline's fusion (the encoder's retrieval profile); `hybrid:rrf`: the design's
  * equal-weight RRF; `hybrid:bm25=<w>`: RRF with BM25 weighted w; `hybrid:linear=<w>`: score-level
- * fusion with the cosine weighted w (measured variants).
+ * fusion with the cosine weighted w, `hybrid:linear=<w>,flat=<f>` with the flat BM25 list weighted f
+ * (measured variants).
  */
-export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25' | 'hybrid:rrf' | `hybrid:bm25=${number}` | `hybrid:linear=${number}`;
+export type RetrievalChoice = 'hybrid' | 'dense' | 'bm25' | 'hybrid:rrf' | `hybrid:bm25=${number}` | `hybrid:linear=${number}` | `hybrid:linear=${number},flat=${number}`;
 
 /** The retriever a choice means; `fusion` undefined = the encoder's profile. */
 export function parseRetrieval(value: string): { dense: boolean; bm25: boolean; fusion?: FusionSetting } | undefined {
@@ -51,8 +52,10 @@ export function parseRetrieval(value: string): { dense: boolean; bm25: boolean; 
   if (value === 'bm25') return { dense: false, bm25: true, fusion: RRF_EQUAL };
   const rrf = /^hybrid:bm25=(\d*\.?\d+)$/.exec(value);
   if (rrf) return { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60, bm25Weight: Number(rrf[1]) } };
-  const linear = /^hybrid:linear=(\d*\.?\d+)$/.exec(value);
-  if (linear) return { dense: true, bm25: true, fusion: { kind: 'linear', dense: Number(linear[1]), depth: 100 } };
+  const linear = /^hybrid:linear=(\d*\.?\d+)(?:,flat=(\d*\.?\d+))?$/.exec(value);
+  if (linear && (linear[2] === undefined || Number(linear[2]) <= 1)) {
+    return { dense: true, bm25: true, fusion: { kind: 'linear', dense: Number(linear[1]), depth: 100, ...(linear[2] !== undefined ? { flat: Number(linear[2]) } : {}) } };
+  }
   return undefined;
 }
 

@@ -42,6 +42,8 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
     ),
   );
 
+  // The flat BM25 column only when the fusion used that list (a profile with a flat weight).
+  const flat = r.retrieved.some((i) => i.scores.bm25Flat !== undefined);
   const table = el('table', { class: 'canopy-table canopy-retrieved' });
   table.append(
     el(
@@ -54,6 +56,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
         el('th', { scope: 'col' }, 'Item'),
         el('th', { scope: 'col', class: 'canopy-num' }, 'Dense'),
         el('th', { scope: 'col', class: 'canopy-num' }, 'BM25'),
+        ...(flat ? [el('th', { scope: 'col', class: 'canopy-num' }, 'BM25 flat')] : []),
         el('th', { scope: 'col', class: 'canopy-num' }, 'Fused'),
         el('th', { scope: 'col', class: 'canopy-num' }, 'Kept / whole tokens'),
         el('th', { scope: 'col' }, 'Status'),
@@ -77,6 +80,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
         el('td', {}, open, el('div', { class: 'canopy-muted canopy-file' }, it.file)),
         rankCell(it.scores.dense, it.scores.denseRank),
         rankCell(it.scores.bm25, it.scores.bm25Rank),
+        ...(flat ? [rankCell(it.scores.bm25Flat, it.scores.bm25FlatRank)] : []),
         el('td', { class: 'canopy-num' }, fmtScore(it.scores.fused, 4)),
         el('td', { class: 'canopy-num' }, keptCell(it)),
         el('td', {}, it.repeated ? 'already held' : added.has(it.itemId) ? 'new' : '—'),

@@ -49,7 +49,8 @@ Options:
   --critic <c>           none | rule | llm (pool mode; default rule)
   --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)
                          | dense | bm25 (pool mode); hybrid:bm25=<w> (RRF, BM25 weighted w) or
-                         hybrid:linear=<w> (normalised BM25 + w × cosine) are measured variants
+                         hybrid:linear=<w>[,flat=<f>] ((1 − f) × BM25 + f × flat BM25 + w × cosine,
+                         normalised) are measured variants
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
   --topics <v>           pool mode: topic compass off | control | noselect | noabstract | full
                          (docs/topics.md; control = the scorer without topic features); scorers
@@ -162,7 +163,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const critic = (values.critic ?? (mode === 'pool' ? 'rule' : 'none')) as CriticChoice;
   if (!['none', 'rule', 'llm'].includes(critic)) throw new UsageError('--critic must be none, rule or llm');
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
-  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, hybrid:rrf, dense, bm25, hybrid:bm25=<weight> or hybrid:linear=<weight>');
+  if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, hybrid:rrf, dense, bm25, hybrid:bm25=<weight> or hybrid:linear=<weight>[,flat=<share>]');
   const reader = values.reader ?? 'extractive';
   const topics = values.topics as TopicVariant | undefined;
   if (topics !== undefined && !(topicVariants as readonly string[]).includes(topics)) throw new UsageError(`--topics must be one of ${topicVariants.join(', ')}`);

@@ -109,7 +109,7 @@ export async function runTune(args: string[], io: CliIO): Promise<number> {
     const f = result.profile.fusion;
     io.out(`questions: ${result.fit.questions} judged${result.unjudged.length ? `, ${result.unjudged.length} left out (nothing they judge relevant is indexed)` : ''}`);
     io.out(`mean nDCG@10: BM25 ${result.fit.figures.bm25!.toFixed(3)}, dense ${result.fit.figures.dense!.toFixed(3)}, equal-weight RRF ${result.fit.figures.rrf!.toFixed(3)}`);
-    io.out(`best: ${f.kind === 'linear' ? `BM25 + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`} — nDCG@10 ${result.fit.ndcg.toFixed(3)}`);
+    io.out(`best: ${f.kind === 'linear' ? `${f.flat ? `${+(1 - f.flat).toFixed(3)} × BM25 + ${f.flat} × flat BM25` : 'BM25'} + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`} — nDCG@10 ${result.fit.ndcg.toFixed(3)}`);
     if (result.heldBack) {
       const h = result.heldBack;
       io.out(`held back ${h.questions} question(s): nDCG@10 ${h.before.toFixed(3)} with the fusion in use → ${h.after.toFixed(3)} fitted`);

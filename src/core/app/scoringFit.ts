@@ -29,7 +29,7 @@ import type { FusionFitReport, ScoringReport } from '../train/scoringReport';
 import { judgeQuestions, MIN_TUNE_QUESTIONS, TUNE_DEPTH } from './tuneRetrieval';
 
 export function describeFusion(f: FusionSetting): string {
-  return f.kind === 'linear' ? `BM25 + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`;
+  return f.kind === 'linear' ? `${f.flat ? `BM25 (${f.flat} flat)` : 'BM25'} + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`;
 }
 
 const sameFusion = (a: FusionSetting, b: FusionSetting) => JSON.stringify(a) === JSON.stringify(b);

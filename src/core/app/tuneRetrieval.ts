@@ -70,7 +70,7 @@ export interface TuneResult {
 
 
 /**
- * Each question's two rankings (depth `TUNE_DEPTH`) and graded relevance over the index, in the
+ * Each question's rankings (dense, BM25 per field and flat; depth `TUNE_DEPTH`) and graded relevance over the index, in the
  * order given; a question that judges nothing in the index relevant is left out (`unjudged`).
  */
 export async function judgeQuestions(
@@ -90,7 +90,9 @@ export async function judgeQuestions(
     }
     const dense = await corpus.vectors.query(await embedQuery(q.question, signal), TUNE_DEPTH);
     const lexical = await corpus.lexical.query(q.question, TUNE_DEPTH);
-    judged.push({ index, dense: dense.map((h) => ({ id: h.id, score: h.score })), lexical: lexical.map((h) => ({ id: h.id, score: h.score })), qrels });
+    const flat = await corpus.lexical.query(q.question, TUNE_DEPTH, undefined, 'flat');
+    const ranked = (hits: Array<{ id: string; score: number }>) => hits.map((h) => ({ id: h.id, score: h.score }));
+    judged.push({ index, dense: ranked(dense), lexical: ranked(lexical), flat: ranked(flat), qrels });
   }
   return { judged, unjudged };
 }

@@ -15,6 +15,13 @@
  * summed, then multiplied by the number of distinct query terms the item matched. A field's
  * length is its number of distinct words (stop words included); terms are text/terms.ts's
  * (stemmed, stop words removed), as everywhere else in Canopy.
+ *
+ * `scoring: 'flat'` ranks the same postings as one field (title and text together, the way
+ * Anserini's "flat" BEIR runs index a document): tf = the title's + the text's, df = the items
+ * holding the term in either field, length = the two fields' lengths summed, classic BM25 with the
+ * same k1 and b and no coordination factor. It ranks differently from the per-field score
+ * (SciFact nDCG@10 0.696 against 0.674, HotpotQA 0.759 against 0.769), and the retrieval profile
+ * fuses the two (docs/evaluation.md, "Retrieval fusion: the encoder's profile").
  */
 import { createHash } from 'node:crypto';
 import { indexTerm, words } from '../text/terms';
@@ -25,6 +32,9 @@ export interface LexicalDoc {
   text: string;
   modality: string;
 }
+
+/** How query terms are scored: per field with MiniSearch's coordination factor (default), or as one flat field. */
+export type LexicalScoring = 'fields' | 'flat';
 
 export interface LexicalHit {
   id: string;
@@ -263,7 +273,7 @@ export class Bm25Index {
   }
 
   /** The k best items for `text` (OR over its terms), best first; only the given modalities when set. */
-  query(text: string, k: number, modalities?: readonly string[]): LexicalHit[] {
+  query(text: string, k: number, modalities?: readonly string[], scoring: LexicalScoring = 'fields'): LexicalHit[] {
     const n = this.size;
     if (n === 0 || k <= 0) return [];
     const queryTerms: string[] = [];
@@ -275,6 +285,7 @@ export class Bm25Index {
     if (!this.scratch || this.scratch.score.length !== n) {
       this.scratch = { score: new Float64Array(n), quality: new Uint16Array(n), seen: new Int32Array(n).fill(-1) };
     }
+    if (scoring === 'flat') return this.queryFlat(queryTerms, k, modalities);
     const { score, quality, seen } = this.scratch;
     const touched: number[] = [];
     const distinct = new Map<string, number>();
@@ -320,6 +331,65 @@ export class Bm25Index {
       seen[d] = -1; // reset for the next query
       if (allowed && !allowed.has(this.modalityCodes[d]!)) continue;
       heap.push(d, final);
+    }
+    return heap.sorted().map(({ index, score: s }) => ({ id: this.id(index), score: s }));
+  }
+
+  /** `query` with `scoring: 'flat'`: both fields' postings merged as one field, no coordination factor. */
+  private queryFlat(queryTerms: string[], k: number, modalities?: readonly string[]): LexicalHit[] {
+    const n = this.size;
+    const { score, seen } = this.scratch!;
+    const touched: number[] = [];
+    const avg = this.avgFieldLength[0]! + this.avgFieldLength[1]!;
+    const [title, text] = this.postings as [(typeof this.postings)[0], (typeof this.postings)[0]];
+    const add = (d: number, tf: number, idf: number) => {
+      const len = this.fieldLength[d * FIELDS]! + this.fieldLength[d * FIELDS + 1]!;
+      if (seen[d] === -1) {
+        touched.push(d);
+        score[d] = 0;
+        seen[d] = -2;
+      }
+      score[d] = score[d]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
+    };
+    for (const term of queryTerms) {
+      const t = this.termId(term);
+      if (t < 0) continue;
+      // Both lists hold document numbers in ascending order: one merge gives df and the summed tf.
+      let i = title.offsets[t]!;
+      const iEnd = title.offsets[t + 1]!;
+      let j = text.offsets[t]!;
+      const jEnd = text.offsets[t + 1]!;
+      let df = 0;
+      for (let a = i, b = j; a < iEnd || b < jEnd; df++) {
+        if (b >= jEnd || (a < iEnd && title.docs[a]! < text.docs[b]!)) a++;
+        else if (a >= iEnd || text.docs[b]! < title.docs[a]!) b++;
+        else {
+          a++;
+          b++;
+        }
+      }
+      if (df === 0) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      while (i < iEnd || j < jEnd) {
+        if (j >= jEnd || (i < iEnd && title.docs[i]! < text.docs[j]!)) {
+          add(title.docs[i]!, title.tfs[i]!, idf);
+          i++;
+        } else if (i >= iEnd || text.docs[j]! < title.docs[i]!) {
+          add(text.docs[j]!, text.tfs[j]!, idf);
+          j++;
+        } else {
+          add(title.docs[i]!, title.tfs[i]! + text.tfs[j]!, idf);
+          i++;
+          j++;
+        }
+      }
+    }
+    const allowed = modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
+    const heap = new TopK(k);
+    for (const d of touched) {
+      seen[d] = -1;
+      if (allowed && !allowed.has(this.modalityCodes[d]!)) continue;
+      heap.push(d, score[d]!);
     }
     return heap.sorted().map(({ index, score: s }) => ({ id: this.id(index), score: s }));
   }

@@ -19,7 +19,8 @@ export class CorpusIndex {
   /** Dense top-k by cosine similarity (the store's). */
   readonly vectors: { readonly size: number; query(vector: Float32Array, k: number, filter?: { modalities?: readonly string[] }): Promise<SearchHit[]> };
   /** Lexical top-k (the store's: BM25 or the database's full-text ranking). */
-  readonly lexical: { readonly size: number; query(text: string, k: number, modalities?: readonly string[]): Promise<SearchHit[]> };
+  /** `scoring`: bm25.ts's per-field score (default) or flat. */
+  readonly lexical: { readonly size: number; query(text: string, k: number, modalities?: readonly string[], scoring?: 'fields' | 'flat'): Promise<SearchHit[]> };
 
   private constructor(
     readonly store: IndexStore,
@@ -29,7 +30,7 @@ export class CorpusIndex {
   ) {
     for (const [file, entry] of Object.entries(manifest.files)) for (const id of entry.items) this.itemFile.set(id, file);
     this.vectors = { size: reader.size, query: (vector, k, filter) => reader.dense(vector, k, filter) };
-    this.lexical = { size: reader.size, query: (text, k, modalities) => reader.lexical(text, k, modalities ? { modalities } : undefined) };
+    this.lexical = { size: reader.size, query: (text, k, modalities, scoring) => reader.lexical(text, k, modalities || scoring ? { ...(modalities ? { modalities } : {}), ...(scoring ? { scoring } : {}) } : undefined) };
   }
 
   /** Opens the live generation; CanopyError(E_NOT_FOUND) when the store holds no index yet. */

@@ -35,6 +35,11 @@ export interface SearchHit {
 export interface SearchFilter {
   /** Only items of these modalities; all when absent. */
   modalities?: readonly string[];
+  /**
+   * Lexical scoring (bm25.ts): per field (default) or flat. A store whose lexical ranking is not
+   * Canopy's BM25 (Postgres full text) ranks the same either way.
+   */
+  scoring?: 'fields' | 'flat';
 }
 
 /** What changes from one generation to the next. An upserted id replaces the old item of that id. */

@@ -412,7 +412,7 @@ export class PostgresStore implements IndexStore {
     let bm25: Promise<Bm25Index> | undefined;
     const lexicalBm25 = async (text: string, k: number, filter?: SearchFilter) => {
       bm25 ??= this.bm25(generation);
-      return (await bm25).query(text, k, filter?.modalities);
+      return (await bm25).query(text, k, filter?.modalities, filter?.scoring);
     };
     return {
       generation,

@@ -3,7 +3,8 @@
  * lists (dense cosine and BM25, the same depth the retriever asks for) and graded relevance;
  * every candidate fusion is scored by mean nDCG@10 with the retriever's own fusion functions, so
  * what is fitted is exactly what runs. The candidates are score-level fusions with dense weights
- * on a grid (0 is BM25 alone, ties broken by the dense rank) and the equal-weight RRF; the fit
+ * on a grid (0 is BM25 alone, ties broken by the dense rank) — and, when the questions carry the
+ * flat BM25 list too, every flat weight of its grid beside each — and the equal-weight RRF; the fit
  * reports both rankers alone beside them, and never picks a fusion below the better ranker unless
  * the better ranker is dense alone (which no fusion here expresses; the report says so).
  *
@@ -20,6 +21,8 @@ export interface JudgedQuestion {
   dense: Ranked[];
   /** BM25 ranking (item ids, scores), best first. */
   lexical: Ranked[];
+  /** BM25 ranking with the fields scored as one (bm25.ts `flat`); absent: flat weights are not fitted. */
+  flat?: Ranked[];
   /** Relevance grade by item id (> 0 relevant). */
   qrels: Qrels;
 }
@@ -36,6 +39,8 @@ export interface FusionFit {
 }
 
 export const DENSE_WEIGHT_GRID: readonly number[] = [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 1.5, 2];
+/** Weights of the flat BM25 list (the per-field list gets 1 − f); 0 is the per-field score alone. */
+export const FLAT_WEIGHT_GRID: readonly number[] = [0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1];
 
 const ids = (list: Array<{ id: string }>) => list.map((r) => r.id);
 
@@ -48,7 +53,10 @@ export function meanNdcg(questions: readonly JudgedQuestion[], rank: (q: JudgedQ
 
 /** The ranking a fusion produces for one question (the retriever's functions). */
 export function fusedRanking(q: JudgedQuestion, f: FusionSetting): string[] {
-  if (f.kind === 'linear') return ids(linearFusion(q.dense.slice(0, f.depth), q.lexical.slice(0, f.depth), f.dense));
+  if (f.kind === 'linear') {
+    const flat = f.flat ? { list: (q.flat ?? []).slice(0, f.depth), weight: f.flat } : undefined;
+    return ids(linearFusion(q.dense.slice(0, f.depth), q.lexical.slice(0, f.depth), f.dense, flat));
+  }
   return ids(reciprocalRankFusion([q.dense, q.lexical], f.rrfK));
 }
 
@@ -58,12 +66,20 @@ export function fusedRanking(q: JudgedQuestion, f: FusionSetting): string[] {
  */
 export function fitFusion(judged: readonly JudgedQuestion[], depth = 100): FusionFit {
   const questions = judged.filter((q) => [...q.qrels.values()].some((g) => g > 0));
+  const withFlat = questions.length > 0 && questions.every((q) => q.flat !== undefined);
   const figures: Record<string, number> = {
     bm25: meanNdcg(questions, (q) => ids(q.lexical)),
+    ...(withFlat ? { 'bm25-flat': meanNdcg(questions, (q) => ids(q.flat!)) } : {}),
     dense: meanNdcg(questions, (q) => ids(q.dense)),
   };
+  const flats = withFlat ? FLAT_WEIGHT_GRID : [0];
   const candidates: Array<{ name: string; fusion: FusionSetting }> = [
-    ...DENSE_WEIGHT_GRID.map((w) => ({ name: `linear:${w}`, fusion: { kind: 'linear', dense: w, depth } as FusionSetting })),
+    ...flats.flatMap((fl) =>
+      DENSE_WEIGHT_GRID.map((w) => ({
+        name: fl > 0 ? `linear:${w}+flat:${fl}` : `linear:${w}`,
+        fusion: (fl > 0 ? { kind: 'linear', dense: w, depth, flat: fl } : { kind: 'linear', dense: w, depth }) as FusionSetting,
+      })),
+    ),
     { name: 'rrf', fusion: { kind: 'rrf', rrfK: 60 } },
   ];
   let best = candidates[0]!;

@@ -1,7 +1,8 @@
 /**
  * Hybrid retrieval (design §4): dense cosine over item vectors and BM25, fused by the encoder's
  * retrieval profile (profile.ts) — score-level fusion by default, reciprocal-rank fusion for
- * comparison. Both rankers look deeper than k (a pool of max(4k, 50), and at least the profile's
+ * comparison. A linear fusion with a `flat` weight ranks BM25 twice, per field and flat
+ * (bm25.ts), and fuses the three lists. Both rankers look deeper than k (a pool of max(4k, 50), and at least the profile's
  * depth) so fusion can promote an item one ranker misses; the fused ranking beyond k is returned
  * as candidates for the trace.
  */
@@ -23,6 +24,7 @@ interface FusedEntry {
   fused: number;
   dense?: { rank: number; score: number };
   bm25?: { rank: number; score: number };
+  bm25Flat?: { rank: number; score: number };
 }
 
 /** Min-max normalised scores of one list; an item absent from it scores that list's minimum (0). */
@@ -39,10 +41,15 @@ function normalised(list: Ranked[]): Map<string, number> {
   return out;
 }
 
-/** Score-level fusion: normalised BM25 + w × normalised cosine over the union of both lists. */
-export function linearFusion(dense: Ranked[], lexical: Ranked[], denseWeight: number): FusedEntry[] {
+/**
+ * Score-level fusion over the union of the lists: normalised BM25 + w × normalised cosine; with a
+ * flat list and weight f, BM25 is (1 − f) × the per-field list's + f × the flat list's.
+ */
+export function linearFusion(dense: Ranked[], lexical: Ranked[], denseWeight: number, flat?: { list: Ranked[]; weight: number }): FusedEntry[] {
   const d = normalised(dense);
   const l = normalised(lexical);
+  const fl = flat ? normalised(flat.list) : undefined;
+  const f = flat?.weight ?? 0;
   const table = new Map<string, FusedEntry>();
   const entry = (id: string) => {
     let e = table.get(id);
@@ -57,8 +64,12 @@ export function linearFusion(dense: Ranked[], lexical: Ranked[], denseWeight: nu
     const e = entry(r.id);
     if (!e.bm25) e.bm25 = { rank, score: r.score };
   });
-  for (const e of table.values()) e.fused = (l.get(e.id) ?? 0) + denseWeight * (d.get(e.id) ?? 0);
-  const best = (e: FusedEntry) => Math.min(e.bm25?.rank ?? Infinity, e.dense?.rank ?? Infinity);
+  flat?.list.forEach((r, rank) => {
+    const e = entry(r.id);
+    if (!e.bm25Flat) e.bm25Flat = { rank, score: r.score };
+  });
+  for (const e of table.values()) e.fused = (1 - f) * (l.get(e.id) ?? 0) + f * (fl?.get(e.id) ?? 0) + denseWeight * (d.get(e.id) ?? 0);
+  const best = (e: FusedEntry) => Math.min(e.bm25?.rank ?? Infinity, e.dense?.rank ?? Infinity, e.bm25Flat?.rank ?? Infinity);
   return [...table.values()].sort((a, b) => b.fused - a.fused || best(a) - best(b) || (a.id < b.id ? -1 : 1));
 }
 
@@ -78,12 +89,14 @@ export class HybridRetriever implements Retriever {
     const filter = options.modalities ? { modalities: options.modalities } : undefined;
     const dense = this.options.dense ? await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter) : [];
     const lexical = this.options.bm25 ? await this.index.lexical.query(query, pool, options.modalities) : [];
-    const fused = this.fuse(dense, lexical).filter((f) => !options.excludeIds?.has(f.id));
+    const flat = this.flatWeight() > 0 ? await this.index.lexical.query(query, pool, options.modalities, 'flat') : [];
+    const fused = this.fuse(dense, lexical, flat).filter((f) => !options.excludeIds?.has(f.id));
 
     const components = (f: FusedEntry): ScoreComponents => {
       const s: ScoreComponents = { fused: f.fused };
       if (f.dense) Object.assign(s, { dense: f.dense.score, denseRank: f.dense.rank });
       if (f.bm25) Object.assign(s, { bm25: f.bm25.score, bm25Rank: f.bm25.rank });
+      if (f.bm25Flat) Object.assign(s, { bm25Flat: f.bm25Flat.score, bm25FlatRank: f.bm25Flat.rank });
       return s;
     };
     const top = fused.slice(0, k);
@@ -94,9 +107,15 @@ export class HybridRetriever implements Retriever {
     };
   }
 
-  private fuse(dense: Ranked[], lexical: Ranked[]): FusedEntry[] {
+  /** The flat BM25 list's weight: only a linear fusion of both rankers uses it. */
+  private flatWeight(): number {
     const f = this.fusion;
-    if (f.kind === 'linear' && this.options.dense && this.options.bm25) return linearFusion(dense, lexical, f.dense);
+    return f.kind === 'linear' && this.options.dense && this.options.bm25 ? (f.flat ?? 0) : 0;
+  }
+
+  private fuse(dense: Ranked[], lexical: Ranked[], flat: Ranked[]): FusedEntry[] {
+    const f = this.fusion;
+    if (f.kind === 'linear' && this.options.dense && this.options.bm25) return linearFusion(dense, lexical, f.dense, f.flat ? { list: flat, weight: f.flat } : undefined);
     // RRF; with one ranker only, its own order (RRF of one list).
     const lists = [dense, lexical].filter((_, i) => (i === 0 ? this.options.dense : this.options.bm25));
     const weights = f.kind === 'rrf' && f.bm25Weight !== undefined && lists.length === 2 ? [1, f.bm25Weight] : lists.map(() => 1);

@@ -190,6 +190,8 @@ describe('retrieval variants', () => {
     assert.deepEqual(parseRetrieval('bm25'), { dense: false, bm25: true, fusion: { kind: 'rrf', rrfK: 60 } });
     assert.deepEqual(parseRetrieval('hybrid:bm25=2'), { dense: true, bm25: true, fusion: { kind: 'rrf', rrfK: 60, bm25Weight: 2 } });
     assert.deepEqual(parseRetrieval('hybrid:linear=0.3'), { dense: true, bm25: true, fusion: { kind: 'linear', dense: 0.3, depth: 100 } });
+    assert.deepEqual(parseRetrieval('hybrid:linear=0.15,flat=0.6'), { dense: true, bm25: true, fusion: { kind: 'linear', dense: 0.15, depth: 100, flat: 0.6 } });
+    assert.equal(parseRetrieval('hybrid:linear=0.15,flat=1.5'), undefined, 'the flat weight is a share');
     assert.equal(parseRetrieval('sparse'), undefined);
     const cache = mkdtempSync(join(tmpdir(), 'canopy-eval-w-'));
     try {

@@ -55,6 +55,50 @@ describe('Bm25Index', () => {
     }
   });
 
+  it('flat scoring: one field of both fields\' terms, lengths summed, classic BM25 without the coordination factor', () => {
+    const ix = Bm25Index.build(docs);
+    const n = docs.length;
+    const fieldTf = (text: string) => {
+      const tf = new Map<string, number>();
+      for (const w of words(text)) {
+        const t = indexTerm(w);
+        if (t) tf.set(t, (tf.get(t) ?? 0) + 1);
+      }
+      return tf;
+    };
+    const rows = docs.map((d) => {
+      const tf = fieldTf(d.title);
+      for (const [t, c] of fieldTf(d.text)) tf.set(t, (tf.get(t) ?? 0) + c);
+      return { d, tf, len: new Set(words(d.title)).size + new Set(words(d.text)).size };
+    });
+    const avg = rows.reduce((a, r) => a + r.len, 0) / n;
+    for (const q of queries) {
+      const qt = words(q).map((w) => indexTerm(w)).filter((t): t is string => t !== undefined);
+      const want = rows
+        .map((r) => {
+          let s = 0;
+          for (const t of qt) {
+            const df = rows.filter((x) => x.tf.has(t)).length;
+            const tf = r.tf.get(t) ?? 0;
+            if (tf > 0) s += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * ((tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * r.len) / avg)));
+          }
+          return { id: r.d.id, s };
+        })
+        .filter((x) => x.s > 0)
+        .sort((a, b) => b.s - a.s);
+      const got = ix.query(q, 15, undefined, 'flat');
+      assert.equal(got.length, Math.min(15, want.length), q);
+      got.forEach((h, i) => assert.ok(Math.abs(h.score - want[i]!.s) <= 1e-9 * want[i]!.s, `${q} #${i}: ${h.score} vs ${want[i]!.s}`));
+      const tables = ix.query(q, 5, ['table'], 'flat');
+      const wantTables = want.filter((w) => docs.find((d) => d.id === w.id)!.modality === 'table').slice(0, 5);
+      assert.deepEqual(tables.map((h) => h.score.toFixed(9)), wantTables.map((w) => w.s.toFixed(9)));
+    }
+    // It is another ranking than the per-field one, and the per-field one is unchanged after it.
+    const q = queries[0]!;
+    assert.notDeepEqual(ix.query(q, 10, undefined, 'flat').map((h) => h.id), ix.query(q, 10).map((h) => h.id));
+    assert.deepEqual(ix.query(q, 10), Bm25Index.build(docs).query(q, 10));
+  });
+
   it('an update (remove, replace, add) equals a fresh build of the result', () => {
     const first = Bm25Index.build(docs.slice(0, 200));
     const removed = new Set(docs.slice(0, 200).filter((_, i) => i % 7 === 0).map((d) => d.id));

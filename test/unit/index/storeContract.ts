@@ -245,6 +245,13 @@ export function describeStoreContract(name: string, make: () => Promise<StoreUnd
       );
       assert.deepEqual(await r.lexical('the of and which', 5), []);
       assert.deepEqual(await r.lexical('', 5), []);
+      // The flat scoring (bm25.ts; a full-text store ranks the same either way) finds the same items and honours the filter.
+      assert.equal((await r.lexical('Which disease kills the ash trees?', 5, { scoring: 'flat' }))[0]?.id, 'ash');
+      assert.deepEqual(new Set((await r.lexical('wet soil', 5, { scoring: 'flat' })).map((h) => h.id)), new Set(['alder', 'plots']));
+      assert.deepEqual(
+        (await r.lexical('wet soil', 5, { modalities: ['table'], scoring: 'flat' })).map((h) => h.id),
+        ['plots'],
+      );
       await r.close();
     });
 

@@ -3,7 +3,7 @@
 // alone; a dense signal that helps is given weight, one that only hurts is given none.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fitFusion, fusedRanking, DENSE_WEIGHT_GRID, type JudgedQuestion } from '../../../src/core/retrieve/fitFusion';
+import { fitFusion, fusedRanking, DENSE_WEIGHT_GRID, FLAT_WEIGHT_GRID, type JudgedQuestion } from '../../../src/core/retrieve/fitFusion';
 import { linearFusion } from '../../../src/core/retrieve/hybrid';
 
 const list = (...pairs: Array<[string, number]>) => pairs.map(([id, score]) => ({ id, score }));
@@ -57,5 +57,29 @@ describe('fitFusion', () => {
   it('ranks with the retriever’s own linear fusion', () => {
     const q = helpedByDense(7);
     assert.deepEqual(fusedRanking(q, { kind: 'linear', dense: 0.3, depth: 2 }), linearFusion(q.dense.slice(0, 2), q.lexical.slice(0, 2), 0.3).map((e) => e.id));
+    const withFlat = { ...q, flat: list([`x7`, 5], [`gold7`, 4], [`decoy7`, 1]) };
+    assert.deepEqual(
+      fusedRanking(withFlat, { kind: 'linear', dense: 0.3, depth: 2, flat: 0.4 }),
+      linearFusion(q.dense.slice(0, 2), q.lexical.slice(0, 2), 0.3, { list: withFlat.flat.slice(0, 2), weight: 0.4 }).map((e) => e.id),
+    );
+  });
+
+  it('fits a flat BM25 weight when the questions carry the flat list and it ranks the gold better', () => {
+    // Per-field BM25 puts a decoy first, flat BM25 the gold; the cosine is no help (it prefers a third item).
+    const qs: JudgedQuestion[] = [0, 1, 2, 3].map((i) => ({
+      lexical: list([`decoy${i}`, 10], [`gold${i}`, 8], [`x${i}`, 1]),
+      flat: list([`gold${i}`, 6], [`decoy${i}`, 5], [`x${i}`, 1]),
+      dense: list([`x${i}`, 0.9], [`decoy${i}`, 0.5], [`gold${i}`, 0.1]),
+      qrels: new Map([[`gold${i}`, 1]]),
+    }));
+    const fit = fitFusion(qs);
+    assert.ok(fit.best.kind === 'linear' && (fit.best.flat ?? 0) > 0, JSON.stringify(fit.best));
+    assert.equal(fit.ndcg, 1);
+    assert.ok(fit.figures.bm25! < 1 && fit.figures['bm25-flat'] === 1, JSON.stringify(fit.figures));
+    for (const f of FLAT_WEIGHT_GRID.filter((x) => x > 0)) assert.ok(`linear:0.1+flat:${f}` in fit.figures);
+    // Without the flat lists nothing flat is fitted or reported.
+    const plain = fitFusion(qs.map(({ flat: _flat, ...q }) => q));
+    assert.ok(plain.best.kind === 'linear' && plain.best.flat === undefined);
+    assert.ok(!('bm25-flat' in plain.figures) && !Object.keys(plain.figures).some((k) => k.includes('flat')));
   });
 });
