@@ -161,7 +161,7 @@ const res = spawnSync(
   process.execPath,
   [
     '--require',
-    'tsx/cjs',
+    resolve('scripts/tsHook.cjs'),
     '--test',
     `--test-concurrency=${n}`,
     '--test-reporter=spec',
