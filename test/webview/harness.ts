@@ -47,7 +47,8 @@ export function shareBrowser(): void {
 export async function closeSharedBrowser(): Promise<void> {
   const browser = shared?.browser;
   shared = undefined;
-  await (await browser)?.close();
+  // A launch that failed has already failed every file that asked for it.
+  await (await browser?.catch(() => undefined))?.close();
 }
 
 /** The browser for one test file's tests: its own, or the process's shared one (see shareBrowser). */
