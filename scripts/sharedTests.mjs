@@ -94,6 +94,52 @@ export const sharedProcessFiles = [
   'test/unit/ingest/markdown.test.ts',
   'test/unit/ingest/pdf.test.ts',
   'test/unit/security/parserFuzz.test.ts',
+  // The services over a real index (openServices, the built-in encoder), the CLI in-process, the
+  // eval harness and its vectra peer, the trace exporter against its loopback receivers (port 0,
+  // closed by the file): each file ran alone for ~1.7 s of CPU in imports (the app
+  // stack, zod, onnxruntime) before its first test; none waits on timers or a child process.
+  'test/unit/agent/operations.test.ts',
+  'test/unit/app/adapterWiring.test.ts',
+  'test/unit/app/indexStores.test.ts',
+  'test/unit/app/pageImages.test.ts',
+  'test/unit/app/settingsPerRequest.test.ts',
+  'test/unit/app/trainingService.test.ts',
+  'test/unit/app/trainScoring.test.ts',
+  'test/unit/app/tune.test.ts',
+  'test/unit/cli.test.ts',
+  'test/unit/controller/statementPages.test.ts',
+  'test/unit/engine/replay.test.ts',
+  'test/unit/eval/harness.test.ts',
+  'test/unit/eval/peer.test.ts',
+  'test/unit/export/openInference.test.ts',
+  'test/unit/extension/chatHandler.test.ts',
+  'test/unit/extension/questions.test.ts',
+  'test/unit/index/localStore.test.ts',
+  'test/unit/ingest/largeInputs.test.ts',
+  'test/unit/ingest/progressAndCap.test.ts',
+  'test/unit/llm/llmCritic.test.ts',
+  'test/unit/llm/llmRouter.test.ts',
+  'test/unit/llm/pageImages.test.ts',
+  'test/unit/read/rows.test.ts',
+  'test/unit/security/workspaceTrust.test.ts',
+  'test/unit/topics/cli.test.ts',
+  'test/unit/topics/wiring.test.ts',
+];
+
+// Webview files that may share a process and its one browser (test/webview/harness.ts
+// shareBrowser): the same rules as above; each opens its pages in fresh browser contexts and
+// closes them after its tests (closeBrowser). scripts/test.mjs runs them in their own batches
+// (CANOPY_TEST_SHARED_BROWSER, default 2), apart from the light files, so a light batch never
+// waits behind a browser file. chromium.test.ts is not here: it sets the variables that choose
+// the browser.
+export const sharedBrowserFiles = [
+  'test/webview/controllerPipeline.test.ts',
+  'test/webview/inspector.test.ts',
+  'test/webview/topics.test.ts',
+  'test/webview/traces.test.ts',
+  'test/webview/training.test.ts',
+  'test/webview/xss.test.ts',
+  'test/webview/xssMutations.test.ts',
 ];
 
 /** What keeps `source` (a listed test file's text) from sharing a process; empty when nothing. */

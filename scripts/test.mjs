@@ -14,27 +14,30 @@
 // Files start slowest first, by the times of the previous run (test-results/test-times.json,
 // written by scripts/testTimes.mjs), so a long file does not start last and hold up the end;
 // files without a time start first, webview files before unit ones.
-// Light files share processes: the files listed in scripts/sharedTests.mjs (independent by
+// Files share processes: the files listed in scripts/sharedTests.mjs (independent by
 // construction, checked there) run in CANOPY_TEST_SHARED batches (default 6; 0 = each file in its
-// own process as before), balanced by their recorded times. A batch is a generated
-// test-results/shared/batch-N.test.cjs that requires each file inside a describe named by the
-// file's path, so reports and failures still name the file, and scripts/testTimes.mjs records
-// each file's time inside the batch (without the process start-up the batch shares). Files named
-// on the command line always run one process each.
+// own process as before), and its webview files in CANOPY_TEST_SHARED_BROWSER batches (default 2)
+// that also share one Chromium (test/webview/harness.ts shareBrowser), each balanced by the
+// recorded times. A batch is a generated test-results/shared/batch-N.test.cjs (or
+// batch-browser-N) that requires each file inside a describe named by the file's path, so reports
+// and failures still name the file, and scripts/testTimes.mjs records each file's time inside the
+// batch (without the process start-up the batch shares). Files named on the command line always
+// run one process each.
 // Parse workers (src/core/ingest/parsePool.ts) run the dist/parseWorker.js the build has just
 // made (CANOPY_TEST_PARSE_WORKER): a worker that loads the parse stack from source through tsx
 // costs about 0.6 s more CPU to start, and the suite starts dozens. A test file run on its own
 // (node --test) runs the source worker; parseMemoryLimit.test.ts runs it always.
-// TypeScript loads through tsx's CommonJS hook (`--require tsx/cjs`), not `--import tsx`: on
-// Node 20 the latter starts an ESM loader thread in every test process, which cost about 0.6 s
-// of CPU per file here. Under the CommonJS hook import() of a relative .ts path fails, so the
-// lint forbids it (eslint.config.mjs); import statements and require() work.
+// TypeScript loads through tsx's CommonJS hook, narrowed to the repository's own files
+// (scripts/tsHook.cjs), not `--import tsx`: on Node 20 the latter starts an ESM loader thread in
+// every test process, which cost about 0.6 s of CPU per file here. Under the CommonJS hook
+// import() of a relative .ts path fails, so the lint forbids it (eslint.config.mjs); import
+// statements and require() work.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sharedProcessFiles, sharedProcessProblems } from './sharedTests.mjs';
+import { sharedBrowserFiles, sharedProcessFiles, sharedProcessProblems } from './sharedTests.mjs';
 
 const args = process.argv.slice(2);
 const tiers = args.filter((a) => !a.endsWith('.test.ts'));
@@ -57,12 +60,13 @@ function findTests(dir) {
   return out;
 }
 
-function sharedBatches() {
-  const raw = process.env.CANOPY_TEST_SHARED;
-  if (raw === undefined || raw === '') return 6;
+/** A whole number ≥ 0 from the environment variable `name`, else `fallback`. */
+function batchCount(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) {
-    console.error(`CANOPY_TEST_SHARED must be a whole number ≥ 0 (0: no shared processes), not "${raw}"`);
+    console.error(`${name} must be a whole number ≥ 0 (0: no shared processes), not "${raw}"`);
     process.exit(2);
   }
   return n;
@@ -104,12 +108,14 @@ const before = readTimes();
 const rel = (f) => relative(process.cwd(), resolve(f));
 const known = (f) => before[rel(f)];
 
-// The listed light files of this run go into batches (a tier run only: named files run alone).
+// The listed files of this run go into batches (a tier run only: named files run alone): the
+// light files into CANOPY_TEST_SHARED batches, the webview files into CANOPY_TEST_SHARED_BROWSER
+// batches that share one browser each. CANOPY_TEST_SHARED=0 turns both off.
 const sharedDir = join(resultsDir, 'shared');
 rmSync(sharedDir, { recursive: true, force: true });
-const batchCount = named.length > 0 ? 0 : sharedBatches();
-const listed = new Set(sharedProcessFiles);
-const problems = sharedProcessFiles.flatMap((f) => {
+const lightCount = named.length > 0 ? 0 : batchCount('CANOPY_TEST_SHARED', 6);
+const browserCount = lightCount === 0 ? 0 : batchCount('CANOPY_TEST_SHARED_BROWSER', 2);
+const problems = [...sharedProcessFiles, ...sharedBrowserFiles].flatMap((f) => {
   if (!existsSync(f)) return [`${f}: listed in scripts/sharedTests.mjs but not found (renamed? update the list)`];
   return sharedProcessProblems(readFileSync(f, 'utf8')).map((why) => `${f}: ${why}; it cannot share a process (take it off scripts/sharedTests.mjs)`);
 });
@@ -117,12 +123,17 @@ if (problems.length > 0) {
   console.error(problems.join('\n'));
   process.exit(2);
 }
-const sharable = batchCount > 0 ? files.filter((f) => listed.has(rel(f))) : [];
 const batchFiles = [];
 const batchTime = {};
-if (sharable.length > 1) {
-  // Longest first onto the lightest batch; a file without a recorded time counts 2 s.
-  const batches = Array.from({ length: Math.min(batchCount, sharable.length) }, () => ({ ms: 0, files: [] }));
+const inBatch = new Set();
+const harness = resolve('test/webview/harness.ts');
+/** Writes `count` batch files for those of `listed` this run has, longest first onto the lightest batch. */
+function makeBatches(listed, count, name, header) {
+  const wanted = new Set(listed);
+  const sharable = count > 0 ? files.filter((f) => wanted.has(rel(f))) : [];
+  if (sharable.length < 2) return;
+  // A file without a recorded time counts 2 s.
+  const batches = Array.from({ length: Math.min(count, sharable.length) }, () => ({ ms: 0, files: [] }));
   for (const f of [...sharable].sort((a, b) => (known(b) ?? 2000) - (known(a) ?? 2000))) {
     const lightest = batches.reduce((a, b) => (b.ms < a.ms ? b : a));
     lightest.files.push(f);
@@ -130,16 +141,23 @@ if (sharable.length > 1) {
   }
   mkdirSync(sharedDir, { recursive: true });
   batches.forEach((b, i) => {
-    const file = join(sharedDir, `batch-${i + 1}.test.cjs`);
+    const file = join(sharedDir, `${name}-${i + 1}.test.cjs`);
     const body = b.files
       .sort()
       .map((f) => `describe(${JSON.stringify(rel(f))}, () => {\n  require(${JSON.stringify(resolve(f))});\n});`);
-    writeFileSync(file, `// Generated by scripts/test.mjs: these test files share one process (scripts/sharedTests.mjs).\nconst { describe } = require('node:test');\n${body.join('\n')}\n`);
+    writeFileSync(file, `// Generated by scripts/test.mjs: these test files share one process (scripts/sharedTests.mjs).\n${header}${body.join('\n')}\n`);
     batchFiles.push(file);
     batchTime[rel(file)] = b.ms;
   });
+  for (const f of sharable) inBatch.add(f);
 }
-const inBatch = new Set(batchFiles.length > 0 ? sharable : []);
+makeBatches(sharedProcessFiles, lightCount, 'batch', "const { describe } = require('node:test');\n");
+makeBatches(
+  sharedBrowserFiles,
+  browserCount,
+  'batch-browser',
+  `const { after, describe } = require('node:test');\nconst harness = require(${JSON.stringify(harness)});\n// One Chromium for the files below, closed after the last one.\nharness.shareBrowser();\nafter(() => harness.closeSharedBrowser());\n`,
+);
 const runFiles = [...files.filter((f) => !inBatch.has(f)), ...batchFiles];
 const order = runFiles
   .map((f, i) => ({ f, i, t: known(f) ?? batchTime[rel(f)], webview: f.startsWith(join('test', 'webview')) }))
@@ -152,7 +170,7 @@ const order = runFiles
   .map((x) => x.f);
 
 const n = concurrency();
-const sharing = inBatch.size > 0 ? ` (${inBatch.size} light files in ${batchFiles.length} shared processes)` : '';
+const sharing = inBatch.size > 0 ? ` (${inBatch.size} of them in ${batchFiles.length} shared processes)` : '';
 console.log(`${files.length} test files, ${order.length} processes${sharing}, ${n} at a time`);
 mkdirSync(resultsDir, { recursive: true });
 const writtenAt = () => (existsSync(timesFile) ? statSync(timesFile).mtimeMs : 0);
@@ -161,7 +179,7 @@ const res = spawnSync(
   process.execPath,
   [
     '--require',
-    'tsx/cjs',
+    resolve('scripts/tsHook.cjs'),
     '--test',
     `--test-concurrency=${n}`,
     '--test-reporter=spec',

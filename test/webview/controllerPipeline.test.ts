@@ -15,7 +15,7 @@ import type { AskTrace, TraceController } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { longReportPdf, longReportQuestion } from '../helpers/longReportPdf';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, serveHost } from './harness';
 import { demoFolder, openWorkspace } from './realTraces';
 
 const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: 'No question asked yet.' } } };
@@ -39,11 +39,11 @@ describe('inspector graph tab with a pipeline-produced controller run', () => {
     run = carrier.controller!;
     assert.deepEqual(trace.settings.controller?.minPages, 8);
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await close?.();
     rmSync(folder, { recursive: true, force: true });

@@ -32,6 +32,39 @@ export function launchChromium(): Promise<Browser> {
   return launchAnyChromium({ prefer: 'headless-shell' });
 }
 
+/**
+ * When webview files share a process (scripts/test.mjs runs them in batches, see
+ * scripts/sharedTests.mjs), they share one browser too: the batch calls shareBrowser() before it
+ * loads them and closeSharedBrowser() after the last one. Each file still opens its pages in fresh
+ * browser contexts (browser.newPage()), so no cookie, storage or page outlives it.
+ */
+let shared: { browser?: Promise<Browser> } | undefined;
+
+export function shareBrowser(): void {
+  shared ??= {};
+}
+
+export async function closeSharedBrowser(): Promise<void> {
+  const browser = shared?.browser;
+  shared = undefined;
+  // A launch that failed has already failed every file that asked for it.
+  await (await browser?.catch(() => undefined))?.close();
+}
+
+/** The browser for one test file's tests: its own, or the process's shared one (see shareBrowser). */
+export function openBrowser(): Promise<Browser> {
+  if (!shared) return launchChromium();
+  shared.browser ??= launchChromium();
+  return shared.browser;
+}
+
+/** After a file's tests: closes its own browser, or, of the shared one, every context (and page) the file left open. */
+export async function closeBrowser(browser: Browser | undefined): Promise<void> {
+  if (!browser) return;
+  if (shared?.browser && browser === (await shared.browser)) await Promise.all(browser.contexts().map((c) => c.close()));
+  else await browser.close();
+}
+
 /** What the stub API saw, read back from the page. */
 export interface StubRecord {
   posted: unknown[];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type PlaceholderView } from '../../src/protocol/messages';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, stubRecord } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, stubRecord } from './harness';
 
 const placeholder: PlaceholderView = {
   title: 'Canopy Evidence Inspector',
@@ -56,11 +56,11 @@ describe('inspector webview in headless Chromium', () => {
 
   before(async () => {
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
   });
 

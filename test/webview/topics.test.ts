@@ -15,7 +15,7 @@ import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { openServices, type TestServices } from '../helpers/services';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, repoRoot, serveHost } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, repoRoot, serveHost } from './harness';
 import { demoQuestion } from './realTraces';
 
 const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: '' } } };
@@ -33,11 +33,11 @@ describe('inspector: the topic compass of a real trace', () => {
     await ws.index.index(ws.settings);
     trace = (await ws.ask.ask(demoQuestion, ws.settings, { critic: 'none' })).trace;
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await ws?.close();
     rmSync(indexDir, { recursive: true, force: true });

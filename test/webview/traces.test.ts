@@ -17,7 +17,7 @@ import { addGoldMark } from '../../src/extension/goldMarks';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { validateWebviewToHost } from '../../src/protocol/validate';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, serveHost, stubRecord } from './harness';
 import { buildRealTraces, type RealTraces } from './realTraces';
 
 const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: 'No question asked yet.' } } };
@@ -40,11 +40,11 @@ describe('inspector with real traces', () => {
     real = await buildRealTraces();
     indexed = new Set(Object.keys((await real.ws.index.corpus(real.ws.settings)).manifest.files));
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await real?.close();
   });

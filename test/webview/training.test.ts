@@ -25,7 +25,7 @@ import { describeWeights } from '../../src/core/train/nodeScoreFit';
 import { trainingReport } from '../../src/extension/views/trainingReport';
 import { PROTOCOL_VERSION, type HostToWebviewMessage, type TrainingReport } from '../../src/protocol/messages';
 import { validateHostToWebview } from '../../src/protocol/validate';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, repoRoot, stubRecord } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, repoRoot, stubRecord } from './harness';
 import { openWorkspace } from './realTraces';
 
 const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: 'No question asked yet.' } } };
@@ -70,11 +70,11 @@ describe('the Training view with real checkpoints', () => {
     plain = await ws.training.train(ws.settings, { ...common, selection: 'loss', prunePairs: false, balanceRules: false, blend: false, train: { seed: 5, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4, patience: 12 } });
     trace = (await ws.ask.ask('Which city hosts the museum founded by Ada Byrne?', ws.settings)).trace;
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await closeWs?.();
     if (root) rmSync(root, { recursive: true, force: true });

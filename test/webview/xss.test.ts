@@ -15,7 +15,7 @@ import type { TestServices } from '../helpers/services';
 import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
-import { InspectorServer, keepScreenshot, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, serveHost, stubRecord } from './harness';
 import { demoFolder, openWorkspace } from './realTraces';
 
 /** A host outside the machine (TEST-NET-3): any request to it would mean a payload loaded something. */
@@ -79,11 +79,11 @@ describe('XSS corpus through index → ask → inspector', () => {
     await ws.traces.save(trace);
     await ws.traces.save(second);
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await closeWs?.();
     if (folder) rmSync(folder, { recursive: true, force: true });

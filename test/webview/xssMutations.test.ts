@@ -21,7 +21,7 @@ import type { TestServices } from '../helpers/services';
 import type { AskTrace } from '../../src/contracts/trace';
 import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
-import { InspectorServer, launchChromium, openInspector, postFromHost, serveHost, stubRecord } from './harness';
+import { InspectorServer, closeBrowser, openBrowser, openInspector, postFromHost, serveHost, stubRecord } from './harness';
 import { demoFolder, openWorkspace } from './realTraces';
 
 const COUNT = Number(process.env.CANOPY_XSS_MUTATIONS ?? 30);
@@ -158,11 +158,11 @@ describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â
       traces.push(t);
     }
     server = await InspectorServer.start();
-    browser = await launchChromium();
+    browser = await openBrowser();
   });
 
   after(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await server?.close();
     await closeWs?.();
     if (folder) rmSync(folder, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { tsNode } from '../../helpers/tsNode';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -17,7 +18,7 @@ function loadedAfter(argv: string[]): string[] {
     main(${JSON.stringify(argv)}, io).then(() => {
       process.stdout.write(JSON.stringify(Object.keys(require.cache)));
     });`;
-  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env } });
+  const r = spawnSync(process.execPath, [...tsNode, '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env } });
   assert.equal(r.status, 0, r.stderr);
   return (JSON.parse(r.stdout) as string[]).map((f) => f.replace(/\\/g, '/'));
 }

@@ -14,6 +14,7 @@ import { discoverFiles } from '../../../src/core/ingest/discover';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
 import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
+import { tsNode } from '../../helpers/tsNode';
 
 let root: string;
 let dir: string;
@@ -135,7 +136,7 @@ describe('indexer', () => {
     const runChild = (killAfterMs?: number) =>
       new Promise<{ code: number | null; ms: number }>((resolve) => {
         const t0 = Date.now();
-        const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const proc = spawn(process.execPath, [...tsNode, child, root, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
         const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
         proc.on('exit', (code) => {
           clearTimeout(timer);

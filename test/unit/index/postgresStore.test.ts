@@ -22,6 +22,7 @@ import { parseFile } from '../../../src/core/ingest/parseFile';
 import { hashEmbeddings } from '../../helpers/hashEmbeddings';
 import { indexFolder } from '../../helpers/indexFolder';
 import { pgliteTemplate, servePglite, type ServedPglite } from '../../helpers/pglite';
+import { tsNode } from '../../helpers/tsNode';
 import { describeStoreContract } from './storeContract';
 
 let served: ServedPglite;
@@ -117,7 +118,7 @@ describe('postgres store', () => {
           let err = '';
           let out = '';
           const env = killAt === undefined ? process.env : { ...process.env, CANOPY_CHILD_PROGRESS: '1' };
-          const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'], env });
+          const proc = spawn(process.execPath, [...tsNode, child, root, root, url], { stdio: ['ignore', 'pipe', 'pipe'], env });
           proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
           proc.stdout.on('data', (d: Buffer) => {
             out += d.toString();
@@ -214,7 +215,7 @@ describe('PGlite single-owner lock', () => {
     // Another process takes the lock and holds it.
     const code = `const { takeOwnership } = require(${JSON.stringify(fileURLToPath(new URL('../../../src/core/index/pgliteHost.ts', import.meta.url)))});
       takeOwnership(${JSON.stringify(dir)}).then(() => { process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
-    const holder = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, [...tsNode, '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     await assert.rejects(PgliteHost.open(dir), new RegExp(`already open in process ${holder.pid}`));
     holder.kill('SIGKILL');

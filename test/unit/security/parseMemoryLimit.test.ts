@@ -63,6 +63,11 @@ describe('per-file memory limit (parse workers)', () => {
   // tests about time, crashes and cancellation give pdf.js room.
   const pdfPool = new ParsePool({ maxMemoryMB: 512, size: 1, preload: hooks });
   after(() => Promise.all([pool.close(), pdfPool.close()]));
+  // The crash and cancellation cases parse the same 150,000-run page; it is made once (about
+  // 0.5 s of CPU), and before any timed window opens: the bounds below time the worker, not the
+  // making of its input (the 400,000-run page alone took 2.4–3.2 s of wall time on a busy machine).
+  let slowPage: Uint8Array | undefined;
+  const slowPdf = () => (slowPage ??= hostilePdf([150_000]));
 
   it('normal files parse through the worker exactly as in-process (every fixture format, with the graph and its encoder)', async () => {
     const files: [string, Uint8Array][] = [
@@ -131,7 +136,7 @@ describe('per-file memory limit (parse workers)', () => {
   });
 
   it('a worker that dies mid-parse fails only its file (E_PARSE_FAILED); the pool goes on', async () => {
-    await assert.rejects(pdfPool.parse('papers/crash.pdf', hostilePdf([150_000]), { graph: false }), (err: unknown) => {
+    await assert.rejects(pdfPool.parse('papers/crash.pdf', slowPdf(), { graph: false }), (err: unknown) => {
       assert.ok(err instanceof CanopyError && err.code === 'E_PARSE_FAILED' && err.file === 'papers/crash.pdf', String(err));
       assert.match(err.message, /^papers\/crash\.pdf: the parser stopped unexpectedly \(its worker thread exited with code 9\)/);
       return true;
@@ -141,8 +146,9 @@ describe('per-file memory limit (parse workers)', () => {
 
   it('a PDF keeps its own time limit inside the worker: E_TIME_LIMIT naming the page, or the pages read before it', async () => {
     await pdfPool.parse('warm.pdf', hostilePdf([2]), { graph: false });
+    const hostile = hostilePdf([400_000]);
     const t0 = Date.now();
-    await assert.rejects(pdfPool.parse('papers/hostile.pdf', hostilePdf([400_000]), { graph: false, timeLimitMs: 1_000 }), (err: unknown) => {
+    await assert.rejects(pdfPool.parse('papers/hostile.pdf', hostile, { graph: false, timeLimitMs: 1_000 }), (err: unknown) => {
       assert.ok(err instanceof CanopyError && err.code === 'E_TIME_LIMIT', String(err));
       assert.match(err.message, /^papers\/hostile\.pdf: reading page 1 of 1 ran past the per-file time limit of 1\.0 s/);
       return true;
@@ -172,9 +178,10 @@ describe('per-file memory limit (parse workers)', () => {
 
   it('cancellation stops the worker at once', async () => {
     const abort = new AbortController();
+    const slow = slowPdf();
     const t0 = Date.now();
     setTimeout(() => abort.abort(), 300);
-    await assert.rejects(pdfPool.parse('papers/slow.pdf', hostilePdf([150_000]), { graph: false, signal: abort.signal }), (err: unknown) => err instanceof CancelledError);
+    await assert.rejects(pdfPool.parse('papers/slow.pdf', slow, { graph: false, signal: abort.signal }), (err: unknown) => err instanceof CancelledError);
     assert.ok(Date.now() - t0 < 300 + SLACK_MS);
     assert.equal((await pdfPool.parse('ok.md', Buffer.from('# a\n\nb c.\n'))).items.length, 1);
   });

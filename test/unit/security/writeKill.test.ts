@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AnnotationStore, makeAnnotation } from '../../../src/core/annotate/store';
 import { listCheckpoints, loadCheckpoint, makeCheckpoint, weightsOf } from '../../../src/core/train/checkpoint';
+import { tsNode } from '../../helpers/tsNode';
 
 const RUNS = Number(process.env.CANOPY_WRITE_KILL_RUNS ?? 2);
 const child = fileURLToPath(new URL('../../helpers/writeChild.ts', import.meta.url));
@@ -27,7 +28,7 @@ interface KilledRun {
 /** Starts the child, waits for its first acknowledged write, lets it run a random 0–300 ms more, then SIGKILLs it. */
 function runAndKill(args: string[]): Promise<KilledRun> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...tsNode, child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acked: string[] = [];
     let buffered = '';
     let stderr = '';
