@@ -231,12 +231,17 @@ describe('inspector with real traces', () => {
         assert.equal(await card.locator('.canopy-query q').textContent(), r.query);
         const cells = await card.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent ?? '')));
         assert.equal(cells.length, r.retrieved.length);
+        // The flat BM25 column is there when the fusion used that list (the built-in profile does).
+        const flat = r.retrieved.some((it) => it.scores.bm25Flat !== undefined) ? 1 : 0;
+        const headers = await card.locator('thead th').allTextContents();
+        assert.equal(headers.includes('BM25 flat'), flat === 1, JSON.stringify(headers));
         for (const [j, it] of r.retrieved.entries()) {
           assert.ok(cells[j]![1]!.startsWith(it.title));
           if (it.scores.dense !== undefined) assert.ok(cells[j]![2]!.startsWith(it.scores.dense.toFixed(3)), cells[j]![2]);
           if (it.scores.bm25 !== undefined) assert.ok(cells[j]![3]!.startsWith(it.scores.bm25.toFixed(3)), cells[j]![3]);
-          assert.equal(cells[j]![4], it.scores.fused.toFixed(4));
-          assert.equal(cells[j]![6], it.repeated ? 'already held' : r.addedItemIds.includes(it.itemId) ? 'new' : '—');
+          if (it.scores.bm25Flat !== undefined) assert.ok(cells[j]![4]!.startsWith(it.scores.bm25Flat.toFixed(3)), cells[j]![4]);
+          assert.equal(cells[j]![4 + flat], it.scores.fused.toFixed(4));
+          assert.equal(cells[j]![6 + flat], it.repeated ? 'already held' : r.addedItemIds.includes(it.itemId) ? 'new' : '—');
         }
         if (r.critic) {
           const critic = (await card.locator('.canopy-critic').textContent()) ?? '';
