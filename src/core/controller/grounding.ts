@@ -201,8 +201,8 @@ const STATEMENT_PAGES = 2;
  * ("quick ratio" → the balance sheet, "gross margin" → the income statement), at most
  * STATEMENT_PAGES per statement, best-grounded first: pages whose head names the statement (a
  * PDF-split title such as "Balance Shee t" included) and which carry a table whose own line items
- * make it that statement (read/rows.ts), or tables that do together (a statement split where a
- * subtotal was read as text) — so neither the index of financial statements nor a note that cites
+ * make it that statement (read/rows.ts), or tables that do together with the page's lines (a
+ * statement split where its subtotals were read as text) — so neither the index of financial statements nor a note that cites
  * the statement by name is taken. A question that names or implies no statement gets none.
  */
 export function statementPages(view: DocumentView, question: string, grounding: readonly GroundedPage[]): StatementPage[] {
@@ -219,8 +219,8 @@ export function statementPages(view: DocumentView, question: string, grounding: 
       if (!heads.get(p.id)!.includes(statement)) continue;
       const tables = view.elementsOn(p.id).filter((e) => e.type === 'table');
       let tableIds = tables.filter((e) => statementByItems(e.text) === statement).map((e) => e.id);
-      // A statement the PDF's layout split into several tables (a subtotal read as a line of text between them): their rows together make it.
-      if (tableIds.length === 0 && tables.length > 1 && statementByItems(tables.map((e) => e.text).join('\n')) === statement) tableIds = tables.map((e) => e.id);
+      // A statement the PDF's layout split into several tables (its subtotals read as lines of text between them): the page's rows and lines together make it.
+      if (tableIds.length === 0 && tables.length > 1 && statementByItems(view.elementsOn(p.id).map((e) => e.text).join('\n')) === statement) tableIds = tables.map((e) => e.id);
       if (tableIds.length > 0) found.push({ pageId: p.id, page: p.page, statement, implied, tableIds });
     }
     found.sort((a, b) => (rank.get(a.pageId) ?? Infinity) - (rank.get(b.pageId) ?? Infinity) || a.page - b.page);
