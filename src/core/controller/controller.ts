@@ -135,7 +135,7 @@ export async function runController(
   // The statements the question names: their pages and tables, opened at once (the answer is a row of them).
   const statementNames = { 'cash-flow': 'cash flow statement', 'balance-sheet': 'balance sheet', income: 'income statement' } as const;
   for (const sp of deps.statementPages ?? []) {
-    const named = `the question names the ${statementNames[sp.statement]}`;
+    const named = sp.implied ? `the question's metric is read from the ${statementNames[sp.statement]}` : `the question names the ${statementNames[sp.statement]}`;
     if (state.stateOf(sp.pageId) === 'inactive') {
       const result = state.apply({ type: 'ACTIVATE_PAGE', pageId: sp.pageId, page: sp.page, source: 'initial' });
       record({ action: { type: 'ACTIVATE_PAGE', pageId: sp.pageId, page: sp.page, source: 'initial' }, decidedBy: 'grounding', why: `${named}; its head names it and a table on it is one`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });

@@ -24,7 +24,7 @@ import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
-import { statementByItems, statementsNamed, type StatementKind } from '../read/rows';
+import { statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../read/rows';
 
 /** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
 export interface PageSignals {
@@ -180,12 +180,14 @@ export function groundPages(view: DocumentView, relevance: RelevanceModel, weigh
   return out;
 }
 
-/** A page that holds a financial statement the question names, and that statement's tables on it. */
+/** A page that holds a financial statement the question asks about, and that statement's tables on it. */
 export interface StatementPage {
   pageId: string;
   /** 0-based page. */
   page: number;
   statement: StatementKind;
+  /** The question names no statement; its metric lives in this one ("quick ratio" → balance sheet; read/rows.ts statementsAsked). */
+  implied: boolean;
   /** The page's tables whose own line items make them that statement, in reading order. */
   tableIds: string[];
 }
@@ -195,15 +197,18 @@ const STATEMENT_PAGES = 2;
 
 /**
  * The pages of the statements the question names ("… shown in the cash flow statement", "the
- * balance sheet and the statement of income"), at most STATEMENT_PAGES per statement, best-grounded
- * first: pages whose head names the statement (a PDF-split title such as "Balance Shee t"
- * included) and which carry a table whose own line items make it that statement (read/rows.ts) —
- * so neither the index of financial statements nor a note that cites the statement by name is taken.
- * A question that names no statement gets none.
+ * balance sheet and the statement of income") or, when it names none, of those its metric lives in
+ * ("quick ratio" → the balance sheet, "gross margin" → the income statement), at most
+ * STATEMENT_PAGES per statement, best-grounded first: pages whose head names the statement (a
+ * PDF-split title such as "Balance Shee t" included) and which carry a table whose own line items
+ * make it that statement (read/rows.ts), or tables that do together with the page's lines (a
+ * statement split where its subtotals were read as text) — so neither the index of financial statements nor a note that cites
+ * the statement by name is taken. A question that names or implies no statement gets none.
  */
 export function statementPages(view: DocumentView, question: string, grounding: readonly GroundedPage[]): StatementPage[] {
-  const named = statementsNamed(question);
+  const named = statementsAsked(question);
   if (named.length === 0) return [];
+  const implied = statementsNamed(question).length === 0;
   const rank = new Map(grounding.map((g) => [g.pageId, g.rank]));
   // What each page's head names, read once for all the named statements.
   const heads = new Map(view.pages.map((p) => [p.id, statementsNamed(pageHead(view, p.id))]));
@@ -212,8 +217,11 @@ export function statementPages(view: DocumentView, question: string, grounding: 
     const found: StatementPage[] = [];
     for (const p of view.pages) {
       if (!heads.get(p.id)!.includes(statement)) continue;
-      const tableIds = view.elementsOn(p.id).filter((e) => e.type === 'table' && statementByItems(e.text) === statement).map((e) => e.id);
-      if (tableIds.length > 0) found.push({ pageId: p.id, page: p.page, statement, tableIds });
+      const tables = view.elementsOn(p.id).filter((e) => e.type === 'table');
+      let tableIds = tables.filter((e) => statementByItems(e.text) === statement).map((e) => e.id);
+      // A statement the PDF's layout split into several tables (its subtotals read as lines of text between them): the page's rows and lines together make it.
+      if (tableIds.length === 0 && tables.length > 1 && statementByItems(view.elementsOn(p.id).map((e) => e.text).join('\n')) === statement) tableIds = tables.map((e) => e.id);
+      if (tableIds.length > 0) found.push({ pageId: p.id, page: p.page, statement, implied, tableIds });
     }
     found.sort((a, b) => (rank.get(a.pageId) ?? Infinity) - (rank.get(b.pageId) ?? Infinity) || a.page - b.page);
     for (const f of found.slice(0, STATEMENT_PAGES)) if (!out.some((o) => o.pageId === f.pageId)) out.push(f);

@@ -55,6 +55,12 @@ export interface EvidenceSubgraphDeps extends RelevanceDeps {
    * ranks it low.
    */
   retrievedSpans?: ReadonlyArray<{ page: number; pageEnd: number }>;
+  /**
+   * Whether the statements the question names or implies are opened in iteration 0 (grounding.ts
+   * `statementPages`; default true). The controller stage turns it off for a filing of another
+   * company than the one the question names.
+   */
+  openStatements?: boolean;
 }
 
 /**
@@ -122,7 +128,7 @@ export async function buildEvidenceSubgraph(
     relevance,
     grounding,
     opts,
-    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: statementPages(view, question, grounding), ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: deps.openStatements === false ? [] : statementPages(view, question, grounding), ...(deps.tracer ? { tracer: deps.tracer } : {}) },
     signal,
   );
 

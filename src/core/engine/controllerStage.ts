@@ -7,6 +7,7 @@
  * fresh item it belongs to, and regions of items retrieval did not return go to the file's
  * best-ranked fresh item (the carrier), which also carries the controller's trace.
  */
+import { namesSource, questionSourceNames } from '../read/sources';
 import type { NodeAdapter } from '../compress/nodeScorer';
 import type { CanopySettings } from '../config/settings';
 import type { TokenCounter } from '../compress/tokens';
@@ -159,6 +160,10 @@ export async function controlFreshItems(
     list.push(r);
     byFile.set(r.item.file, list);
   }
+  // When the question names a company whose filing is among these, another filing's statements are not opened ("AMCOR's quick ratio" → AMCOR's balance sheet only).
+  const names = questionSourceNames(question);
+  const isNamed = (file: string, items: ReadonlyArray<{ item: Item }>) => namesSource(names, file, items[0]?.item.title ?? '');
+  const someNamed = [...byFile].some(([file, items]) => isNamed(file, items));
   const out: ControlledFile[] = [];
   for (const [file, items] of byFile) {
     throwIfCancelled(signal);
@@ -171,6 +176,7 @@ export async function controlFreshItems(
       doc,
       {
         retrievedSpans: ranked.map((r) => ({ page: r.item.root.anchor.page!, pageEnd: r.item.root.anchor.pageEnd ?? r.item.root.anchor.page! })),
+        openStatements: !someNamed || isNamed(file, items),
         embedQuery: deps.embedQuery,
         embedTexts: deps.embedTexts,
         tokens: deps.tokens,

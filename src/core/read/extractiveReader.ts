@@ -27,7 +27,8 @@
 import { leavesOf } from '../compress/baselines';
 import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
-import { askedFigure, ROW_WEIGHT, rowCover, rowFit, statementNameTerms, tableFacts, type TableFacts } from './rows';
+import { askedFigure, rowCover, rowFit, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
+import { namesSource, questionSourceNames, squash } from './sources';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -72,20 +73,6 @@ const PASSAGE_WEIGHT = 0.5;
 const PASSAGE_REACH = 3;
 /** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
 const NAMED_SOURCE_BONUS = 0.3;
-
-/** Letters and digits only, lower-cased: "Best Buy's" → "bestbuy", "BESTBUY_2019_10K.pdf" → "bestbuy201910kpdf". */
-const squash = (s: string) => s.replace(/['’]s\b/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
-/**
- * The names the question gives (its entity spans, possessives dropped) that are specific enough to
- * pick a source by: two or more letters and digits, at least one a letter ("3M"), not a period label.
- */
-function sourceNames(entities: readonly string[]): string[] {
-  return [...new Set(entities.map(squash))].filter((e) => e.length >= 2 && /\p{L}/u.test(e) && !PERIOD_LABEL.test(e));
-}
-
-/** Period labels name no source: "Q2", "FY2023", "H1", "1H23". */
-const PERIOD_LABEL = /^(q[1-4]|h[12]|[1-4][qh]|fy|cy)\d*$|^(fy|cy)?\d+$/;
 
 /**
  * The region's leaves in reading order, each with the leaves of its passage: the run of leaves
@@ -138,17 +125,12 @@ export class ExtractiveReader implements Reader {
     const questionTerms = new Set(supportTerms(question));
     // A leaf naming only question terms restates the question — unless the question asks yes or no, where restating is the answer.
     const mustAdd = analysis.parts.every((p) => p.answerType !== 'yesno');
-    // Names: the entity spans, and words written with capitals or digits inside ("3M", "AMCOR", "JnJ") past a sentence's first word.
-    const marked = question.split(/(?<=[.?!:])\s+/).flatMap((s) => s.split(/\s+/).slice(1)).filter((w) => /\p{L}/u.test(w) && /^\P{Ll}*\p{Lu}|\p{Lu}.*\p{Lu}|\d.*\p{Lu}/u.test(w.replace(/['’]s$/, '')));
-    const names = sourceNames([...analysis.entities, ...marked]);
+    const names = questionSourceNames(question, analysis);
     const named = new Map<string, boolean>();
     const isNamed = (region: EvidenceRegion) => {
       const key = `${region.file}\u0000${region.itemTitle}`;
       let v = named.get(key);
-      if (v === undefined) {
-        const source = `${squash(region.file)} ${squash(region.itemTitle)}`;
-        named.set(key, (v = names.some((n) => source.includes(n))));
-      }
+      if (v === undefined) named.set(key, (v = namesSource(names, region.file, region.itemTitle)));
       return v;
     };
     // A leaf without a score of its own (a region the controller kept) takes the mean of the scored ones, not 0.
@@ -208,7 +190,7 @@ export class ExtractiveReader implements Reader {
     // A label's cover relative to the best row's — a computed figure's components (operating income, D&A)
     // each name only part of its terms — times the table's fit (an asked year among its columns, the named statement).
     const bestCover = Math.max(0, ...rowBonus.values());
-    for (const [c, v] of rowBonus) rowBonus.set(c, bestCover > 0 ? (ROW_WEIGHT * v * rowFit(figure, c.table!)) / bestCover : 0);
+    for (const [c, v] of rowBonus) rowBonus.set(c, bestCover > 0 ? (rowWeight(figure, c.table!) * v * rowFit(figure, c.table!)) / bestCover : 0);
     // "What are three kinds of …?" asks for a list: an enumeration of that many things is its answer's kind.
     const listSize = new Map<string, number | undefined>();
     const listsEnough = (part: QuestionPart, c: Candidate) => {

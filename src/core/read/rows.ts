@@ -19,7 +19,8 @@
  *    columns include an asked year (cut to 0.3 when they name only other years) and when the
  *    table is a statement the question names (0.6 when it is another one, 0.8 when unknown); a quarter of it rides
  *    on the label naming nothing else ("Total assets" over "Total current assets").
- * The reader adds `ROW_WEIGHT` × this to a row's support (extractiveReader.ts).
+ * The reader adds `ROW_WEIGHT` × this to a row's support (`STATEMENT_ROW_WEIGHT` for a row of the
+ * statement asked; extractiveReader.ts).
  */
 import type { RegionNode } from '../../contracts/region';
 import { joinSplitWords, supportTerms } from '../text/support';
@@ -44,6 +45,17 @@ export interface TableFacts {
 
 /** A row's share of support, as a bonus weight beside the reader's coverage (extractiveReader.ts). */
 export const ROW_WEIGHT = 0.6;
+/**
+ * … and a row of the very statement the question names or whose metric lives in it: the asker
+ * wants that statement's line item, so prose that restates the question's words (the auditor's
+ * sentence naming the statements and the years) does not outrank it.
+ */
+export const STATEMENT_ROW_WEIGHT = 1;
+
+/** The bonus weight of a row of `table` for the asked figure. */
+export function rowWeight(asked: AskedFigure, table: TableFacts): number {
+  return table.statement !== undefined && asked.statements.includes(table.statement) ? STATEMENT_ROW_WEIGHT : ROW_WEIGHT;
+}
 /** Share of a row's support that rides on its label naming nothing but the metric. */
 const LABEL_PRECISION = 0.25;
 /** Most words in a line item's label. */
@@ -66,6 +78,58 @@ const STATEMENT_NAMES: Array<[StatementKind, RegExp]> = [
 export function statementsNamed(text: string): StatementKind[] {
   const t = joinSplitWords(text);
   return STATEMENT_NAMES.filter(([, re]) => re.test(t)).map(([k]) => k);
+}
+
+/**
+ * Metrics that live in one or two statements, with the line items a ratio is computed from: a
+ * question that names the metric but no statement ("Has AMCOR's quick ratio improved?") asks for
+ * those statements' rows (current assets, inventories, current liabilities on the balance sheet).
+ * Plain revenue or sales imply none: they are asked by segment, region or product as often as in total.
+ */
+const METRIC_STATEMENTS: Array<[RegExp, StatementKind[], string]> = [
+  [/\bquick ratio\b|\bacid[- ]test\b/i, ['balance-sheet'], 'total current assets inventories total current liabilities'],
+  [/\bcurrent ratio\b|\bworking capital\b/i, ['balance-sheet'], 'total current assets total current liabilities'],
+  [/\bdebt[- ]to[- ]equity\b|\bbook value\b/i, ['balance-sheet'], 'total liabilities total equity'],
+  [/\btotal (current )?(assets|liabilities)\b|\binventor(y|ies)\b(?! turnover)|\bcash and cash equivalents\b|\b(stockholders|shareholders)['’]? equity\b/i, ['balance-sheet'], ''],
+  [/\binventory turnover\b|\bdays (of )?inventory\b/i, ['income', 'balance-sheet'], 'cost of sales inventories'],
+  [/\breturn on (total )?assets\b|\broa\b/i, ['income', 'balance-sheet'], 'net income total assets'],
+  [/\breturn on (shareholders['’]? |stockholders['’]? )?equity\b|\broe\b/i, ['income', 'balance-sheet'], 'net income total equity'],
+  [/\bgross (profit )?margins?\b/i, ['income'], 'gross profit net sales revenue'],
+  [/\boperating (profit )?margins?\b/i, ['income'], 'operating income net sales revenue'],
+  [/\bnet (profit )?margins?\b/i, ['income'], 'net income net sales revenue'],
+  [/\binterest coverage\b/i, ['income'], 'operating income interest expense'],
+  [/\bgross profit\b|\boperating income\b|\bnet (income|earnings)\b|\bcogs\b|\bcost of (goods sold|sales)\b|\bearnings per share\b|\beps\b/i, ['income'], ''],
+  [/\bfree cash ?flows?\b|\bfcf\b/i, ['cash-flow'], 'net cash provided by operating activities capital expenditure'],
+  [/\bcapital expenditures?\b|\bcapex\b|\b(operating|investing|financing) activities\b|\bdividends? paid\b/i, ['cash-flow'], ''],
+];
+
+/**
+ * The statements a question asks about: those it names, else those its metric lives in
+ * (METRIC_STATEMENTS: "quick ratio" → the balance sheet; "inventory turnover" → income statement and balance sheet).
+ */
+export function statementsAsked(text: string): StatementKind[] {
+  const named = statementsNamed(text);
+  if (named.length > 0) return named;
+  const t = joinSplitWords(text);
+  // An adjusted (non-GAAP) measure is read from its reconciliation, not from a statement.
+  if (NON_GAAP.test(t)) return [];
+  const out = new Set<StatementKind>();
+  for (const [re, kinds] of METRIC_STATEMENTS) if (re.test(t)) for (const k of kinds) out.add(k);
+  return STATEMENT_NAMES.map(([k]) => k).filter((k) => out.has(k));
+}
+
+/** "Adjusted EBIT", "non-GAAP operating income": a measure no statement carries. */
+const NON_GAAP = /\badjusted\b|\bnon-?gaap\b/i;
+/** A question that says how to compute its figure ("… as the numerator", "defined as …") names its own line items. */
+const OWN_FORMULA = /\b(numerator|denominator|defined as|define[sd]?|calculated? (as|using|by))\b/i;
+
+/**
+ * The line items a named ratio is computed from ("gross margin" → gross profit, net sales,
+ * revenue), unless the question gives its own formula or asks an adjusted measure.
+ */
+export function formulaItems(text: string): string {
+  if (OWN_FORMULA.test(text) || NON_GAAP.test(text)) return '';
+  return METRIC_STATEMENTS.filter(([re, , items]) => items && re.test(text)).map(([, , items]) => items).join(' ');
 }
 
 const YEAR = /\b(?:FY|CY|fiscal(?:\s+year)?\s*|Q[1-4]\s*'?\s*)?((?:19|20)\d{2})\b|\bFY\s?'?(\d{2})\b/gi;
@@ -110,12 +174,14 @@ const DEFINITION = /\b(defined?|calculated?|computed?|using|equals?)\b|[=+/]/i;
  */
 export function askedFigure(asked: string, focus: string, sources: readonly string[] = []): AskedFigure {
   const years = yearsNamed(asked);
-  const statements = statementsNamed(asked);
+  const statements = statementsAsked(asked);
   // The metric's words: the asking sentences and any sentence that says how to compute it.
   const sentences = asked.match(/[^.?!]+(?:[.?!]+(?=\s|$)|$)/g) ?? [];
   const defining = sentences.filter((x) => DEFINITION.test(x) && !focus.includes(x.trim()));
   // Statement words leave the metric only where they name the statement ("cash flow statement"), so "operating cash flow" keeps "cash" and "flow".
+  // A named ratio adds the line items it is computed from ("quick ratio" → current assets, inventories, current liabilities).
   let text = joinSplitWords([focus, ...defining].join(' '));
+  text = `${text} ${formulaItems(text)}`;
   for (const [, re] of STATEMENT_NAMES) text = text.replace(new RegExp(re.source, 'gi'), ' ');
   const yearTerms = new Set(years);
   // A run of one to three words that names a source ("Best Buy" → BESTBUY_2019_10K.pdf) is the company, not the metric.

@@ -1,5 +1,5 @@
-// A question that names a financial statement reaches that statement's page and opens its table
-// in iteration 0 (grounding.ts statementPages → controller.ts), whatever the page's other words:
+// A question that names a financial statement (or whose metric lives in one: quick ratio → balance
+// sheet) reaches that statement's page and opens its table in iteration 0 (grounding.ts statementPages → controller.ts), whatever the page's other words:
 // not the index of financial statements, not a note that cites the statement by name.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -36,6 +36,14 @@ const pages: ElementSpec[][] = [
     { kind: 'heading', text: 'Note 7 - Supplemental cash flow information', level: 2 },
     { kind: 'paragraph', sentences: ['The statement of cash flows excludes non-cash investing activities of $40 million.'] },
   ],
+  [
+    // An income statement the PDF layout split in two: its subtotal read as a line of text between the tables.
+    { kind: 'paragraph', sentences: ['Consolidated Statements of Income'] },
+    { kind: 'table', header: '(Millions) | 2018 | 2017', rows: ['Net sales | 32,765 | 31,657', 'Cost of sales | (16,682) | (16,055)'] },
+    { kind: 'paragraph', sentences: ['Gross profit 16,083 15,602'] },
+    { kind: 'table', header: '(Millions) | 2018 | 2017', rows: ['Operating income | 7,207 | 7,692', 'Income tax expense | (1,637) | (2,679)'] },
+    { kind: 'paragraph', sentences: ['Net income 5,349 4,858'] },
+  ],
 ];
 
 const QUESTION = 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.';
@@ -50,7 +58,17 @@ describe('controller: the statement the question names', () => {
     assert.deepEqual(found.map((f) => [f.page, f.statement]), [[2, 'cash-flow']]);
     assert.deepEqual(found[0]!.tableIds, [elementId(doc, 'Purchases of property')]);
     assert.deepEqual(statementPages(view, 'Using the balance sheet, what were total assets at the end of FY2018?', grounding).map((f) => [f.page, f.statement]), [[3, 'balance-sheet']]);
-    assert.deepEqual(statementPages(view, 'What is the FY2018 capital expenditure amount for 3M?', grounding), [], 'no statement named, none taken');
+    // No statement named: the one the metric lives in (capital expenditure → the cash flow statement), marked implied.
+    assert.deepEqual(statementPages(view, 'What is the FY2018 capital expenditure amount for 3M?', grounding).map((f) => [f.page, f.statement, f.implied]), [[2, 'cash-flow', true]]);
+    assert.deepEqual(statementPages(view, "Has 3M's current ratio improved between FY2017 and FY2018?", grounding).map((f) => [f.page, f.statement, f.implied]), [[3, 'balance-sheet', true]]);
+    assert.equal(found[0]!.implied, false);
+    assert.deepEqual(statementPages(view, 'Which business group of 3M grew fastest in FY2018?', grounding), [], 'no statement named or implied, none taken');
+    // The split statement: no table lists sales, net income and operating income; the page's tables and lines together do.
+    const income = statementPages(view, 'Does 3M have an improving gross margin profile as of FY2018?', grounding);
+    assert.deepEqual(income.map((f) => [f.page, f.statement]), [[5, 'income']]);
+    assert.deepEqual(income[0]!.tableIds, [elementId(doc, 'Net sales'), elementId(doc, 'Operating income')]);
+    // An adjusted measure is read from its reconciliation, not from a statement.
+    assert.deepEqual(statementPages(view, 'What was the FY2018 Adjusted operating income margin?', grounding), []);
   });
 
   it('opens the statement table in iteration 0, with the reason in the trace, and keeps its row for the reader', async () => {
@@ -62,5 +80,11 @@ describe('controller: the statement the question names', () => {
     assert.equal(open.decidedBy, 'grounding');
     assert.match(open.why!, /the question names the cash flow statement: its table on page 3/);
     assert.ok(result.regions.some((r) => /Purchases of property/.test(r.node.text)), 'the capex row reaches the reader');
+  });
+
+  it('opens no statement when told not to (a filing of another company than the one the question names)', async () => {
+    const doc = await buildFixtureDoc(pages);
+    const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter(), openStatements: false }, { initialPages: 1, maxIterations: 1 });
+    assert.ok(!result.trace.steps.some((s) => s.iteration === 0 && s.action.type === 'OPEN_NODE'), 'no table opened in iteration 0');
   });
 });

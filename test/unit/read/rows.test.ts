@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, hasFigure, rowLabel, rowSupport, statementNameTerms, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { askedFigure, formulaItems, hasFigure, rowLabel, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -30,6 +30,21 @@ describe('rows: what a financial question asks', () => {
     assert.deepEqual(statementsNamed('Consolidated Statement of Cash Flow s'), ['cash-flow']);
     assert.deepEqual(statementsNamed('basing your answers off of the statement of income and the statement of financial position'), ['balance-sheet', 'income']);
     assert.deepEqual(statementsNamed('Cash flow from operations rose.'), []);
+  });
+
+  it('reads the statement a metric lives in when the question names none, and a ratio\'s line items', () => {
+    assert.deepEqual(statementsAsked("Has AMCOR's quick ratio improved or declined between FY2023 and FY2022?"), ['balance-sheet']);
+    assert.deepEqual(statementsAsked('Does Adobe have an improving operating margin profile as of FY2022?'), ['income']);
+    assert.deepEqual(statementsAsked('Does Adobe have an improving Free cashflow conversion as of FY2022?'), ['cash-flow']);
+    assert.deepEqual(statementsAsked('What is the FY2021 inventory turnover ratio for Nike?'), ['balance-sheet', 'income']);
+    // A named statement wins over the metric's; revenue alone and prose questions imply none.
+    assert.deepEqual(statementsAsked('What were total assets at the end of FY2021? Use the cash flow statement.'), ['cash-flow']);
+    assert.deepEqual(statementsAsked('Which region had the biggest drop in revenues in Q2 2023?'), []);
+    assert.deepEqual(statementsAsked('What industry does AMCOR primarily operate in?'), []);
+    const quick = askedFigure("Has AMCOR's quick ratio improved or declined between FY2023 and FY2022?", "Has AMCOR's quick ratio improved or declined between FY2023 and FY2022?", ['amcor202310k']);
+    assert.deepEqual(quick.statements, ['balance-sheet']);
+    for (const t of ['current', 'asset', 'inventori', 'liabil']) assert.ok(quick.metricTerms.some((m) => m.startsWith(t)), `${t} in ${quick.metricTerms.join(' ')}`);
+    assert.equal(formulaItems('What industry is it in?'), '');
   });
 
   it('keeps the metric terms, not periods, statement words, units, instructions or the company', () => {
@@ -139,6 +154,23 @@ describe('ExtractiveReader: statement rows', () => {
     const a = await reader.answer('When primarily referencing the income statement and the balance sheet, what is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory between FY2020 and FY2021).', { text: '', tokens: 0, truncated: false, regions });
     assert.notEqual(a.citations[0]!.nodeId, auditor.id, a.text);
     assert.ok([cogs.id, inv.id].includes(a.citations[0]!.nodeId), a.text);
+  });
+
+  it('quotes the asked statement\'s row over the auditor\'s sentence that names the company, the statement and the year', async () => {
+    const auditor = leaf('We have audited the accompanying consolidated balance sheets of Best Buy Co., Inc. as of February 2, 2019 and February 3, 2018, and the related statements for each of the fiscal years then ended, in the period ended February 2, 2019.', 'sentence', undefined, 49);
+    const prose = leaf('During fiscal 2018, we purchased greater amounts of inventory with shorter payment terms than in the year before.', 'sentence', undefined, 40);
+    const head = leaf('February 2, 2019 February 3, 2018', 'row', undefined, 51);
+    const cash = leaf('Cash and cash equivalents $ 1,980 $ 1,101', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
+    const inventories = leaf('Merchandise inventories 5,409 5,209', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
+    const assets = leaf('Total assets 12,901 13,049', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
+    const liabilities = leaf('Total liabilities 9,595 9,437', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
+    const regions = [
+      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'paragraph', [auditor], 0.45),
+      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'paragraph', [prose], 0.4),
+      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'table', [head, cash, inventories, assets, liabilities], 0.3),
+    ];
+    const a = await reader.answer('What is the year end FY2019 total amount of inventories for Best Buy? Answer in USD millions. Base your judgments on the information provided primarily in the balance sheet.', { text: '', tokens: 0, truncated: false, regions });
+    assert.equal(a.citations[0]!.nodeId, inventories.id, a.text);
   });
 
   it('gives no row bonus to another company\'s filing when the question names one', async () => {
