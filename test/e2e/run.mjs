@@ -40,13 +40,13 @@
 // failure; always stops code-server and Chromium; prints code-server's log tail on failure.
 // Screenshots go to test-results/e2e/ (git-ignored).
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, createWriteStream } from 'node:fs';
-import { createServer } from 'node:net';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
 import { launchChromium } from '../helpers/chromium.ts';
+import { activeTab, activeTabs, canopyLogFiles, editorSelection, findFiles, findInspectorFrame, freePort, pollUntil, sleep } from './workbench.mjs';
 
 /* global document -- the page.evaluate / $$eval callbacks below run in the browser */
 
@@ -82,7 +82,6 @@ const PROBE_MCP = 'Canopy Probe: Run MCP Checks';
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 const say = (line) => console.log(`[e2e ${elapsed()}] ${line}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const storeMode = process.env.CANOPY_E2E_STORE === 'pglite';
 let pgliteServer; // ChildProcess of `canopy store serve` (store mode)
@@ -146,34 +145,6 @@ function logTail(lines = 60) {
 /** The saved traces in the extension's workspace storage (not the history's `.summaries.json` index). */
 function savedTraces(userData) {
   return findFiles(userData, (n) => n.endsWith('.json') && !n.startsWith('.')).filter((f) => f.includes('/index/traces/'));
-}
-
-function findFiles(dir, match) {
-  const hits = [];
-  let entries;
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return hits;
-  }
-  for (const name of entries) {
-    const p = join(dir, name);
-    const st = statSync(p);
-    if (st.isDirectory()) hits.push(...findFiles(p, match));
-    else if (match(name)) hits.push(p);
-  }
-  return hits;
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
 }
 
 async function waitForHealth(base, deadline) {
@@ -247,31 +218,14 @@ async function runCommand(page, title, deadline) {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
 }
 
-/** Finds the frame that holds the inspector (#app) — the webview's inner frame. */
-async function findInspectorFrame(page) {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame()) continue;
-    try {
-      if (await frame.$('main#app')) return frame;
-    } catch {
-      /* detached or navigating */
-    }
-  }
-  return undefined;
-}
-
 /**
  * Waits for the inspector's frame: opening an editor beside the panel can re-lay out the
  * webview, and its inner frame is briefly detached or not yet navigated.
  */
 async function inspectorFrame(page, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const frame = await findInspectorFrame(page);
-    if (frame) return frame;
-    if (Date.now() >= deadline) throw new Error(`no inspector frame with #app after ${timeoutMs} ms (frames: ${page.frames().length})`);
-    await sleep(250);
-  }
+  const frame = await pollUntil(() => findInspectorFrame(page), Boolean, timeoutMs);
+  if (!frame) throw new Error(`no inspector frame with #app after ${timeoutMs} ms (frames: ${page.frames().length})`);
+  return frame;
 }
 
 /** Polls the inspector frame until `probe(frame)` returns a truthy value; returns that value. */
@@ -296,7 +250,7 @@ async function waitForInspector(page, probe, what, deadline) {
 async function waitForCanopyLog(userData, needles, deadline) {
   let files = [];
   while (Date.now() < deadline) {
-    files = findFiles(join(userData, 'logs'), (n) => n === 'Canopy.log' || /^\d+-Canopy\.log$/.test(n));
+    files = canopyLogFiles(userData);
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       if (needles.every((n) => text.includes(n))) return { file, text };
@@ -586,15 +540,11 @@ async function main() {
     const frame = await inspectorFrame(page);
     await frame.locator('.canopy-citation').first().click();
     const base = citedFile.split('/').pop();
-    const deadline = Date.now() + 30_000;
-    let status = '';
-    let active = '';
-    while (Date.now() < deadline) {
-      active = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
-      status = (await page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '')) || '';
-      if (active.includes(base) && status.includes(`Ln ${citedLine},`)) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const { active, status } = await pollUntil(
+      async () => ({ active: await activeTab(page), status: await editorSelection(page) }),
+      (v) => v.active.includes(base) && v.status.includes(`Ln ${citedLine},`),
+      30_000,
+    );
     await screenshot(page, '06-citation-opened');
     if (!active.includes(base)) throw new Error(`clicking the citation did not open ${citedFile} (active tab: ${active})`);
     if (!status.includes(`Ln ${citedLine},`)) throw new Error(`the editor is not at the cited line ${citedLine} (status: ${status})`);
@@ -605,7 +555,7 @@ async function main() {
     const traces = savedTraces(userData);
     if (traces.length !== 1) throw new Error(`expected one saved trace, found ${JSON.stringify(traces)}`);
     const trace = JSON.parse(readFileSync(traces[0], 'utf8'));
-    const active = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
+    const active = await activeTab(page);
     // A kept text region, preferably in another file than the one the citation opened.
     const kept = [];
     for (const r of trace.rounds) {
@@ -641,17 +591,15 @@ async function main() {
     await label.click();
     const base = file.split('/').pop();
     const line = node.anchor.startLine;
-    const deadline = Date.now() + 30_000;
-    let status = '';
-    let tab = '';
-    let decorated = 0;
-    while (Date.now() < deadline) {
-      tab = (await page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '')) || '';
-      status = (await page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '')) || '';
-      decorated = await page.$$eval('.editor-instance .view-overlays [class*="ced-"]', (els) => els.length).catch(() => 0);
-      if (tab.includes(base) && status.includes(`Ln ${line},`) && decorated > 0) break;
-      await sleep(250);
-    }
+    const { tab, status, decorated } = await pollUntil(
+      async () => ({
+        tab: await activeTab(page),
+        status: await editorSelection(page),
+        decorated: await page.$$eval('.editor-instance .view-overlays [class*="ced-"]', (els) => els.length).catch(() => 0),
+      }),
+      (v) => v.tab.includes(base) && v.status.includes(`Ln ${line},`) && v.decorated > 0,
+      30_000,
+    );
     await screenshot(page, '07-kept-node-opened');
     if (!tab.includes(base)) throw new Error(`clicking the kept node did not open ${file} (active tab: ${tab})`);
     if (!status.includes(`Ln ${line},`)) throw new Error(`the editor is not at the node's line ${line} (status: ${status})`);
@@ -662,13 +610,12 @@ async function main() {
     const box = await lineEl.boundingBox();
     if (!box) throw new Error('the kept line is not on screen');
     await page.mouse.move(box.x + Math.min(60, box.width / 2), box.y + box.height / 2);
-    let hover = '';
-    const hoverDeadline = Date.now() + 15_000;
-    while (Date.now() < hoverDeadline) {
-      hover = (await page.$$eval('.monaco-hover', (els) => els.map((e) => e.textContent ?? '').join(' | ')).catch(() => '')) || '';
-      if (hover.includes('Canopy: kept')) break;
-      await sleep(300);
-    }
+    const hover = await pollUntil(
+      () => page.$$eval('.monaco-hover', (els) => els.map((e) => e.textContent ?? '').join(' | ')).catch(() => ''),
+      (h) => h.includes('Canopy: kept'),
+      15_000,
+      300,
+    );
     await screenshot(page, '08-decoration-hover');
     if (!hover.includes('Canopy: kept')) throw new Error(`no Canopy hover on the kept line (hover: ${hover.slice(0, 200)})`);
     if (!hover.includes(node.rule)) throw new Error(`the hover does not name the rule ${node.rule}: ${hover.slice(0, 300)}`);
@@ -679,15 +626,13 @@ async function main() {
   await check('the Canopy activity-bar views list the saved question and the evidence of the shown answer', async () => {
     const tab = page.locator('.activitybar .action-item a[aria-label^="Canopy"], .activitybar .action-item[aria-label^="Canopy"]').first();
     await tab.click({ timeout: 15_000 });
-    const deadline = Date.now() + 30_000;
-    let questions = [];
-    let evidenceRows = [];
-    while (Date.now() < deadline) {
-      questions = await page.$$eval('.pane:has(.pane-header[aria-label^="Questions"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').trim())).catch(() => []);
-      evidenceRows = await page.$$eval('.pane:has(.pane-header[aria-label^="Evidence"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').trim())).catch(() => []);
-      if (questions.some((q) => q.includes('anemometer')) && evidenceRows.some((r) => /^Round 1/.test(r)) && evidenceRows.some((r) => /kept ·/.test(r))) break;
-      await sleep(500);
-    }
+    const paneRows = (pane) => page.$$eval(`.pane:has(.pane-header[aria-label^="${pane}"]) .monaco-list-row`, (rows) => rows.map((r) => (r.textContent ?? '').trim())).catch(() => []);
+    const { questions, evidenceRows } = await pollUntil(
+      async () => ({ questions: await paneRows('Questions'), evidenceRows: await paneRows('Evidence') }),
+      (v) => v.questions.some((q) => q.includes('anemometer')) && v.evidenceRows.some((r) => /^Round 1/.test(r)) && v.evidenceRows.some((r) => /kept ·/.test(r)),
+      30_000,
+      500,
+    );
     await screenshot(page, '09-canopy-views');
     say(`Questions: ${JSON.stringify(questions)} | Evidence: ${JSON.stringify(evidenceRows.slice(0, 6))}`);
     if (!questions.some((q) => q.includes('anemometer'))) throw new Error(`the Questions view does not list the question: ${JSON.stringify(questions)}`);
@@ -715,25 +660,28 @@ async function main() {
       await page.keyboard.press('Enter');
       await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
     };
-    const status = () => page.$eval('[id="status.editor.selection"]', (e) => e.textContent ?? '').catch(() => '');
-    const activeTab = () => page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '');
-    let deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !(await activeTab()).includes('sensors.md')) {
-      await quick(file, 'sensors.md').catch(() => undefined);
-      await sleep(500);
-    }
-    if (!(await activeTab()).includes('sensors.md')) throw new Error(`Quick Open did not open ${file} (active tab: ${await activeTab()})`);
+    // Quick Open again until the file is the active tab (the first try can race the palette).
+    const opened = await pollUntil(
+      async () => {
+        const tab = await activeTab(page);
+        if (tab.includes('sensors.md')) return tab;
+        await quick(file, 'sensors.md').catch(() => undefined);
+        return activeTab(page);
+      },
+      (tab) => tab.includes('sensors.md'),
+      30_000,
+      500,
+    );
+    if (!opened.includes('sensors.md')) throw new Error(`Quick Open did not open ${file} (active tab: ${opened})`);
     await quick(`:${line}`);
     // The whole line, character by character (the narrow editor wraps it, so End stops early).
     const atStart = `Ln ${line}, Col 1`;
-    deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !(await status()).includes(atStart)) await sleep(200);
-    if (!(await status()).includes(atStart)) throw new Error(`"Go to Line" did not reach line ${line} (status: ${await status()})`);
+    const reached = await pollUntil(() => editorSelection(page), (st) => st.includes(atStart), 10_000, 200);
+    if (!reached.includes(atStart)) throw new Error(`"Go to Line" did not reach line ${line} (status: ${reached})`);
     for (let i = 0; i < lineText.length; i++) await page.keyboard.press('Shift+ArrowRight');
     const want = `Ln ${line}, Col ${lineText.length + 1} (${lineText.length} selected)`;
-    deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !(await status()).includes(want)) await sleep(200);
-    if (!(await status()).includes(want)) throw new Error(`the selection is not line ${line} (status: ${await status()}, wanted ${want})`);
+    const selected = await pollUntil(() => editorSelection(page), (st) => st.includes(want), 10_000, 200);
+    if (!selected.includes(want)) throw new Error(`the selection is not line ${line} (status: ${selected}, wanted ${want})`);
     // The palette straight from the editor: runCommand's Escape would clear the selection (the
     // command is listed only while there is one).
     await page.keyboard.press('F1');
@@ -751,13 +699,12 @@ async function main() {
     await screenshot(page, '10-gold-question');
     await row.click();
     const annotations = join(workspace, '.canopy', 'annotations.jsonl');
-    deadline = Date.now() + 30_000;
-    let stored = [];
-    while (Date.now() < deadline) {
-      stored = existsSync(annotations) ? readFileSync(annotations, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-      if (stored.length > 0) break;
-      await sleep(300);
-    }
+    const stored = await pollUntil(
+      () => (existsSync(annotations) ? readFileSync(annotations, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
+      (rows) => rows.length > 0,
+      30_000,
+      300,
+    );
     if (stored.length !== 1) throw new Error(`expected one annotation in ${annotations}, found ${stored.length}`);
     const a = stored[0];
     expectEqual(
@@ -770,13 +717,12 @@ async function main() {
     if (!/^[0-9a-f]{16}$/.test(a.id) || Number.isNaN(Date.parse(a.time))) throw new Error(`id or time malformed: ${a.id} ${a.time}`);
     await waitForCanopyLog(userData, [`gold annotation ${a.id} for "${QUESTION}" at ${file}:${line}`], Date.now() + 10_000);
     // The Gold view (Canopy activity bar, open since the previous check) lists the question with its span.
-    let gold = [];
-    deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      gold = await page.$$eval('.pane:has(.pane-header[aria-label^="Gold"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim())).catch(() => []);
-      if (gold.some((r) => r.includes(QUESTION) && r.includes('1 span'))) break;
-      await sleep(500);
-    }
+    const gold = await pollUntil(
+      () => page.$$eval('.pane:has(.pane-header[aria-label^="Gold"]) .monaco-list-row', (rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim())).catch(() => []),
+      (rows) => rows.some((r) => r.includes(QUESTION) && r.includes('1 span')),
+      30_000,
+      500,
+    );
     await screenshot(page, '11-gold-view');
     if (!gold.some((r) => r.includes(QUESTION) && r.includes('1 span'))) throw new Error(`the Gold view does not list the question with one span: ${JSON.stringify(gold)}`);
   });
@@ -846,19 +792,20 @@ async function main() {
   await check('"@canopy" in the chat view answers with the chat\'s model, cites with anchors, and its button opens the trace in the inspector', async () => {
     await runCommand(page, PROBE_CHAT, Date.now() + STEP_TIMEOUT_MS);
     const response = page.locator('.interactive-item-container').last();
-    const deadline = Date.now() + STEP_TIMEOUT_MS;
     let seen = { text: '', anchors: [], buttons: [] };
-    while (Date.now() < deadline) {
-      seen = await response
-        .evaluate((el) => ({
-          text: (el.textContent ?? '').replace(/\s+/g, ' '),
-          anchors: Array.from(el.querySelectorAll('[class*="inline-anchor"]'), (a) => (a.textContent ?? '').trim()),
-          buttons: Array.from(el.querySelectorAll('.monaco-button'), (b) => (b.textContent ?? '').trim()),
-        }))
-        .catch(() => seen);
-      if (seen.buttons.includes('Open in Evidence Inspector')) break;
-      await sleep(500);
-    }
+    seen = await pollUntil(
+      () =>
+        response
+          .evaluate((el) => ({
+            text: (el.textContent ?? '').replace(/\s+/g, ' '),
+            anchors: Array.from(el.querySelectorAll('[class*="inline-anchor"]'), (a) => (a.textContent ?? '').trim()),
+            buttons: Array.from(el.querySelectorAll('.monaco-button'), (b) => (b.textContent ?? '').trim()),
+          }))
+          .catch(() => seen),
+      (v) => v.buttons.includes('Open in Evidence Inspector'),
+      STEP_TIMEOUT_MS,
+      500,
+    );
     mkdirSync(resultsDir, { recursive: true });
     await page.locator('.part.auxiliarybar').screenshot({ path: join(resultsDir, '14-chat-participant.png') }).catch(() => undefined);
     await screenshot(page, '14-chat-participant-full');
@@ -915,18 +862,15 @@ async function main() {
     // The saved answers, not the TraceStore's summary index (.summaries.json) beside them.
     const traces = savedTraces(userData);
     const ids = traces.map((f) => JSON.parse(readFileSync(f, 'utf8'))).map((t) => t.id);
-    let exported = [];
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    const readExported = () => {
       const lines = existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').filter(Boolean) : [];
-      exported = lines.map((l) => JSON.parse(l).resourceSpans[0].scopeSpans[0].spans).map((spans) => {
+      return lines.map((l) => JSON.parse(l).resourceSpans[0].scopeSpans[0].spans).map((spans) => {
         const root = spans.find((sp) => sp.name === 'canopy.ask');
         return { id: root?.attributes.find((a) => a.key === 'canopy.trace.id')?.value.stringValue, kinds: [...new Set(spans.flatMap((sp) => sp.attributes.filter((a) => a.key === 'openinference.span.kind').map((a) => a.value.stringValue)))].sort() };
       });
-      // The MCP server's answers too: the definition provider passes it the same file (--otlp-file).
-      if (ids.every((id) => exported.some((e) => e.id === id))) break;
-      await sleep(500);
-    }
+    };
+    // The MCP server's answers too: the definition provider passes it the same file (--otlp-file).
+    const exported = await pollUntil(readExported, (list) => ids.every((id) => list.some((e) => e.id === id)), 30_000, 500);
     say(`exported ${exported.length} answers; kinds ${JSON.stringify(exported.map((e) => e.kinds))}`);
     const missing = ids.filter((id) => !exported.some((e) => e.id === id));
     if (missing.length > 0) throw new Error(`${missing.length} of ${ids.length} saved answers were not exported: ${missing.join(', ')}`);
@@ -983,13 +927,7 @@ async function main() {
     if (!cited) throw new Error(`the first citation does not name a file and line: ${chip}`);
     const base = cited[1].split('/').pop();
     await frame.locator('.canopy-citation').first().click();
-    const deadline = Date.now() + 30_000;
-    let active = [];
-    while (Date.now() < deadline) {
-      active = await page.$$eval('.tabs-container .tab.active', (ts) => ts.map((t) => t.getAttribute('aria-label') ?? '')).catch(() => []);
-      if (active.some((a) => a.includes(base))) break;
-      await sleep(250);
-    }
+    const active = await pollUntil(() => activeTabs(page), (tabs) => tabs.some((a) => a.includes(base)), 30_000);
     await screenshot(page, '14-citation-beside-first-group');
     if (!active.some((a) => a.includes(base))) throw new Error(`clicking the citation did not open ${cited[1]} (active tabs: ${JSON.stringify(active)})`);
     if (!active.some((a) => /Canopy Evidence Inspector/.test(a))) throw new Error(`the inspector is no longer an active tab: the source opened over it (active tabs: ${JSON.stringify(active)})`);

@@ -14,14 +14,14 @@
 // built-in encoder and answers with the extractive reader; the recording server saw no request;
 // the Canopy log names each refusal. Prints "N passed, N failed"; exits non-zero on failure.
 import { spawn } from 'node:child_process';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
 import { launchChromium } from '../helpers/chromium.ts';
+import { canopyLogFiles, findInspectorFrame, freePort, pollUntil, sleep } from './workbench.mjs';
 
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,7 +36,6 @@ const extensionId = `${manifest.publisher}.${manifest.name}`;
 
 const started = Date.now();
 const say = (line) => console.log(`[e2e-untrusted ${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const results = [];
 let codeServer;
 let browser;
@@ -60,32 +59,6 @@ async function cleanup() {
   }
   if (llmServer) await new Promise((r) => llmServer.close(r));
 }
-
-function findFiles(dir, match) {
-  const hits = [];
-  let entries;
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return hits;
-  }
-  for (const name of entries) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) hits.push(...findFiles(p, match));
-    else if (match(name)) hits.push(p);
-  }
-  return hits;
-}
-
-const freePort = () =>
-  new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
 
 /** This machine's first non-internal IPv4 address: reachable here, and not loopback, so "remote". */
 function externalAddress() {
@@ -124,20 +97,8 @@ async function runCommand(page, title, deadline) {
   throw new Error(`the palette never listed ${title}`);
 }
 
-async function inspectorFrame(page) {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame()) continue;
-    try {
-      if (await frame.$('main#app')) return frame;
-    } catch {
-      /* detached */
-    }
-  }
-  return undefined;
-}
-
 function canopyLog(userData) {
-  return findFiles(join(userData, 'logs'), (n) => n === 'Canopy.log' || /^\d+-Canopy\.log$/.test(n))
+  return canopyLogFiles(userData)
     .map((f) => readFileSync(f, 'utf8'))
     .join('\n');
 }
@@ -231,38 +192,36 @@ async function main() {
   say('workbench loaded');
 
   await check('the folder opens in Restricted Mode (Workspace Trust on, not trusted)', async () => {
-    const deadline = Date.now() + 60_000;
-    let text = '';
-    while (Date.now() < deadline) {
-      text = await page.$$eval('.statusbar-item', (els) => els.map((e) => e.textContent ?? '').join(' | ')).catch(() => '');
-      if (/Restricted Mode/.test(text)) return;
-      await sleep(500);
-    }
-    throw new Error(`no Restricted Mode item in the status bar: ${text.slice(0, 300)}`);
+    const text = await pollUntil(
+      () => page.$$eval('.statusbar-item', (els) => els.map((e) => e.textContent ?? '').join(' | ')).catch(() => ''),
+      (t) => /Restricted Mode/.test(t),
+      60_000,
+      500,
+    );
+    if (!/Restricted Mode/.test(text)) throw new Error(`no Restricted Mode item in the status bar: ${text.slice(0, 300)}`);
   });
 
   await check('"Canopy: Ask a Question" answers with the built-in encoder and the extractive reader', async () => {
     await runCommand(page, 'Canopy: Open Evidence Inspector', Date.now() + STEP_TIMEOUT_MS);
     // Let the inspector panel open (and take focus) before the next palette, so it cannot close it.
-    const panelBy = Date.now() + 30_000;
-    while (Date.now() < panelBy && !(await inspectorFrame(page))) await sleep(250);
+    await pollUntil(() => findInspectorFrame(page), Boolean, 30_000);
     await runCommand(page, 'Canopy: Ask a Question', Date.now() + STEP_TIMEOUT_MS);
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill('When were the anemometer and the wind vane recalibrated?');
     await page.keyboard.press('Enter');
-    const deadline = Date.now() + STEP_TIMEOUT_MS;
-    let last = {};
-    while (Date.now() < deadline) {
-      const frame = await inspectorFrame(page);
-      if (frame) {
-        last = await frame
+    const last = await pollUntil(
+      async () => {
+        const frame = await findInspectorFrame(page);
+        if (!frame) return { error: 'no frame with #app' };
+        return frame
           .$eval('main#app', (app) => ({ state: app.dataset.state, answer: app.querySelector('.canopy-answer-text')?.textContent ?? '', mode: app.querySelector('.canopy-mode')?.textContent ?? '' }))
           .catch((err) => ({ error: err.message }));
-        if (last.state === 'trace') break;
-      }
-      await sleep(500);
-    }
+      },
+      (v) => v.state === 'trace',
+      STEP_TIMEOUT_MS,
+      500,
+    );
     mkdirSync(resultsDir, { recursive: true });
     await page.screenshot({ path: join(resultsDir, 'untrusted-answer.png') }).catch(() => undefined);
     if (last.state !== 'trace') throw new Error(`no answer in the inspector (last: ${JSON.stringify(last)}); log:\n${canopyLog(userData).slice(-2000)}`);
