@@ -12,6 +12,7 @@ import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from 
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
 import { cliServices, lookAheadSetting, requireFolder, storeSetting } from '../runtime';
+import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
 export const askHelp = `Usage: canopy ask "<question>" [options]
@@ -36,7 +37,8 @@ Options:
   --llm-routing          also route the question (aggregate vs lookup, modalities) with the LLM
   --page-images          with --llm: send the page images and element crops of a long PDF's
                          evidence subgraph to the reader (a multimodal model)
-  --compressor <c>       canopy (default) | none | flat:<m> | threshold:<t>
+  --compressor <c>       canopy (default; shaped by the flags below) | none | flat:<m> | threshold:<t>
+${compressorFlagsHelp}
   --topics               re-rank with the topic compass (needs an index fitted with topics)
   --fusion <profile|rrf> how retrieval fuses dense and BM25: the encoder's fitted profile
                          (default; a profile from canopy tune in the index folder wins) or the
@@ -48,8 +50,9 @@ Options:
   --json                 print the whole trace as JSON
 ${exportFlagsHelp}`;
 
-export function parseCompressor(value: string | undefined): CompressorSetting {
-  if (value === undefined || value === 'canopy') return { name: 'canopy' };
+/** The compressor flag; undefined for CANOPY, which the settings shape (rank gate, glimpse). */
+export function parseCompressor(value: string | undefined): CompressorSetting | undefined {
+  if (value === undefined || value === 'canopy') return undefined;
   if (value === 'none') return { name: 'none' };
   const flat = /^flat:(\d+)$/.exec(value);
   if (flat) return { name: 'flat', m: Number(flat[1]) };
@@ -88,6 +91,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       adapter: { type: 'string' },
       topics: { type: 'boolean' },
       fusion: { type: 'string' },
+      ...compressorFlagOptions,
       ...exportFlagOptions,
     },
   });
@@ -104,8 +108,14 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   if (values['page-images'] && !values.llm) throw new UsageError('--page-images needs --llm (a multimodal model reads the images)');
   const llm = values.llm ? llmFromEnv(io.env, '--llm') : undefined;
   const exporter = exporterFromFlags(values, io);
+  const compressor = parseCompressor(values.compressor);
+  const canopyFlags = compressorFlags(values);
+  if (compressor && (['gate-items', 'whole-below', 'min-items', 'glimpse'] as const).some((f) => values[f] !== undefined)) {
+    throw new UsageError(`--gate-items, --whole-below, --min-items and --glimpse shape CANOPY; --compressor ${values.compressor} does not use them`);
+  }
   const request: AskRequest = {
-    compressor: parseCompressor(values.compressor),
+    ...(compressor ? { compressor } : {}),
+    ...(canopyFlags.nodeScore ? { nodeScore: canopyFlags.nodeScore } : {}),
     ...(values.critic !== undefined ? { critic: values.critic as 'rule' | 'none' } : llm ? {} : { critic: 'rule' as const }),
     ...(llm ? { llm, routing: values['llm-routing'] ? ('llm' as const) : ('rule' as const) } : {}),
     ...(topK ? { topK } : {}),
@@ -119,6 +129,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.topics ? { topicsEnabled: true } : {}),
     ...lookAheadSetting(values['look-ahead'], values['no-look-ahead']),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
+    ...canopyFlags.settings,
     ...storeSetting(values.store, io),
   });
   const services = cliServices(requireFolder(values.dir ?? '.', io), values.index, io, false, settings.store);

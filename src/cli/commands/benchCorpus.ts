@@ -9,6 +9,11 @@ import { parseArgs } from 'node:util';
 import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replicateDocs, runCorpusBench } from '../../eval/bench/corpusBench';
 import { machine } from '../../eval/bench/measure';
 import { openEvalEmbeddings } from '../../eval/embeddings';
+import { canopyCompressor, resolveSettings } from '../../core/config/settings';
+import { BUILTIN_PROFILE } from '../../core/retrieve/profile';
+import type { NodeScoreWeights } from '../../core/compress/hybridScore';
+import type { CompressorSetting } from '../../contracts/trace';
+import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { type CliIO, UsageError } from '../io';
 import { cliLogger, packageRoot } from '../runtime';
 import { benchDocs, benchQueries, evalCacheDir, nonNegative, positive } from './benchShared';
@@ -31,6 +36,11 @@ Options:
   --in-turn <dir>      with --phase query: also answer from the index in <dir>/index (repeatable),
                        question by question in turn with <work>'s, so both sizes see the same
                        machine load; reports each index's latencies (peak RSS is theirs together)
+  --against="<flags>"  with --phase query: also answer every question with these CANOPY flags
+                       (e.g. --against="--gate-items 0 --glimpse 0 --node-score dense"; the = is
+                       needed, the value starts with a dash), in turn with the
+                       ones given, on the same index: the latency ratio of two configurations
+                       from one run (per question: warm ÷ the first run's warm)
   --peer-chunk <n>     vectra chunk size in tokens (default 512, vectra's own default)
   --peer-budget <n>    vectra renderSections token budget per query (default 1000)
   --cache <dir>        embedding cache folder root (default ~/.cache/canopy-eval)
@@ -39,6 +49,9 @@ Options:
                        cache (encoding what it lacks); run it before measuring, in its own process,
                        so the measuring process holds only this corpus's vectors
   --json               print one JSON object
+  CANOPY in every timed question (canopy ask's flags; absent ones take the settings' defaults,
+  --node-score profile is the built-in encoder's profile):
+${compressorFlagsHelp}
 
 Measuring reads vectors from <work>/emb (texts missing there are encoded, and counted).`;
 
@@ -51,6 +64,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
       'replicate-to': { type: 'string' },
       phase: { type: 'string' },
       'in-turn': { type: 'string', multiple: true },
+      against: { type: 'string' },
       queries: { type: 'string' },
       'query-count': { type: 'string' },
       engine: { type: 'string' },
@@ -62,6 +76,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
       json: { type: 'boolean' },
       prepare: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      ...compressorFlagOptions,
     },
   });
   const engine = values.engine ?? 'canopy';
@@ -73,6 +88,8 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
   const cache = evalCacheDir(io, values.cache);
   const builtinModelDir = path.join(packageRoot(), 'models', 'use-lite');
   const verbose = values.verbose ?? false;
+  const canopy = canopyAsk(values);
+  if (engine === 'canopy' && !values.prepare && phase !== 'index') io.err(`bench corpus: compressor ${JSON.stringify(canopy.compressor)}, node score ${canopy.nodeScore ? JSON.stringify(canopy.nodeScore) : 'dense cosine'}`);
   if (phase === 'query') {
     // No pools read: the answering process holds only what answering needs.
     if (!values.work) throw new UsageError('--phase query needs --work <dir>, the folder of a --phase index run');
@@ -82,16 +99,19 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
     const others = (values['in-turn'] ?? []).map((d) => path.join(path.resolve(io.cwd, d), 'index'));
     for (const dir of others) if (!existsSync(path.join(dir, 'CURRENT'))) throw new UsageError(`${dir}: no index there (--in-turn names the --work folder of a --phase index run)`);
     const embeddings = await openEvalEmbeddings({ encoder: { kind: 'builtin' }, builtinModelDir, cacheDir: path.join(workDir, 'emb') });
-    if (others.length > 0) {
+    const against = values.against === undefined ? undefined : canopyAsk(againstFlags(values.against));
+    if (others.length > 0 || against) {
       try {
         const before = embeddings.encoded;
-        const result = await canopyQueryInTurn({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3 }, [indexDir, ...others]);
+        const result = await canopyQueryInTurn({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3, ...canopy }, [indexDir, ...others], against);
         const out = { machine: machine(), phase: 'query-in-turn', result, encodedTexts: embeddings.encoded - before };
         if (values.json) io.out(JSON.stringify(out));
         else {
           for (const x of result.indexes) {
             const q = x.query;
-            io.out(`${x.indexDir}: ${x.documents} documents; open ${x.openSeconds.toFixed(2)} s; query ms p50/p95: first ${q.first.p50.toFixed(1)}/${q.first.p95.toFixed(1)}, warm ${q.warm.p50.toFixed(1)}/${q.warm.p95.toFixed(1)}, retrieval only ${q.retrieveOnly.p50.toFixed(1)}/${q.retrieveOnly.p95.toFixed(1)}`);
+            const what = `${JSON.stringify(x.compressor)}, node score ${x.nodeScore ? JSON.stringify(x.nodeScore) : 'dense cosine'}`;
+            const ratio = x.warmRatio ? `; warm ÷ first run's per question: median ${x.warmRatio.median.toFixed(3)} [quartiles ${x.warmRatio.q1.toFixed(3)}, ${x.warmRatio.q3.toFixed(3)}]` : '';
+            io.out(`${x.indexDir} (${what}): ${x.documents} documents; open ${x.openSeconds.toFixed(2)} s; query ms p50/p95: first ${q.first.p50.toFixed(1)}/${q.first.p95.toFixed(1)}, warm ${q.warm.p50.toFixed(1)}/${q.warm.p95.toFixed(1)}, retrieval only ${q.retrieveOnly.p50.toFixed(1)}/${q.retrieveOnly.p95.toFixed(1)}${ratio}`);
           }
           io.out(`peak RSS of the process (every index together): ${result.peakRssMiB.toFixed(0)} MiB`);
         }
@@ -102,7 +122,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
     }
     try {
       const before = embeddings.encoded;
-      const result = await canopyQuery({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3 }, indexDir);
+      const result = await canopyQuery({ queries, embeddings, branchingFactor: 2, topK: 10, rounds: 3, ...canopy }, indexDir);
       const out = { machine: machine(), phase, result, encodedTexts: embeddings.encoded - before };
       if (values.json) io.out(JSON.stringify(out));
       else {
@@ -159,6 +179,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
       branchingFactor: 2,
       topK: 10,
       rounds: 3,
+      ...canopy,
       peerChunkSize,
       peerBudget: positive(values['peer-budget'], '--peer-budget', 1000),
       logger: cliLogger(io, verbose),
@@ -173,5 +194,22 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
     return 0;
   } finally {
     await embeddings.dispose();
+  }
+}
+
+/** The compressor and node score the CANOPY flags ask for, over the default settings (the built-in profile's weights for `profile`). */
+export function canopyAsk(values: Parameters<typeof compressorFlags>[0]): { compressor: CompressorSetting; nodeScore?: NodeScoreWeights } {
+  const flags = compressorFlags(values);
+  const s = resolveSettings(flags.settings);
+  const nodeScore = flags.nodeScore ?? (s.nodeScore === 'dense' ? undefined : BUILTIN_PROFILE.nodeScore);
+  return { compressor: canopyCompressor(s), ...(nodeScore ? { nodeScore } : {}) };
+}
+
+/** `--against "<flags>"`: CANOPY flags in one string, parsed as canopy ask parses them. */
+function againstFlags(text: string): Parameters<typeof compressorFlags>[0] {
+  try {
+    return parseArgs({ args: text.trim().split(/\s+/).filter((a) => a !== ''), options: compressorFlagOptions }).values;
+  } catch (err) {
+    throw new UsageError(`--against: ${(err as Error).message}`);
   }
 }

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { REALDOCS_SCHEMA, runRealDocsBench, type RealDocsReport } from '../../eval/bench/realDocs';
 import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCorpus';
 import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
+import { compressorFlagArgs, compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { type CliIO, UsageError } from '../io';
 import { lookAheadSetting, packageRoot } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';
@@ -41,6 +42,8 @@ Options:
   --no-demo                skip "npm run demo"'s question
   --look-ahead             the rule critic's look-ahead in every ask (the default);
   --no-look-ahead          every ask without it (canopy ask --no-look-ahead)
+  CANOPY in every ask (as canopy ask's flags and the canopy.compressor.* settings):
+${compressorFlagsHelp}
   --out <file>             write the JSON report (per-question rows) here
   --markdown <file>        write the table into this Markdown file's real-document section (e.g. BENCHMARKS.md)
   --compare <before.json>  print each figure before → after against an earlier report
@@ -94,6 +97,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       from: { type: 'string' },
       json: { type: 'boolean' },
       'per-question': { type: 'boolean' },
+      ...compressorFlagOptions,
     },
   });
   const abs = (p: string) => path.resolve(io.cwd, p);
@@ -110,6 +114,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
     const total = values.questions === undefined ? undefined : positive(values.questions, '--questions', 25);
     const squadQ = count(values['squad-questions'], '--squad-questions', total === undefined ? defaultSampling.squadQuestions : Math.round((total * 3) / 5));
     const fbQ = count(values['fb-questions'], '--fb-questions', total === undefined ? defaultSampling.financebenchQuestions : total - Math.round((total * 3) / 5));
+    const canopy = compressorFlags(values);
     const root = packageRoot();
     const bin = path.join(root, 'bin', 'canopy.js');
     if (!existsSync(path.join(root, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build" first`);
@@ -133,6 +138,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       warm: values['no-warm'] !== true,
       cliAsk: values['no-cli-ask'] !== true,
       demo: values['no-demo'] !== true,
+      ask: { settings: canopy.settings, cliArgs: compressorFlagArgs(canopy), ...(canopy.nodeScore ? { nodeScore: canopy.nodeScore } : {}) },
       lookAhead: lookAheadSetting(values['look-ahead'], values['no-look-ahead']).criticLookAhead ?? true,
       command: ['canopy bench realdocs', ...args].join(' '),
       log: (l) => io.err(l),

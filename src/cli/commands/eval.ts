@@ -4,7 +4,6 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
-import type { NodeScoreWeights } from '../../core/compress/hybridScore';
 import { topicVariants, type TopicVariant } from '../../eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -18,6 +17,7 @@ import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type Retrieva
 import { renderReport, writePlots } from '../../eval/render';
 import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
+import { parseNodeScore } from '../compressorFlags';
 import { cliLogger, lookAheadSetting, packageRoot } from '../runtime';
 
 export const evalHelp = `Usage: canopy eval <file> [options]
@@ -244,17 +244,3 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
 }
 
 /** `dense=1,lexical=0.5` → node score weights; a user mistake is E_BAD_INPUT naming the flag. */
-export function parseNodeScore(value: string): NodeScoreWeights {
-  const weights: NodeScoreWeights = { dense: 1, lexical: 0 };
-  for (const part of value.split(',')) {
-    const model = /^\s*model\s*=\s*(bm25|coverage)\s*$/.exec(part);
-    if (model) {
-      weights.model = model[1] as 'bm25' | 'coverage';
-      continue;
-    }
-    const m = /^\s*(dense|lexical)\s*=\s*(-?\d*\.?\d+)\s*$/.exec(part);
-    if (!m || !Number.isFinite(Number(m[2])) || Number(m[2]) < 0) throw new UsageError(`--node-score must look like dense=1,lexical=0.5 (weights ≥ 0), not "${value}"`);
-    weights[m[1] as 'dense' | 'lexical'] = Number(m[2]);
-  }
-  return weights;
-}

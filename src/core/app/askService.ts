@@ -15,7 +15,7 @@ import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
 import { routeQuestionWithLlm } from '../compress/llmRouter';
 import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
-import type { CanopySettings } from '../config/settings';
+import { canopyCompressor, type CanopySettings } from '../config/settings';
 import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
@@ -44,6 +44,7 @@ import type { IndexService } from './indexService';
 
 /** What a question needs beyond the settings: choices a host or a flag makes for this request only. */
 export interface AskRequest {
+  /** The compressor; when absent, CANOPY as the settings describe it (rank gate, glimpse: `canopyCompressor`). */
   compressor?: CompressorSetting;
   /** 'rule' (default; the LLM critic when `llm` is set), 'none' (one round), or a critic. */
   critic?: 'rule' | 'none' | Critic;
@@ -64,7 +65,8 @@ export interface AskRequest {
   pageImages?: boolean;
   /**
    * Node score weights (dense cosine, lexical evidence); when absent, those of the encoder's
-   * retrieval profile (fitted by `canopy train`), else the dense cosine alone.
+   * retrieval profile (fitted by `canopy train`, else the built-in one's) unless the `nodeScore`
+   * setting is `dense`, else the dense cosine alone.
    */
   nodeScore?: NodeScoreWeights;
   tracer?: Tracer;
@@ -113,8 +115,9 @@ export class AskService {
     const embedQuery = rememberLastQuery(embeddings.embedQuery);
     const profile = await this.profile(encoder.id, warnings);
     const fusion = s.retrievalFusion === 'rrf' ? RRF_EQUAL : profile.fusion;
-    // Node-score weights: the request's, else those `canopy train` fitted into this encoder's profile, else the dense cosine alone.
-    const nodeScore = request.nodeScore ?? profile.nodeScore;
+    // Node-score weights: the request's, else (unless the settings ask for the cosine alone) the
+    // encoder's profile's — fitted by `canopy train`, else the built-in one's — else the dense cosine alone.
+    const nodeScore = request.nodeScore ?? (s.nodeScore === 'dense' ? undefined : profile.nodeScore);
     const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
     let retriever: Retriever = hybrid;
     if (s.topicsEnabled) {
@@ -126,7 +129,7 @@ export class AskService {
       topK: request.topK ?? s.topK,
       maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
       branchingFactor: s.branchingFactor,
-      compressor: request.compressor ?? { name: 'canopy' },
+      compressor: request.compressor ?? canopyCompressor(s),
       readerTokenCap: s.readerTokenCap,
       encoderId: encoder.id,
       ...(adapter ? { adapterId: adapter.id } : {}),

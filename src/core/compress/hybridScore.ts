@@ -33,6 +33,12 @@ export const DENSE_ONLY: NodeScoreWeights = { dense: 1, lexical: 0 };
 
 const textOf = (n: RegionNode) => (n.header ? `${n.header}\n${n.text}` : n.text);
 
+/**
+ * Each leaf's content terms, kept with the region: the parsed documents the index caches hold the
+ * same regions from question to question, so a warm question does not split and stem them again.
+ */
+const leafTerms = new WeakMap<RegionNode, string[]>();
+
 /** How a node's lexical evidence is measured: IDF-weighted coverage of the question's terms, or BM25 (length-normalised). */
 export type LexicalModel = 'coverage' | 'bm25';
 
@@ -57,7 +63,8 @@ export function lexicalScores(question: string, items: readonly Item[], model: L
   const walk = (n: RegionNode): Counts => {
     let counts: Counts;
     if (n.children.length === 0) {
-      const terms = contentTerms(textOf(n));
+      let terms = leafTerms.get(n);
+      if (!terms) leafTerms.set(n, (terms = contentTerms(textOf(n))));
       const tf = new Map<string, number>();
       for (const t of terms) if (q.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
       counts = { tf, length: terms.length };

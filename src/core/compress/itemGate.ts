@@ -8,7 +8,7 @@
  * occurs as a phrase in the question or in a kept item's text.
  */
 import type { Item, RegionNode } from '../../contracts/region';
-import { Bm25Index } from '../index/bm25';
+import { Bm25Index, fieldTerms, type FieldTerms } from '../index/bm25';
 import { words } from '../text/terms';
 import { namedSubject } from '../text/titles';
 
@@ -18,9 +18,24 @@ export interface ItemGateVerdict {
   why: string;
 }
 
+/**
+ * Each item's whole-text terms, kept with its root region: the parsed documents the index caches
+ * hold the same regions from question to question, so a warm question does not tokenise a whole
+ * article or PDF section again for the gate (docs/evaluation.md: it cost most of the gate's time).
+ */
+const textTerms = new WeakMap<RegionNode, FieldTerms>();
+
 /** BM25 of each item's title and whole text for the question, among the given items (the index's BM25). */
 export function itemBm25(question: string, items: readonly Item[]): number[] {
-  const index = Bm25Index.build(items.map((it) => ({ id: it.id, title: it.title, text: fullText(it.root), modality: 'text' })));
+  const roots = new Map(items.map((it) => [it.id, it.root]));
+  const termsOf = (doc: { id: string; title: string; text: string }, field: 0 | 1): FieldTerms => {
+    if (field === 0) return fieldTerms(doc.title);
+    const root = roots.get(doc.id)!;
+    let terms = textTerms.get(root);
+    if (!terms) textTerms.set(root, (terms = fieldTerms(doc.text)));
+    return terms;
+  };
+  const index = Bm25Index.build(items.map((it) => ({ id: it.id, title: it.title, text: fullText(it.root), modality: 'text' })), termsOf);
   const score = new Map(index.query(question, items.length).map((h) => [h.id, h.score]));
   return items.map((it) => score.get(it.id) ?? 0);
 }

@@ -4,10 +4,13 @@
  * `settingKeys` names each setting's key in package.json; a unit test checks that keys, defaults
  * and ranges agree with package.json's contributes.configuration.
  */
-import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
+import { BRANCHING_FACTOR, GLIMPSE, ITEM_SHARE, MAX_ROUNDS, MIN_ITEMS, TOP_K, WHOLE_BELOW } from '../../contracts/askSettings';
+import type { CompressorSetting } from '../../contracts/trace';
 
 export type LlmProviderName = 'none' | 'openai-compatible' | 'vscode-lm';
 export type RetrievalFusionChoice = 'profile' | 'rrf';
+/** What the CANOPY rule compares: the encoder profile's node-score weights (hybrid), or the dense cosine alone. */
+export type NodeScoreChoice = 'profile' | 'dense';
 
 export interface CanopySettings {
   include: string[];
@@ -53,6 +56,23 @@ export interface CanopySettings {
    * `rrf` — the design's equal-weight reciprocal-rank fusion, for comparison.
    */
   retrievalFusion: RetrievalFusionChoice;
+  /**
+   * CANOPY's rank gate (src/core/compress/itemGate.ts): the share of a round's items kept for
+   * their own rank (beside the items the question or a kept item names); 0 = no gate.
+   */
+  compressorItems: number;
+  /** With the rank gate: an item it keeps of at most this many characters is kept whole; 0 = none. */
+  compressorWholeBelow: number;
+  /** With the rank gate: the fewest items it keeps for their rank. */
+  compressorMinItems: number;
+  /** Every region CANOPY drops keeps its this many best-scoring leaves (a glimpse); 0 = none. */
+  compressorGlimpse: number;
+  /**
+   * The node score CANOPY's rule compares: `profile` — the encoder's retrieval profile's weights
+   * (dense cosine and lexical evidence, src/core/compress/hybridScore.ts; a profile from
+   * `canopy train` in the index folder, else the built-in one); `dense` — the cosine alone.
+   */
+  nodeScore: NodeScoreChoice;
   /** The topic compass (design §4): fit topics with the index and re-rank retrieval with them. */
   topicsEnabled: boolean;
   /** K topics; 0 = by corpus size (√N in [8, 100]). */
@@ -97,6 +117,11 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   controllerMaxOpenedNodes: 'canopy.controller.maxOpenedNodes',
   controllerMaxSearches: 'canopy.controller.maxSearches',
   retrievalFusion: 'canopy.retrieval.fusion',
+  compressorItems: 'canopy.compressor.items',
+  compressorWholeBelow: 'canopy.compressor.wholeBelow',
+  compressorMinItems: 'canopy.compressor.minItems',
+  compressorGlimpse: 'canopy.compressor.glimpse',
+  nodeScore: 'canopy.compressor.nodeScore',
   topicsEnabled: 'canopy.topics.enabled',
   topicsCount: 'canopy.topics.count',
   adapterCheckpoint: 'canopy.adapter.checkpoint',
@@ -134,6 +159,11 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   controllerMaxOpenedNodes: 12,
   controllerMaxSearches: 2,
   retrievalFusion: 'profile',
+  compressorItems: 0,
+  compressorWholeBelow: 0,
+  compressorMinItems: 1,
+  compressorGlimpse: 0,
+  nodeScore: 'profile',
   topicsEnabled: false,
   topicsCount: 0,
   adapterCheckpoint: '',
@@ -176,6 +206,11 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     controllerMaxOpenedNodes: Math.round(clampNumber(partial.controllerMaxOpenedNodes, d.controllerMaxOpenedNodes, 1, 1000)),
     controllerMaxSearches: Math.round(clampNumber(partial.controllerMaxSearches, d.controllerMaxSearches, 0, 20)),
     retrievalFusion: partial.retrievalFusion === 'rrf' || partial.retrievalFusion === 'profile' ? partial.retrievalFusion : d.retrievalFusion,
+    compressorItems: itemShare(partial.compressorItems, d.compressorItems),
+    compressorWholeBelow: Math.round(clampNumber(partial.compressorWholeBelow, d.compressorWholeBelow, WHOLE_BELOW.min, WHOLE_BELOW.max)),
+    compressorMinItems: Math.round(clampNumber(partial.compressorMinItems, d.compressorMinItems, MIN_ITEMS.min, MIN_ITEMS.max)),
+    compressorGlimpse: Math.round(clampNumber(partial.compressorGlimpse, d.compressorGlimpse, GLIMPSE.min, GLIMPSE.max)),
+    nodeScore: partial.nodeScore === 'profile' || partial.nodeScore === 'dense' ? partial.nodeScore : d.nodeScore,
     topicsEnabled: typeof partial.topicsEnabled === 'boolean' ? partial.topicsEnabled : d.topicsEnabled,
     topicsCount: Math.round(clampNumber(partial.topicsCount, d.topicsCount, 0, 1000)),
     adapterCheckpoint: typeof partial.adapterCheckpoint === 'string' ? partial.adapterCheckpoint.trim() : d.adapterCheckpoint,
@@ -183,6 +218,32 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     exportOtlpEndpoint: typeof partial.exportOtlpEndpoint === 'string' ? partial.exportOtlpEndpoint.trim() : d.exportOtlpEndpoint,
     exportFile: typeof partial.exportFile === 'string' ? partial.exportFile.trim() : d.exportFile,
     exportProject: typeof partial.exportProject === 'string' && partial.exportProject.trim() !== '' ? partial.exportProject.trim() : d.exportProject,
+  };
+}
+
+/** The rank gate's share: 0 (no gate) or within ITEM_SHARE; a share between the two is raised to the least. */
+function itemShare(value: unknown, fallback: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
+  if (value <= 0) return 0;
+  return Math.min(ITEM_SHARE.max, Math.max(ITEM_SHARE.min, value));
+}
+
+/**
+ * The CANOPY compressor the settings describe: the rank gate when `compressorItems` > 0 (with its
+ * whole-item size and least item count), the glimpse when `compressorGlimpse` > 0. Options at
+ * their neutral value are left out, so the trace records only what is on.
+ */
+export function canopyCompressor(s: Pick<CanopySettings, 'compressorItems' | 'compressorWholeBelow' | 'compressorMinItems' | 'compressorGlimpse'>): CompressorSetting {
+  return {
+    name: 'canopy',
+    ...(s.compressorItems > 0
+      ? {
+          items: s.compressorItems,
+          ...(s.compressorWholeBelow > 0 ? { wholeBelow: s.compressorWholeBelow } : {}),
+          ...(s.compressorMinItems > 1 ? { minItems: s.compressorMinItems } : {}),
+        }
+      : {}),
+    ...(s.compressorGlimpse > 0 ? { glimpse: s.compressorGlimpse } : {}),
   };
 }
 

@@ -54,8 +54,20 @@ const MAGIC = Buffer.from('CNPYBM25', 'ascii');
 const VERSION = 1;
 const MAX_TF = 0xffff;
 
+/** Terms and their frequencies in one field of one document (length: its distinct words). */
+export interface FieldTerms {
+  length: number;
+  tf: Map<string, number>;
+}
+
+/**
+ * How a document's field (0: title, 1: text) is split into terms: `fieldTerms`, or a caller's
+ * cache of it (the rank gate keeps each item's, so a warm question does not re-tokenise them).
+ */
+export type FieldTermsOf = (doc: LexicalDoc, field: 0 | 1) => FieldTerms;
+
 /** Terms and their frequencies in one field of one document. */
-function fieldTerms(text: string): { length: number; tf: Map<string, number> } {
+export function fieldTerms(text: string): FieldTerms {
   const tokens = words(text);
   const tf = new Map<string, number>();
   for (const w of tokens) {
@@ -97,8 +109,8 @@ export class Bm25Index {
   }
 
   /** Builds an index over `docs` (ids must be unique). */
-  static build(docs: readonly LexicalDoc[]): Bm25Index {
-    return Bm25Index.empty().update([], docs);
+  static build(docs: readonly LexicalDoc[], termsOf?: FieldTermsOf): Bm25Index {
+    return Bm25Index.empty().update([], docs, termsOf);
   }
 
   get size(): number {
@@ -153,7 +165,7 @@ export class Bm25Index {
    * already present is replaced). Only the added documents are tokenised; the kept ones' postings
    * are copied.
    */
-  update(remove: Iterable<string>, add: readonly LexicalDoc[]): Bm25Index {
+  update(remove: Iterable<string>, add: readonly LexicalDoc[], termsOf?: FieldTermsOf): Bm25Index {
     const drop = new Set(remove);
     for (const d of add) drop.add(d.id);
     // Kept documents keep their order; added ones follow.
@@ -198,7 +210,7 @@ export class Bm25Index {
       ids.push(d.id);
       modalities.push(d.modality);
       [d.title, d.text].forEach((text, f) => {
-        const { length, tf } = fieldTerms(text);
+        const { length, tf } = termsOf ? termsOf(d, f as 0 | 1) : fieldTerms(text);
         lengths.push(length);
         for (const [term, count] of tf) {
           let entry = draft.get(term);

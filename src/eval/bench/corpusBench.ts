@@ -12,7 +12,9 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ask } from '../../core/engine/ask';
+import { ask, type AskOptions } from '../../core/engine/ask';
+import type { NodeScoreWeights } from '../../core/compress/hybridScore';
+import type { CompressorSetting } from '../../contracts/trace';
 import { bpeTokenCounter } from '../../core/compress/tokens';
 import { RuleCritic } from '../../core/critic/ruleCritic';
 import { CorpusIndex } from '../../core/index/corpusIndex';
@@ -44,7 +46,24 @@ export interface CorpusBenchOptions {
   peerChunkSize: number;
   /** Token budget for vectra's renderSections per query. */
   peerBudget: number;
+  /** Canopy's compressor (default plain CANOPY) and node-score weights (default the dense cosine), as `canopy ask` takes them. */
+  compressor?: CompressorSetting;
+  nodeScore?: NodeScoreWeights;
   logger?: Logger;
+}
+
+/** The ask options of every timed question: k, rounds, B, the compressor and node score asked for. */
+function benchAskOptions(o: Pick<CorpusBenchOptions, 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>): AskOptions {
+  return {
+    topK: o.topK,
+    maxRounds: o.rounds,
+    branchingFactor: o.branchingFactor,
+    compressor: o.compressor ?? { name: 'canopy' },
+    readerTokenCap: 16000,
+    encoderId: o.embeddings.id,
+    retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
+    ...(o.nodeScore ? { nodeScore: o.nodeScore } : {}),
+  };
 }
 
 export interface BuildRun {
@@ -199,7 +218,7 @@ export async function canopyBuild(o: Pick<CorpusBenchOptions, 'docs' | 'workDir'
  * (hybrid retrieval, CANOPY, rule-critic rounds, extractive reader) over the questions — cold
  * (parsed trees read from disk), warm (again) — and the hybrid retriever alone.
  */
-export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds'>, indexDir: string): Promise<CanopyQueryResult> {
+export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>, indexDir: string): Promise<CanopyQueryResult> {
   const stages: StagePeaks = [];
   stagePeak(stages, 'start');
   const opened = await timed(() => CorpusIndex.open(new LocalStore(indexDir), { maxCachedDocs: 256 }));
@@ -214,15 +233,7 @@ export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embed
       const t = await timed(() =>
         ask(
           q,
-          {
-            topK: o.topK,
-            maxRounds: o.rounds,
-            branchingFactor: o.branchingFactor,
-            compressor: { name: 'canopy' },
-            readerTokenCap: 16000,
-            encoderId: o.embeddings.id,
-            retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
-          },
+          benchAskOptions(o),
           { retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: indexDir, generation: corpus.generation, items: corpus.itemCount } },
         ),
       );
@@ -245,64 +256,97 @@ export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embed
 }
 
 export interface InTurnResult {
-  indexes: Array<{ indexDir: string; documents: number; items: number; openSeconds: number; query: { first: Latency; warm: Latency; retrieveOnly: Latency } }>;
+  indexes: Array<{
+    indexDir: string;
+    /** `against`: the second compressor / node score on the same index (`canopyQueryInTurn`'s `against`). */
+    variant?: 'against';
+    compressor: CompressorSetting;
+    nodeScore?: NodeScoreWeights;
+    documents: number;
+    items: number;
+    openSeconds: number;
+    query: { first: Latency; warm: Latency; retrieveOnly: Latency };
+    /** Per question, this run's warm latency over the first run's (its median and quartiles), beside the ratio of p50s. */
+    warmRatio?: { median: number; q1: number; q3: number };
+  }>;
   stages: StagePeaks;
   peakRssMiB: number;
 }
 
+/** The CANOPY choices a run in turn compares (the options' own, or `against`). */
+export type CanopyChoice = Pick<CorpusBenchOptions, 'compressor' | 'nodeScore'>;
+
 /**
  * Several indexes answered in turn, question by question (index A, index B, …, next question), so
  * a change of machine load during the run falls on every index alike: the growth ratio of two
- * corpus sizes from one run. A first pass (every question on every index) fills the caches; then
+ * corpus sizes from one run. With `against`, every index is also answered with that compressor and
+ * node score, in turn with the options' own (A, A against, B, …): the latency ratio of two
+ * configurations from one run. A first pass (every question on every run) fills the caches; then
  * the warm ask pipeline and the hybrid retriever alone are timed. One process holds every index,
  * so its peak RSS is theirs together (each index's own is `canopyQuery`'s).
  */
-export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds'>, indexDirs: readonly string[]): Promise<InTurnResult> {
+export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>, indexDirs: readonly string[], against?: CanopyChoice): Promise<InTurnResult> {
   const stages: StagePeaks = [];
   stagePeak(stages, 'start');
-  const opened: Array<{ dir: string; corpus: CorpusIndex; openSeconds: number; retriever: HybridRetriever }> = [];
+  type Run = { dir: string; corpus: CorpusIndex; openSeconds: number; retriever: HybridRetriever; options: AskOptions; against: boolean };
+  const runs: Run[] = [];
+  const opened: CorpusIndex[] = [];
   for (const dir of indexDirs) {
     const t = await timed(() => CorpusIndex.open(new LocalStore(dir), { maxCachedDocs: 256 }));
-    opened.push({ dir, corpus: t.value, openSeconds: t.seconds, retriever: new HybridRetriever(t.value, o.embeddings.embedQuery) });
+    opened.push(t.value);
+    const base = { dir, corpus: t.value, openSeconds: t.seconds, retriever: new HybridRetriever(t.value, o.embeddings.embedQuery) };
+    runs.push({ ...base, options: benchAskOptions(o), against: false });
+    if (against) runs.push({ ...base, options: benchAskOptions({ ...o, compressor: against.compressor, nodeScore: against.nodeScore }), against: true });
   }
   stagePeak(stages, 'indexes opened');
   try {
     const tokens = bpeTokenCounter();
     const reader = new ExtractiveReader();
     const critic = new RuleCritic();
-    const askOnce = async (x: (typeof opened)[number], q: string): Promise<number> =>
+    const askOnce = async (x: Run, q: string): Promise<number> =>
       (
         await timed(() =>
-          ask(
-            q,
-            { topK: o.topK, maxRounds: o.rounds, branchingFactor: o.branchingFactor, compressor: { name: 'canopy' }, readerTokenCap: 16000, encoderId: o.embeddings.id, retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 } },
-            { retriever: x.retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: x.dir, generation: x.corpus.generation, items: x.corpus.itemCount } },
-          ),
+          ask(q, x.options, { retriever: x.retriever, embedQuery: o.embeddings.embedQuery, embedTexts: o.embeddings.embedTexts, critic, reader, tokens, index: { root: x.dir, generation: x.corpus.generation, items: x.corpus.itemCount } }),
         )
       ).seconds * 1000;
-    const first = opened.map(() => [] as number[]);
-    const warm = opened.map(() => [] as number[]);
-    const retrieveOnly = opened.map(() => [] as number[]);
-    for (const q of o.queries) for (let i = 0; i < opened.length; i++) first[i]!.push(await askOnce(opened[i]!, q));
+    const first = runs.map(() => [] as number[]);
+    const warm = runs.map(() => [] as number[]);
+    const retrieveOnly = runs.map(() => [] as number[]);
+    for (const q of o.queries) for (let i = 0; i < runs.length; i++) first[i]!.push(await askOnce(runs[i]!, q));
     stagePeak(stages, 'first pass');
-    for (const q of o.queries) for (let i = 0; i < opened.length; i++) warm[i]!.push(await askOnce(opened[i]!, q));
+    for (const q of o.queries) for (let i = 0; i < runs.length; i++) warm[i]!.push(await askOnce(runs[i]!, q));
     stagePeak(stages, 'warm pass');
-    for (const q of o.queries) for (let i = 0; i < opened.length; i++) retrieveOnly[i]!.push((await timed(() => opened[i]!.retriever.retrieve(q, o.topK))).seconds * 1000);
+    for (const q of o.queries) for (let i = 0; i < runs.length; i++) retrieveOnly[i]!.push((await timed(() => runs[i]!.retriever.retrieve(q, o.topK))).seconds * 1000);
     stagePeak(stages, 'retrieval');
     return {
-      indexes: opened.map((x, i) => ({
+      indexes: runs.map((x, i) => ({
         indexDir: x.dir,
+        ...(x.against ? { variant: 'against' as const } : {}),
+        compressor: x.options.compressor,
+        ...(x.options.nodeScore ? { nodeScore: x.options.nodeScore } : {}),
         documents: Object.keys(x.corpus.manifest.files).length,
         items: x.corpus.itemCount,
         openSeconds: x.openSeconds,
         query: { first: latency(first[i]!), warm: latency(warm[i]!), retrieveOnly: latency(retrieveOnly[i]!) },
+        ...(i > 0 ? { warmRatio: ratioSpread(warm[i]!, warm[0]!) } : {}),
       })),
       stages,
       peakRssMiB: peakRssMiB(),
     };
   } finally {
-    for (const x of opened) await x.corpus.close();
+    for (const c of opened) await c.close();
   }
+}
+
+/** Median and quartiles of the per-question ratios a[i] / b[i]. */
+export function ratioSpread(a: readonly number[], b: readonly number[]): { median: number; q1: number; q3: number } {
+  const r = a.map((x, i) => x / b[i]!).sort((x, y) => x - y);
+  const at = (p: number) => {
+    const pos = p * (r.length - 1);
+    const lo = Math.floor(pos);
+    return r[lo]! + (r[Math.min(lo + 1, r.length - 1)]! - r[lo]!) * (pos - lo);
+  };
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75) };
 }
 
 async function canopyBench(o: CorpusBenchOptions): Promise<CorpusBenchResult> {

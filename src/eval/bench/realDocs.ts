@@ -28,13 +28,14 @@ import { IndexStores } from '../../core/app/indexStores';
 import { IndexService } from '../../core/app/indexService';
 import { ParseWorkers } from '../../core/app/parseWorkers';
 import { TraceStore } from '../../core/app/traceStore';
-import { resolveSettings, type CanopySettings } from '../../core/config/settings';
+import type { NodeScoreWeights } from '../../core/compress/hybridScore';
+import { canopyCompressor, resolveSettings, type CanopySettings } from '../../core/config/settings';
 import { machine, type Machine } from './measure';
 import type { IndexSummary } from '../../core/index/indexer';
 import { paths, readCurrent, readManifest, type IndexManifest } from '../../core/index/layout';
 import type { ParsedDocument } from '../../core/ingest/parsedDocument';
 import type { RegionNode } from '../../contracts/region';
-import type { AskTrace } from '../../contracts/trace';
+import type { AskTrace, CompressorSetting } from '../../contracts/trace';
 import { buildRealDocsCorpus, type RealDocsGold, type RealDocsSampling, type RealDocsSelection } from './realDocsCorpus';
 import { summarise, type RealDocsSummary } from './realDocsReport';
 import { scoreAnswer, type AnswerMetrics } from './realDocsScore';
@@ -72,9 +73,27 @@ export interface RealDocsRunOptions {
   lookAhead?: boolean;
   warm?: boolean;
   demo?: boolean;
+  /**
+   * Settings over the defaults for every ask (CANOPY's rank gate, glimpse, node score:
+   * canopy.compressor.*), with `cliArgs` — the same choices as `canopy ask` flags — for the
+   * processes, and explicit node-score weights for the warm asks' requests.
+   */
+  ask?: { settings: Partial<CanopySettings>; cliArgs: string[]; nodeScore?: NodeScoreWeights };
   /** The command line recorded in the report. */
   command: string;
   log: (line: string) => void;
+}
+
+/** The settings every warm ask runs with: the defaults, the look-ahead choice and the benchmark's CANOPY flags. */
+function askSettings(o: Pick<RealDocsRunOptions, 'lookAhead' | 'ask'>): CanopySettings {
+  return resolveSettings({ ...(o.lookAhead !== undefined ? { criticLookAhead: o.lookAhead } : {}), ...(o.ask?.settings ?? {}) });
+}
+
+/** What the report records of the settings every ask ran with. */
+function settingsRecord(o: Pick<RealDocsRunOptions, 'lookAhead' | 'ask'>): RealDocsReport['settings'] {
+  const s = askSettings(o);
+  const { topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion } = s;
+  return { topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion, compressor: canopyCompressor(s), nodeScore: o.ask?.nodeScore ?? s.nodeScore };
 }
 
 export interface RealDocsFileRow {
@@ -135,8 +154,13 @@ export interface RealDocsReport {
   command: string;
   machine: Machine & { loadAverage: { start: number[]; afterIndex?: number[]; end: number[] } };
   sampling: RealDocsSampling;
-  /** The default settings every ask ran with (the CLI and the warm run pass none). */
-  settings?: Pick<CanopySettings, 'topK' | 'maxRounds' | 'readerTokenCap' | 'controllerEnabled' | 'controllerMinPages' | 'retrievalFusion'>;
+  /** The settings every ask ran with (the defaults unless the benchmark's CANOPY flags changed them). */
+  settings?: Pick<CanopySettings, 'topK' | 'maxRounds' | 'readerTokenCap' | 'controllerEnabled' | 'controllerMinPages' | 'retrievalFusion'> & {
+    criticLookAhead?: boolean;
+    /** The compressor the settings describe, and the node score (`profile`, `dense` or explicit weights). */
+    compressor?: CompressorSetting;
+    nodeScore?: CanopySettings['nodeScore'] | NodeScoreWeights;
+  };
   inputs: RealDocsSelection['inputs'];
   corpus: { root: string; index: string; files: number; pdfs: number; squadArticles: number; docs: number };
   notes: string[];
@@ -341,7 +365,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   // 3. Cold: the whole `canopy ask` process per question.
   if (o.cliAsk !== false) {
     for (const [i, row] of rows.entries()) {
-      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', o.lookAhead === false ? '--no-look-ahead' : '--look-ahead', '--', row.question]);
+      const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', o.lookAhead === false ? '--no-look-ahead' : '--look-ahead', ...(o.ask?.cliArgs ?? []), '--', row.question]);
       row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
       if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
@@ -353,7 +377,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
   let warmup: RealDocsReport['warmup'];
   if (o.warm !== false) {
     // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
-    const settings = resolveSettings(o.lookAhead !== undefined ? { criticLookAhead: o.lookAhead } : {});
+    const settings = askSettings(o);
     const stores = new IndexStores(indexDir);
     const embeddings = new Embeddings({ store: () => stores.get(settings.store), encoder: () => ({ kind: 'builtin' }), builtinModelDir: o.builtinModelDir, baseDir: corpus });
     const parseWorkers = new ParseWorkers();
@@ -361,7 +385,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     const traceStore = new TraceStore(join(indexDir, 'traces'));
     const asker = new AskService({ index: indexService, embeddings, adapters: new AdapterCheckpoints(corpus) });
     const askAndSave = async (question: string) => {
-      const { trace, warnings } = await asker.ask(question, settings);
+      const { trace, warnings } = await asker.ask(question, settings, o.ask?.nodeScore ? { nodeScore: o.ask.nodeScore } : {});
       await traceStore.save(trace);
       return { trace, warnings };
     };
@@ -413,9 +437,7 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
     command: o.command,
     machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
     sampling: o.sampling,
-    settings: (({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }) => ({ topK, maxRounds, criticLookAhead, readerTokenCap, controllerEnabled, controllerMinPages, retrievalFusion }))(
-      resolveSettings(o.lookAhead !== undefined ? { criticLookAhead: o.lookAhead } : {}),
-    ),
+    settings: settingsRecord(o),
     inputs: selection.inputs,
     corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
     notes,

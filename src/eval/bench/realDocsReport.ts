@@ -3,6 +3,7 @@
  * section for BENCHMARKS.md (between its own markers, so `npm run bench` can rewrite it without
  * touching the other sections), and a before → after comparison of two JSON reports.
  */
+import { canopyCompressor, defaultSettings } from '../../core/config/settings';
 import { percentile } from './measure';
 import type { RealDocsReport, RealDocsRow } from './realDocs';
 import type { AnswerMetrics } from './realDocsScore';
@@ -141,7 +142,7 @@ const tableRows: Array<[string, (s: RealDocsSummary) => string]> = [
 
 function settingsText(s: RealDocsReport['settings']): string {
   // Reports written before the settings were recorded ran with these defaults.
-  const v = s ?? { topK: 10, maxRounds: 3, readerTokenCap: 16000, controllerEnabled: true, controllerMinPages: 8, retrievalFusion: undefined };
+  const v: Omit<NonNullable<RealDocsReport['settings']>, 'retrievalFusion'> & { retrievalFusion?: string } = s ?? { topK: 10, maxRounds: 3, readerTokenCap: 16000, controllerEnabled: true, controllerMinPages: 8 };
   const fusion = v.retrievalFusion === 'profile' ? "retrieval fused by the encoder's profile" : v.retrievalFusion === 'rrf' ? 'retrieval fused by RRF' : undefined;
   return [
     `k = ${v.topK}`,
@@ -150,7 +151,31 @@ function settingsText(s: RealDocsReport['settings']): string {
     `extractive reader, input capped at ${num(v.readerTokenCap)} tokens`,
     v.controllerEnabled ? `MAGE controller for PDFs of ${v.controllerMinPages}+ pages` : 'no MAGE controller',
     ...(fusion ? [fusion] : []),
+    ...(v.compressor ? [compressorText(v.compressor)] : []),
+    ...(v.nodeScore ? [nodeScoreText(v.nodeScore)] : []),
   ].join(', ');
+}
+
+/** Whether the asks ran CANOPY as the default settings shape it (reports without the record did). */
+function isDefaultCanopy(s: RealDocsReport['settings']): boolean {
+  if (!s?.compressor) return true;
+  return JSON.stringify(s.compressor) === JSON.stringify(canopyCompressor(defaultSettings)) && (s.nodeScore ?? defaultSettings.nodeScore) === defaultSettings.nodeScore;
+}
+
+/** CANOPY as the settings shaped it: "CANOPY" alone, or with its rank gate and glimpse. */
+function compressorText(c: NonNullable<NonNullable<RealDocsReport['settings']>['compressor']>): string {
+  if (c.name !== 'canopy') return c.name;
+  const parts = [
+    ...(c.items !== undefined ? [`rank gate ${c.items}${c.minItems !== undefined ? ` (at least ${c.minItems} items)` : ''}${c.wholeBelow !== undefined ? `, items ≤ ${num(c.wholeBelow)} characters kept whole` : ''}`] : []),
+    ...(c.glimpse !== undefined ? [`glimpse ${c.glimpse}`] : []),
+  ];
+  return parts.length ? `CANOPY with ${parts.join(', ')}` : 'CANOPY';
+}
+
+function nodeScoreText(n: NonNullable<NonNullable<RealDocsReport['settings']>['nodeScore']>): string {
+  if (n === 'dense') return 'node score: the dense cosine';
+  if (n === 'profile') return "node score: the encoder profile's";
+  return `node score dense ${n.dense} + lexical ${n.lexical}${n.model ? ` (${n.model})` : ''}`;
 }
 
 export function renderRealDocsMarkdown(r: RealDocsReport): string {
@@ -170,7 +195,7 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
   const nodes = r.index.files.reduce((a, f) => a + f.nodes, 0);
   out.push(
     `**Corpus**: ${r.corpus.files} files, ${num(nodes)} nodes — ${r.corpus.pdfs} FinanceBench PDF${r.corpus.pdfs === 1 ? '' : 's'} (${pdfs.map((f) => `${f.pages ?? '?'} pages`).join(', ')}), ${r.corpus.squadArticles} SQuAD articles written as Markdown, ${r.corpus.docs} of Canopy's own docs. ` +
-      `**Questions**: ${squad.questions} SQuAD + ${financebench.questions} FinanceBench (seed ${r.sampling.seed}). FinanceBench questions are grouped by PDF, the groups ordered by size (ties in seeded order) and the first ${r.sampling.financebenchQuestions} taken; the corpus holds every PDF they need. SQuAD: ${r.sampling.squadArticles} seeded articles, ${r.sampling.squadQuestions} seeded questions on them. Built-in encoder, no LLM, default settings (${settingsText(r.settings)}).`,
+      `**Questions**: ${squad.questions} SQuAD + ${financebench.questions} FinanceBench (seed ${r.sampling.seed}). FinanceBench questions are grouped by PDF, the groups ordered by size (ties in seeded order) and the first ${r.sampling.financebenchQuestions} taken; the corpus holds every PDF they need. SQuAD: ${r.sampling.squadArticles} seeded articles, ${r.sampling.squadQuestions} seeded questions on them. Built-in encoder, no LLM, ${isDefaultCanopy(r.settings) ? 'default settings' : 'settings'} (${settingsText(r.settings)}).`,
   );
   out.push('');
   out.push(`| what | all (${all.questions}) | SQuAD (${squad.questions}) | FinanceBench (${financebench.questions}) |`);

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { resolveSettings, type CanopySettings } from '../../../src/core/config/settings';
 import type { ChatModel, ChatResult } from '../../../src/core/llm/llm';
+import { PROFILE_FILE, writeProfile } from '../../../src/core/retrieve/profile';
 import { topicSummaryOf } from '../../../src/core/topics/indexTopics';
 import { openServices, type TestServices } from '../../helpers/services';
 
@@ -84,6 +85,33 @@ describe('settings per request', () => {
     assert.equal(b.rounds[0]!.routing.source, 'llm');
     assert.equal(a.settings.pageImages, undefined);
     assert.equal(b.settings.pageImages, true);
+  });
+
+  it("CANOPY's rank gate, glimpse and node score follow the settings of each question; a request's own win", async () => {
+    const gated = resolveSettings({ maxRounds: 1, compressorItems: 0.3, compressorWholeBelow: 600, compressorMinItems: 2, compressorGlimpse: 1, nodeScore: 'profile' });
+    const plain = resolveSettings({ maxRounds: 1, compressorItems: 0, compressorGlimpse: 0, nodeScore: 'dense' });
+    const a = (await ws.ask.ask(question, gated)).trace;
+    assert.deepEqual(a.settings.compressor, { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 2, glimpse: 1 });
+    const retrieved = a.rounds[0]!.retrieved;
+    assert.ok(retrieved.length > 2 && retrieved.every((r) => r.gate), 'the rank gate judged every item');
+    assert.ok(retrieved.filter((r) => r.gate!.kept).length >= 2, 'at least minItems kept for their rank');
+    const b = (await ws.ask.ask(question, plain)).trace;
+    assert.deepEqual(b.settings.compressor, { name: 'canopy' });
+    assert.ok(b.rounds[0]!.retrieved.every((r) => r.gate === undefined), 'no gate without the setting');
+    assert.equal(b.settings.nodeScore, undefined, 'dense: the cosine alone');
+    // A request's compressor wins over the settings'.
+    assert.deepEqual((await ws.ask.ask(question, gated, { compressor: { name: 'flat', m: 2 } })).trace.settings.compressor, { name: 'flat', m: 2 });
+    // The node score: `profile` takes the weights of the encoder's profile in the index folder, `dense` the cosine alone, a request's weights win.
+    const file = join(dir, 'index', PROFILE_FILE);
+    const weights = { dense: 1, lexical: 0.7, model: 'coverage' as const };
+    await writeProfile(file, { format: 'canopy.retrieval-profile', version: 1, encoder: a.settings.encoderId, fusion: { kind: 'linear', dense: 0.2, depth: 100 }, fittedOn: 'a test', nodeScore: weights });
+    try {
+      assert.deepEqual((await ws.ask.ask(question, gated)).trace.settings.nodeScore, weights);
+      assert.equal((await ws.ask.ask(question, plain)).trace.settings.nodeScore, undefined);
+      assert.deepEqual((await ws.ask.ask(question, plain, { nodeScore: { dense: 1, lexical: 2 } })).trace.settings.nodeScore, { dense: 1, lexical: 2 });
+    } finally {
+      rmSync(file);
+    }
   });
 
   it('an index run uses the settings it is given (the branching factor here)', async () => {

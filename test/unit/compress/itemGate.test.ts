@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Item, RegionNode } from '../../../src/contracts/region';
 import { compress } from '../../../src/core/compress/compressor';
-import { gateItems, glimpseLeaves, subjectPhrase } from '../../../src/core/compress/itemGate';
+import { gateItems, glimpseLeaves, itemBm25, subjectPhrase } from '../../../src/core/compress/itemGate';
+import { Bm25Index } from '../../../src/core/index/bm25';
 
 /** An item whose root is a paragraph of the given sentences. */
 function item(title: string, sentences: string[]): Item {
@@ -26,6 +27,22 @@ const items = [
 ];
 
 describe('rank gate', () => {
+  it("scores items by the index's BM25, the same with each item's terms kept from an earlier question", () => {
+    const plain = (q: string, its: readonly Item[]) => {
+      const index = Bm25Index.build(its.map((it) => ({ id: it.id, title: it.title, text: it.root.text, modality: 'text' })));
+      const hits = new Map(index.query(q, its.length).map((h) => [h.id, h.score]));
+      return its.map((it) => hits.get(it.id) ?? 0);
+    };
+    const first = itemBm25(question, items);
+    assert.ok(first.some((x) => x > 0));
+    assert.deepEqual(first, plain(question, items));
+    // Again, another question, and a different set of items (other document counts and lengths): the kept terms give the same scores.
+    assert.deepEqual(itemBm25(question, items), first);
+    const other = 'Which rock band released Dookie in 1994?';
+    assert.deepEqual(itemBm25(other, items.slice(2)), plain(other, items.slice(2)));
+    assert.ok(itemBm25(other, items.slice(2)).some((x) => x > 0));
+  });
+
   it('reduces a title to the subject a text would name', () => {
     assert.equal(subjectPhrase('Tinted Windows (band)'), 'tinted windows');
     assert.equal(subjectPhrase('Van Buren Township, Brown County, Indiana'), 'van buren township');

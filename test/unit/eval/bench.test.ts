@@ -124,12 +124,29 @@ describe('benchmarks on a tiny corpus', () => {
     const turn = JSON.parse(t.stdout.at(-1)!) as { phase: string; result: { indexes: Array<{ documents: number }> } };
     assert.equal(turn.phase, 'query-in-turn');
     assert.deepEqual(turn.result.indexes.map((x) => x.documents), [15, 10]);
+    // Two CANOPY configurations in turn on one index: the flags' and --against's, each recorded, with the per-question ratio.
+    const v = io();
+    const flags = ['--gate-items', '0.3', '--min-items', '4', '--glimpse', '1', '--node-score', 'dense=1,lexical=0.5,model=coverage'];
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', small, '--phase', 'query', ...flags, '--against=--gate-items 0 --node-score dense'], v), 0, v.stderr.join('\n'));
+    type Run = { documents: number; variant?: string; compressor: unknown; nodeScore?: unknown; query: { warm: { n: number } }; warmRatio?: { median: number } };
+    const pair = (JSON.parse(v.stdout.at(-1)!) as { result: { indexes: Run[] } }).result.indexes;
+    assert.deepEqual(
+      pair.map((x) => [x.documents, x.variant, x.compressor, x.nodeScore, x.query.warm.n]),
+      [
+        [10, undefined, { name: 'canopy', items: 0.3, minItems: 4, glimpse: 1 }, { dense: 1, lexical: 0.5, model: 'coverage' }, 2],
+        [10, 'against', { name: 'canopy' }, undefined, 2],
+      ],
+    );
+    assert.equal(pair[0]!.warmRatio, undefined);
+    assert.ok(pair[1]!.warmRatio!.median > 0);
     for (const [args, message] of [
       [['--phase', 'query'], /--phase query needs --work/],
       [['--phase', 'query', '--work', join(dir, 'nothing-here')], /no index there/],
       [['--phase', 'both'], /--phase must be all, index or query/],
       [['--engine', 'vectra', '--replicate-to', '20', ...pools], /for --engine canopy/],
       [['--phase', 'index', '--repeats=1.5', ...pools], /--repeats must be a non-negative integer/],
+      [['--phase', 'query', '--work', small, '--against=--gate-items 2'], /--gate-items must be/],
+      [['--phase', 'query', '--work', small, '--against=--topk 3'], /--against: .*--topk/],
     ] as const) {
       const e = io();
       assert.notEqual(await main(['bench', 'corpus', ...common, ...args], e), 0);

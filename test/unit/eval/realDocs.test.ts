@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
 import type { AskTrace } from '../../../src/contracts/trace';
+import { canopyCompressor, defaultSettings } from '../../../src/core/config/settings';
 import { demoFromPackage, runRealDocsBench, type RealDocsReport } from '../../../src/eval/bench/realDocs';
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
 import { compareRealDocs, criticText, renderRealDocsMarkdown, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
@@ -176,6 +177,8 @@ describe('real-document benchmark: one run end to end', () => {
       builtinModelDir: join(repo, 'models', 'use-lite'),
       packageRoot: repo,
       demo: false,
+      // A CANOPY setting other than the default, for the CLI processes (as flags) and the warm asks alike.
+      ask: { settings: { compressorGlimpse: 2 }, cliArgs: ['--glimpse', '2'] },
       command: 'test',
       log: (l) => logs.push(l),
     });
@@ -297,14 +300,27 @@ describe('real-document benchmark: one run end to end', () => {
     assert.equal(all.critic.tp + all.critic.fp, verdicts.filter((v) => v.sufficient).length);
   });
 
+  it('runs every ask, CLI process and warm, with the CANOPY settings it was given', () => {
+    const dirOf = join(dir, 'work', 'index', 'traces');
+    const traces = readdirSync(dirOf).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
+    // Three questions through the CLI, the warm-up and three warm asks.
+    assert.equal(traces.length, 7, traces.join(', '));
+    for (const f of traces) {
+      const t = JSON.parse(readFileSync(join(dirOf, f), 'utf8')) as AskTrace;
+      assert.deepEqual(t.settings.compressor, { ...canopyCompressor(defaultSettings), glimpse: 2 }, f);
+    }
+  });
+
   it('renders the table into its own section and compares two reports', async () => {
     const md = renderRealDocsMarkdown(report);
     assert.match(md, /^## Real documents \(issue 16\)/);
     assert.match(md, /\| gold paragraph \/ page in the kept evidence \| \d\/3 \|/);
     assert.match(md, /\| northwind\.pdf \| 10 \|/);
-    // The settings the asks ran with are recorded and printed (the defaults: no settings were passed).
+    // The settings the asks ran with are recorded and printed (the defaults, but the glimpse).
     assert.equal(report.settings?.topK, 10);
-    assert.match(md, new RegExp(`default settings \\(k = 10, up to ${report.settings!.maxRounds} rounds, rule critic, extractive reader, input capped at [\\d,]+ tokens, MAGE controller for PDFs of ${report.settings!.controllerMinPages}\\+ pages`));
+    assert.equal(report.settings?.compressor?.name === 'canopy' && report.settings.compressor.glimpse, 2);
+    assert.match(md, /, CANOPY with [^)]*glimpse 2/);
+    assert.match(md, new RegExp(`settings \\(k = 10, up to ${report.settings!.maxRounds} rounds, rule critic, extractive reader, input capped at [\\d,]+ tokens, MAGE controller for PDFs of ${report.settings!.controllerMinPages}\\+ pages`));
     const doc = '# Benchmarks\n\nIntro.\n\n## Encoder\n\nx\n';
     const once = replaceRealDocsSection(doc, md);
     assert.ok(once.indexOf('## Real documents') < once.indexOf('## Encoder'));
