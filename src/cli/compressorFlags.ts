@@ -23,8 +23,8 @@ export const compressorFlagsHelp = `  --gate-items <share>   CANOPY's rank gate:
   --whole-below <chars>  with the gate: a kept item of at most this many characters stays whole
                          (0 = none; canopy.compressor.wholeBelow)
   --min-items <n>        with the gate: the fewest items kept for their rank (canopy.compressor.minItems)
-  --glimpse <n>          every region CANOPY drops keeps its n best-scoring leaves (0 = none;
-                         canopy.compressor.glimpse)
+  --glimpse <n>          every region CANOPY drops keeps its n best-scoring leaves (default 1;
+                         0 = none, the plain rule; canopy.compressor.glimpse)
   --node-score <s>       what CANOPY's rule compares: profile (the encoder profile's weights),
                          dense (the cosine alone; canopy.compressor.nodeScore), or weights
                          dense=<w>,lexical=<w>[,model=coverage|bm25]`;

@@ -162,7 +162,9 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   compressorItems: 0,
   compressorWholeBelow: 0,
   compressorMinItems: 1,
-  compressorGlimpse: 0,
+  // On by default: the plain rule often descends into the sentence that repeats the question's
+  // words and drops the one beside it that answers (BENCHMARKS.md, "Glimpse by default").
+  compressorGlimpse: 1,
   nodeScore: 'profile',
   topicsEnabled: false,
   topicsCount: 0,

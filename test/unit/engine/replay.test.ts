@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openServices, type TestServices } from '../../helpers/services';
 import { scoreNodes } from '../../../src/core/compress/nodeScorer';
+import { canopyCompressor } from '../../../src/core/config/settings';
 import { nodeVectors } from '../../../src/core/encode/nodeVectors';
 import { bpeTokenCounter } from '../../../src/core/compress/tokens';
 import type { Encoder } from '../../../src/core/encode/encoder';
@@ -112,7 +113,9 @@ describe('replay from cached scores', () => {
       judge: async ({ round, question: q }) =>
         round === 1 ? { sufficient: false, missing: ['replanting'], followUpQuery: `${q} replanting species`, source: 'llm' } : { sufficient: true, missing: [], source: 'llm' },
     };
-    const compressors: CompressorSetting[] = [{ name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'canopy', items: 0.3, wholeBelow: 200 }, { name: 'canopy', items: 0.3, minItems: 2, glimpse: 1 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
+    // The settings' default compressor (CANOPY with a glimpse) first, and the plain rule: the
+    // hybrid and look-ahead asks below run with the default too.
+    const compressors: CompressorSetting[] = [canopyCompressor(ws.settings), { name: 'canopy' }, { name: 'canopy', itemGate: 0.05 }, { name: 'canopy', items: 0.3, wholeBelow: 200 }, { name: 'canopy', items: 0.3, minItems: 2, glimpse: 1 }, { name: 'none' }, { name: 'flat', m: 6 }, { name: 'threshold', threshold: 0.2 }];
     const critics: Array<'rule' | 'none' | Critic> = ['rule', 'none', scripted];
     trapped = false; // asking encodes the new queries
     const recorded: AskTrace[] = [];
