@@ -127,7 +127,7 @@ describe('benchmarks on a tiny corpus', () => {
     // Two CANOPY configurations in turn on one index: the flags' and --against's, each recorded, with the per-question ratio.
     const v = io();
     const flags = ['--gate-items', '0.3', '--min-items', '4', '--glimpse', '1', '--node-score', 'dense=1,lexical=0.5,model=coverage'];
-    assert.equal(await main(['bench', 'corpus', ...common, '--work', small, '--phase', 'query', ...flags, '--against=--gate-items 0 --node-score dense'], v), 0, v.stderr.join('\n'));
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', small, '--phase', 'query', ...flags, '--against=--gate-items 0 --glimpse 0 --node-score dense'], v), 0, v.stderr.join('\n'));
     type Run = { documents: number; variant?: string; compressor: unknown; nodeScore?: unknown; query: { warm: { n: number } }; warmRatio?: { median: number } };
     const pair = (JSON.parse(v.stdout.at(-1)!) as { result: { indexes: Run[] } }).result.indexes;
     assert.deepEqual(
