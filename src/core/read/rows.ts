@@ -17,7 +17,9 @@
  *    the rarity-weighted share of the metric terms it covers, line items' other names included
  *    (text/support.ts) — and it must carry a figure; the share is kept whole when the table's
  *    columns include an asked year (cut to 0.3 when they name only other years) and when the
- *    table is a statement the question names (0.6 when it is another one, 0.8 when unknown); a quarter of it rides
+ *    table is a statement the question names (0.6 when it is another one, 0.8 when unknown), halved
+ *    when the table covers part of the company only (an obligor group, a parent alone) and the
+ *    question does not ask about one; a quarter of it rides
  *    on the label naming nothing else ("Total assets" over "Total current assets").
  * The reader adds `ROW_WEIGHT` × this to a row's support (`STATEMENT_ROW_WEIGHT` for a row of the
  * statement asked; extractiveReader.ts).
@@ -34,6 +36,8 @@ export interface AskedFigure {
   statements: StatementKind[];
   /** Support terms that name the metric: not periods, statement words or instruction words. */
   metricTerms: string[];
+  /** The question itself asks about part of the company (a guarantor or obligor group, the parent alone). */
+  partOfCompany?: boolean;
 }
 
 export interface TableFacts {
@@ -41,6 +45,8 @@ export interface TableFacts {
   years: Set<string>;
   /** The statement the table is, when its title or line items say so. */
   statement?: StatementKind;
+  /** Its title says it covers part of the company only (`PART_OF_COMPANY`). */
+  partOfCompany?: boolean;
 }
 
 /** A row's share of support, as a bonus weight beside the reader's coverage (extractiveReader.ts). */
@@ -66,6 +72,15 @@ const OTHER_YEAR = 0.3;
 const OTHER_STATEMENT = 0.6;
 /** … and when nothing says which statement (if any) the table is. */
 const UNKNOWN_STATEMENT = 0.8;
+/**
+ * A filing's statements of part of the company — the guarantor or obligor group of its notes, a
+ * parent company alone, the closed group of a deed of cross guarantee, condensed consolidating
+ * columns — carry the same line items as the consolidated statements, with other figures; a
+ * question about the company means the consolidated ones.
+ */
+export const PART_OF_COMPANY = /\b(obligor|(non-?)?guarantor|parent company only|condensed consolidating|consolidating (balance sheets?|statements?)|deed of cross guarantee|closed group)s?\b/i;
+/** What is left of a row's support when its table covers part of the company and the question does not ask about one. */
+const PART_STATEMENT = 0.5;
 
 /** Statement names as questions and statement titles write them. */
 const STATEMENT_NAMES: Array<[StatementKind, RegExp]> = [
@@ -196,7 +211,7 @@ export function askedFigure(asked: string, focus: string, sources: readonly stri
   }
   const isSource = (t: string) => sourceTerms.has(t);
   const metricTerms = [...new Set(supportTerms(text))].filter((t) => !NOT_METRIC.has(t) && !yearTerms.has(t) && !/^\d+$/.test(t) && !/^(fy|q[1-4])\d*$/.test(t) && t.length > 1 && !isSource(t));
-  return { years, statements, metricTerms };
+  return { years, statements, metricTerms, ...(PART_OF_COMPANY.test(asked) ? { partOfCompany: true } : {}) };
 }
 
 /** A figure in a row: 1,577 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit, not a year. */
@@ -240,10 +255,12 @@ export function tableFacts(rows: readonly RegionNode[], title = ''): TableFacts 
     if (rowLabel(r.text) && hasFigure(r.text) && !/^[\s\d,.$%()-]*$/.test(rowLabel(r.text))) break;
     for (const y of yearsNamed(r.text)) years.add(y);
   }
-  const named = statementsNamed(`${title}\n${rows.slice(0, 3).map((r) => `${r.header ?? ''}\n${r.text}`).join('\n')}`);
-  if (named.length === 1) return { years, statement: named[0] };
+  const head = `${title}\n${rows.slice(0, 3).map((r) => `${r.header ?? ''}\n${r.text}`).join('\n')}`;
+  const part = PART_OF_COMPANY.test(head) ? { partOfCompany: true } : {};
+  const named = statementsNamed(head);
+  if (named.length === 1) return { years, statement: named[0], ...part };
   const statement = statementByItems(rows.map((r) => r.text).join('\n'));
-  return statement ? { years, statement } : { years };
+  return statement ? { years, statement, ...part } : { years, ...part };
 }
 
 /** How well one row answers the asked figure, 0–1: its label's cover of the metric times its table's fit (`rowFit`). */
@@ -283,5 +300,6 @@ export function rowCover(asked: AskedFigure, row: RegionNode, weight: (term: str
 export function rowFit(asked: AskedFigure, table: TableFacts): number {
   const period = asked.years.length === 0 || table.years.size === 0 || asked.years.some((y) => table.years.has(y)) ? 1 : OTHER_YEAR;
   const statement = asked.statements.length === 0 ? 1 : !table.statement ? UNKNOWN_STATEMENT : asked.statements.includes(table.statement) ? 1 : OTHER_STATEMENT;
-  return period * statement;
+  const part = table.partOfCompany && !asked.partOfCompany ? PART_STATEMENT : 1;
+  return period * statement * part;
 }

@@ -108,6 +108,25 @@ describe('rows: tables', () => {
     const glossary = leaf('Upjohn Business Pfizer’s former off-patent branded business, which included a portfolio of 20 globally recognized solid', 'row', 'NSCLC | non-small cell lung cancer');
     assert.equal(rowSupport(g, glossary, tableFacts([glossary]), flat), 0, 'prose in a table is no line item');
   });
+
+  it('prefers the consolidated statement to one of part of the company, unless the question asks about that part', () => {
+    const rows = () => [leaf('Total current assets 1,949 2,010', 'row', 'As of June 30, | 2023 | 2022'), leaf('Total current liabilities 4,476 5,103', 'row', 'As of June 30, | 2023 | 2022')];
+    const consolidated = tableFacts(rows(), 'AMCOR PLC › Consolidated Balance Sheets');
+    const obligor = tableFacts(rows(), 'AMCOR PLC › Balance Sheet for Obligor Group (in millions)');
+    const cross = tableFacts(rows(), 'Deed of Cross Guarantee › Balance Sheet of the Closed Group');
+    assert.equal(consolidated.partOfCompany, undefined);
+    assert.equal(obligor.partOfCompany, true);
+    assert.equal(cross.partOfCompany, true);
+    const row = leaf('Total current assets 1,949 2,010', 'row', 'As of June 30, | 2023 | 2022');
+    const company = askedFigure("What were AMCOR's total current assets at the end of FY2023?", "What were AMCOR's total current assets at the end of FY2023?");
+    const full = rowSupport(company, row, consolidated, flat);
+    assert.ok(full > 0, 'the consolidated row answers');
+    assert.ok(rowSupport(company, row, obligor, flat) <= full / 2 + 1e-9, 'the obligor group’s row is worth at most half');
+    assert.ok(rowSupport(company, row, cross, flat) <= full / 2 + 1e-9, 'so is the closed group’s');
+    const guarantors = askedFigure("What were the total current assets of AMCOR's guarantor group in FY2023?", "What were the total current assets of AMCOR's guarantor group in FY2023?");
+    assert.equal(guarantors.partOfCompany, true);
+    assert.ok(rowSupport(guarantors, row, obligor, flat) > rowSupport(company, row, obligor, flat), 'asked about the group, its own statement is not cut');
+  });
 });
 
 describe('ExtractiveReader: statement rows', () => {
