@@ -52,8 +52,19 @@ export async function findInspectorFrame(page) {
   return undefined;
 }
 
-/** The aria-label of the active tab of the focused editor group ('' when there is none). */
-export const activeTab = (page) => page.$eval('.tabs-container .tab.active', (t) => t.getAttribute('aria-label') ?? '').catch(() => '');
+/**
+ * The aria-label of the active tab of the active editor group ('' when there is none). Every group
+ * has a `.tab.active`, so the first one in the page is the left group's, whichever group has focus:
+ * with the inspector in the left group, a source opened beside it was read as "the inspector is
+ * active" (CI's failing run). The workbench marks the active group's container `.active`.
+ */
+export const activeTab = (page) =>
+  page
+    .$$eval('.editor-group-container', (groups) => {
+      const label = (g) => g?.querySelector('.tabs-container .tab.active')?.getAttribute('aria-label') ?? '';
+      return label(groups.find((g) => g.classList.contains('active'))) || label(groups[0]);
+    })
+    .catch(() => '');
 
 /** The aria-labels of every editor group's active tab. */
 export const activeTabs = (page) => page.$$eval('.tabs-container .tab.active', (ts) => ts.map((t) => t.getAttribute('aria-label') ?? '')).catch(() => []);

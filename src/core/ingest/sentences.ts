@@ -65,7 +65,13 @@ export function sentenceSpans(text: string): Array<[number, number]> {
       const tok = lastToken(prevText);
       const nextLower = /^[a-z0-9(]/.test(next);
       // "John F. Kennedy", "J. R. Tolkien": an initial after a name or another initial.
-      const initial = /(^|\s)([A-Z][a-z]+|[A-Z]\.)\s+[A-Z]\.\s*$/.test(prevText) || /^\s*[A-Z]\.\s*$/.test(prevText);
+      // Two initials in a row are a name whatever precedes them ("the biologist E. O. Wilson",
+      // "calculator A. A. Michelson"); one initial after a lower-case word stays a sentence end
+      // ("rich in vitamin A. The …").
+      const initial =
+        /(^|\s)([A-Z][a-z]+|[A-Z]\.)\s+[A-Z]\.\s*$/.test(prevText) ||
+        /^\s*[A-Z]\.\s*$/.test(prevText) ||
+        (/(^|\s)[A-Z]\.\s*$/.test(prevText) && /^[A-Z]\.(\s|$)/.test(next));
       // ICU also breaks after "!" or "?" glued to the next character ("![alt](…)" in Markdown); a
       // Latin-script sentence end is always followed by a space (line breaks became spaces above).
       const glued = /[\x21-\x7e]$/.test(prevText) && /^[\x21-\x7e]/.test(flat.slice(span[0], span[1]));

@@ -10,6 +10,9 @@ test('sentences: abbreviations, initials and hard wraps do not end sentences; re
   assert.deepEqual(split('John F. Kennedy spoke. Apple Inc. grew.'), ['John F. Kennedy spoke.', 'Apple Inc. grew.']);
   assert.deepEqual(split('A line that wraps\nin the middle. Next one!\nAnd a question?'), ['A line that wraps\nin the middle.', 'Next one!', 'And a question?']);
   assert.deepEqual(split('Prices rose 3.5% in the U.S. last year.'), ['Prices rose 3.5% in the U.S. last year.']);
+  assert.deepEqual(split('The biologist E. O. Wilson wrote it. Then more.'), ['The biologist E. O. Wilson wrote it.', 'Then more.']);
+  assert.deepEqual(split('A calculator A. A. Michelson built. Next one.'), ['A calculator A. A. Michelson built.', 'Next one.']);
+  assert.deepEqual(split('It is rich in vitamin A. The next sentence.'), ['It is rich in vitamin A.', 'The next sentence.']);
   assert.deepEqual(split('Markdown ![alt](x.png) inline. End.'), ['Markdown ![alt](x.png) inline.', 'End.']);
   assert.deepEqual(split('  \n  '), []);
   assert.deepEqual(split('今日は晴れです。明日は雨です。'), ['今日は晴れです。', '明日は雨です。']);
