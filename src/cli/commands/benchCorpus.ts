@@ -10,7 +10,7 @@ import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replica
 import { machine } from '../../eval/bench/measure';
 import { openEvalEmbeddings } from '../../eval/embeddings';
 import { canopyCompressor, resolveSettings } from '../../core/config/settings';
-import { BUILTIN_PROFILE } from '../../core/retrieve/profile';
+import { BUILTIN_PROFILE, type FusionSetting, RRF_EQUAL } from '../../core/retrieve/profile';
 import type { NodeScoreWeights } from '../../core/compress/hybridScore';
 import type { CompressorSetting } from '../../contracts/trace';
 import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
@@ -41,6 +41,9 @@ Options:
                        needed, the value starts with a dash), in turn with the
                        ones given, on the same index: the latency ratio of two configurations
                        from one run (per question: warm ÷ the first run's warm)
+  --fusion <f>         canopy: how retrieval fuses its lists — profile (default: the built-in
+                       encoder's profile, what an ask runs) | rrf (the design's equal-weight RRF);
+                       also inside --against
   --peer-chunk <n>     vectra chunk size in tokens (default 512, vectra's own default)
   --peer-budget <n>    vectra renderSections token budget per query (default 1000)
   --cache <dir>        embedding cache folder root (default ~/.cache/canopy-eval)
@@ -70,6 +73,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
       engine: { type: 'string' },
       repeats: { type: 'string' },
       'peer-chunk': { type: 'string' },
+      fusion: { type: 'string' },
       'peer-budget': { type: 'string' },
       cache: { type: 'string' },
       work: { type: 'string' },
@@ -89,7 +93,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
   const builtinModelDir = path.join(packageRoot(), 'models', 'use-lite');
   const verbose = values.verbose ?? false;
   const canopy = canopyAsk(values);
-  if (engine === 'canopy' && !values.prepare && phase !== 'index') io.err(`bench corpus: compressor ${JSON.stringify(canopy.compressor)}, node score ${canopy.nodeScore ? JSON.stringify(canopy.nodeScore) : 'dense cosine'}`);
+  if (engine === 'canopy' && !values.prepare && phase !== 'index') io.err(`bench corpus: compressor ${JSON.stringify(canopy.compressor)}, node score ${canopy.nodeScore ? JSON.stringify(canopy.nodeScore) : 'dense cosine'}, fusion ${fusionText(canopy.fusion)}`);
   if (phase === 'query') {
     // No pools read: the answering process holds only what answering needs.
     if (!values.work) throw new UsageError('--phase query needs --work <dir>, the folder of a --phase index run');
@@ -109,7 +113,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
         else {
           for (const x of result.indexes) {
             const q = x.query;
-            const what = `${JSON.stringify(x.compressor)}, node score ${x.nodeScore ? JSON.stringify(x.nodeScore) : 'dense cosine'}`;
+            const what = `${JSON.stringify(x.compressor)}, node score ${x.nodeScore ? JSON.stringify(x.nodeScore) : 'dense cosine'}, fusion ${x.retrieval.fusion === 'rrf' ? `RRF k=${x.retrieval.rrfK}` : `linear dense ${x.retrieval.denseWeight}, flat ${x.retrieval.flatWeight ?? 0}`}`;
             const ratio = x.warmRatio ? `; warm ÷ first run's per question: median ${x.warmRatio.median.toFixed(3)} [quartiles ${x.warmRatio.q1.toFixed(3)}, ${x.warmRatio.q3.toFixed(3)}]` : '';
             io.out(`${x.indexDir} (${what}): ${x.documents} documents; open ${x.openSeconds.toFixed(2)} s; query ms p50/p95: first ${q.first.p50.toFixed(1)}/${q.first.p95.toFixed(1)}, warm ${q.warm.p50.toFixed(1)}/${q.warm.p95.toFixed(1)}, retrieval only ${q.retrieveOnly.p50.toFixed(1)}/${q.retrieveOnly.p95.toFixed(1)}${ratio}`);
           }
@@ -198,17 +202,26 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
 }
 
 /** The compressor and node score the CANOPY flags ask for, over the default settings (the built-in profile's weights for `profile`). */
-export function canopyAsk(values: Parameters<typeof compressorFlags>[0]): { compressor: CompressorSetting; nodeScore?: NodeScoreWeights } {
+export function canopyAsk(values: Parameters<typeof compressorFlags>[0] & { fusion?: string | undefined }): { compressor: CompressorSetting; nodeScore?: NodeScoreWeights; fusion: FusionSetting } {
   const flags = compressorFlags(values);
   const s = resolveSettings(flags.settings);
   const nodeScore = flags.nodeScore ?? (s.nodeScore === 'dense' ? undefined : BUILTIN_PROFILE.nodeScore);
-  return { compressor: canopyCompressor(s), ...(nodeScore ? { nodeScore } : {}) };
+  return { compressor: canopyCompressor(s), ...(nodeScore ? { nodeScore } : {}), fusion: benchFusion(values.fusion) };
 }
+
+/** `--fusion`: the built-in profile's fusion (the default, as an ask runs) or the design's equal-weight RRF. */
+function benchFusion(value: string | undefined): FusionSetting {
+  if (value === undefined || value === 'profile') return BUILTIN_PROFILE.fusion;
+  if (value === 'rrf') return RRF_EQUAL;
+  throw new UsageError(`--fusion must be profile or rrf, not ${JSON.stringify(value)}`);
+}
+
+const fusionText = (f: FusionSetting): string => (f.kind === 'rrf' ? `RRF k=${f.rrfK}` : `linear dense ${f.dense}, flat ${f.flat ?? 0}, depth ${f.depth}`);
 
 /** `--against "<flags>"`: CANOPY flags in one string, parsed as canopy ask parses them. */
 function againstFlags(text: string): Parameters<typeof compressorFlags>[0] {
   try {
-    return parseArgs({ args: text.trim().split(/\s+/).filter((a) => a !== ''), options: compressorFlagOptions }).values;
+    return parseArgs({ args: text.trim().split(/\s+/).filter((a) => a !== ''), options: { ...compressorFlagOptions, fusion: { type: 'string' } } }).values;
   } catch (err) {
     throw new UsageError(`--against: ${(err as Error).message}`);
   }

@@ -22,6 +22,7 @@ import { LocalStore } from '../../core/index/localStore';
 import type { Logger } from '../../core/ports';
 import { ExtractiveReader } from '../../core/read/extractiveReader';
 import { HybridRetriever } from '../../core/retrieve/hybrid';
+import { BUILTIN_PROFILE, type FusionSetting, retrievalRecord } from '../../core/retrieve/profile';
 import type { PoolDoc } from '../datasets/types';
 import type { EvalEmbeddings } from '../embeddings';
 import { TextSplitter } from 'vectra/lib/TextSplitter';
@@ -49,11 +50,20 @@ export interface CorpusBenchOptions {
   /** Canopy's compressor (default plain CANOPY) and node-score weights (default the dense cosine), as `canopy ask` takes them. */
   compressor?: CompressorSetting;
   nodeScore?: NodeScoreWeights;
+  /** How the hybrid retriever fuses its lists: default the built-in encoder's profile, what an ask runs. */
+  fusion?: FusionSetting;
   logger?: Logger;
 }
 
+type AskChoice = Pick<CorpusBenchOptions, 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore' | 'fusion'>;
+
+/** The retriever of every timed question: the fusion asked for, else the built-in profile's (as an ask without a tuned profile). */
+function benchRetriever(corpus: CorpusIndex, o: Pick<CorpusBenchOptions, 'embeddings' | 'fusion'>): HybridRetriever {
+  return new HybridRetriever(corpus, o.embeddings.embedQuery, { dense: true, bm25: true, fusion: o.fusion ?? BUILTIN_PROFILE.fusion });
+}
+
 /** The ask options of every timed question: k, rounds, B, the compressor and node score asked for. */
-function benchAskOptions(o: Pick<CorpusBenchOptions, 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>): AskOptions {
+function benchAskOptions(o: AskChoice): AskOptions {
   return {
     topK: o.topK,
     maxRounds: o.rounds,
@@ -61,7 +71,7 @@ function benchAskOptions(o: Pick<CorpusBenchOptions, 'embeddings' | 'branchingFa
     compressor: o.compressor ?? { name: 'canopy' },
     readerTokenCap: 16000,
     encoderId: o.embeddings.id,
-    retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf', rrfK: 60 },
+    retrieval: retrievalRecord({ dense: true, bm25: true, fusion: o.fusion ?? BUILTIN_PROFILE.fusion }, false),
     ...(o.nodeScore ? { nodeScore: o.nodeScore } : {}),
   };
 }
@@ -218,14 +228,14 @@ export async function canopyBuild(o: Pick<CorpusBenchOptions, 'docs' | 'workDir'
  * (hybrid retrieval, CANOPY, rule-critic rounds, extractive reader) over the questions — cold
  * (parsed trees read from disk), warm (again) — and the hybrid retriever alone.
  */
-export async function canopyQuery(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>, indexDir: string): Promise<CanopyQueryResult> {
+export async function canopyQuery(o: AskChoice & Pick<CorpusBenchOptions, 'queries'>, indexDir: string): Promise<CanopyQueryResult> {
   const stages: StagePeaks = [];
   stagePeak(stages, 'start');
   const opened = await timed(() => CorpusIndex.open(new LocalStore(indexDir), { maxCachedDocs: 256 }));
   const corpus = opened.value;
   stagePeak(stages, 'index opened');
   try {
-    const retriever = new HybridRetriever(corpus, o.embeddings.embedQuery);
+    const retriever = benchRetriever(corpus, o);
     const tokens = bpeTokenCounter();
     const reader = new ExtractiveReader();
     const critic = new RuleCritic();
@@ -262,6 +272,8 @@ export interface InTurnResult {
     variant?: 'against';
     compressor: CompressorSetting;
     nodeScore?: NodeScoreWeights;
+    /** What the trace records about retrieval (the fusion timed). */
+    retrieval: AskOptions['retrieval'];
     documents: number;
     items: number;
     openSeconds: number;
@@ -274,7 +286,7 @@ export interface InTurnResult {
 }
 
 /** The CANOPY choices a run in turn compares (the options' own, or `against`). */
-export type CanopyChoice = Pick<CorpusBenchOptions, 'compressor' | 'nodeScore'>;
+export type CanopyChoice = Pick<CorpusBenchOptions, 'compressor' | 'nodeScore' | 'fusion'>;
 
 /**
  * Several indexes answered in turn, question by question (index A, index B, …, next question), so
@@ -285,7 +297,7 @@ export type CanopyChoice = Pick<CorpusBenchOptions, 'compressor' | 'nodeScore'>;
  * the warm ask pipeline and the hybrid retriever alone are timed. One process holds every index,
  * so its peak RSS is theirs together (each index's own is `canopyQuery`'s).
  */
-export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 'embeddings' | 'branchingFactor' | 'topK' | 'rounds' | 'compressor' | 'nodeScore'>, indexDirs: readonly string[], against?: CanopyChoice): Promise<InTurnResult> {
+export async function canopyQueryInTurn(o: AskChoice & Pick<CorpusBenchOptions, 'queries'>, indexDirs: readonly string[], against?: CanopyChoice): Promise<InTurnResult> {
   const stages: StagePeaks = [];
   stagePeak(stages, 'start');
   type Run = { dir: string; corpus: CorpusIndex; openSeconds: number; retriever: HybridRetriever; options: AskOptions; against: boolean };
@@ -294,9 +306,12 @@ export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 
   for (const dir of indexDirs) {
     const t = await timed(() => CorpusIndex.open(new LocalStore(dir), { maxCachedDocs: 256 }));
     opened.push(t.value);
-    const base = { dir, corpus: t.value, openSeconds: t.seconds, retriever: new HybridRetriever(t.value, o.embeddings.embedQuery) };
-    runs.push({ ...base, options: benchAskOptions(o), against: false });
-    if (against) runs.push({ ...base, options: benchAskOptions({ ...o, compressor: against.compressor, nodeScore: against.nodeScore }), against: true });
+    const base = { dir, corpus: t.value, openSeconds: t.seconds };
+    runs.push({ ...base, retriever: benchRetriever(t.value, o), options: benchAskOptions(o), against: false });
+    if (against) {
+      const other = { ...o, compressor: against.compressor, nodeScore: against.nodeScore, fusion: against.fusion ?? o.fusion };
+      runs.push({ ...base, retriever: benchRetriever(t.value, other), options: benchAskOptions(other), against: true });
+    }
   }
   stagePeak(stages, 'indexes opened');
   try {
@@ -324,6 +339,7 @@ export async function canopyQueryInTurn(o: Pick<CorpusBenchOptions, 'queries' | 
         ...(x.against ? { variant: 'against' as const } : {}),
         compressor: x.options.compressor,
         ...(x.options.nodeScore ? { nodeScore: x.options.nodeScore } : {}),
+        retrieval: x.options.retrieval,
         documents: Object.keys(x.corpus.manifest.files).length,
         items: x.corpus.itemCount,
         openSeconds: x.openSeconds,

@@ -127,8 +127,8 @@ describe('benchmarks on a tiny corpus', () => {
     // Two CANOPY configurations in turn on one index: the flags' and --against's, each recorded, with the per-question ratio.
     const v = io();
     const flags = ['--gate-items', '0.3', '--min-items', '4', '--glimpse', '1', '--node-score', 'dense=1,lexical=0.5,model=coverage'];
-    assert.equal(await main(['bench', 'corpus', ...common, '--work', small, '--phase', 'query', ...flags, '--against=--gate-items 0 --glimpse 0 --node-score dense'], v), 0, v.stderr.join('\n'));
-    type Run = { documents: number; variant?: string; compressor: unknown; nodeScore?: unknown; query: { warm: { n: number } }; warmRatio?: { median: number } };
+    assert.equal(await main(['bench', 'corpus', ...common, '--work', small, '--phase', 'query', ...flags, '--against=--gate-items 0 --glimpse 0 --node-score dense --fusion rrf'], v), 0, v.stderr.join('\n'));
+    type Run = { documents: number; variant?: string; compressor: unknown; nodeScore?: unknown; retrieval: { fusion: string; flatWeight?: number }; query: { warm: { n: number } }; warmRatio?: { median: number } };
     const pair = (JSON.parse(v.stdout.at(-1)!) as { result: { indexes: Run[] } }).result.indexes;
     assert.deepEqual(
       pair.map((x) => [x.documents, x.variant, x.compressor, x.nodeScore, x.query.warm.n]),
@@ -137,6 +137,8 @@ describe('benchmarks on a tiny corpus', () => {
         [10, 'against', { name: 'canopy' }, undefined, 2],
       ],
     );
+    // The timed retrieval is an ask's: the built-in profile's linear fusion with flat BM25, unless --fusion rrf.
+    assert.deepEqual(pair.map((x) => [x.retrieval.fusion, x.retrieval.flatWeight]), [['linear', 0.6], ['rrf', undefined]]);
     assert.equal(pair[0]!.warmRatio, undefined);
     assert.ok(pair[1]!.warmRatio!.median > 0);
     for (const [args, message] of [
@@ -147,6 +149,7 @@ describe('benchmarks on a tiny corpus', () => {
       [['--phase', 'index', '--repeats=1.5', ...pools], /--repeats must be a non-negative integer/],
       [['--phase', 'query', '--work', small, '--against=--gate-items 2'], /--gate-items must be/],
       [['--phase', 'query', '--work', small, '--against=--topk 3'], /--against: .*--topk/],
+      [['--phase', 'query', '--work', small, '--fusion', 'rrf60'], /--fusion must be profile or rrf/],
     ] as const) {
       const e = io();
       assert.notEqual(await main(['bench', 'corpus', ...common, ...args], e), 0);
