@@ -78,6 +78,8 @@ export class TraceModel {
       if (kept.has(node.id)) status = 'kept';
       else if (inherited) status = inherited;
       else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline' || node.decision === 'dropped-by-controller') status = 'dropped';
+      // A region of an item the rank gate dropped (its glimpse kept apart): inside a dropped region.
+      else if (node.decision === 'not-visited' && node.rule === 'ancestor-dropped') status = 'inside-dropped';
       else if (node.decision === 'descend') status = 'descended';
       else status = 'not-visited';
       if (status === 'kept') entry.keptCount++;

@@ -19,15 +19,18 @@ export const compressorFlagOptions = {
 } as const;
 
 export const compressorFlagsHelp = `  --gate-items <share>   CANOPY's rank gate: the share of a round's items kept for their rank
-                         (${ITEM_SHARE.min}–${ITEM_SHARE.max}; 0 = no gate; canopy.compressor.items)
+                         (default 0.3; ${ITEM_SHARE.min}–${ITEM_SHARE.max}; 0 = no gate; canopy.compressor.items)
   --whole-below <chars>  with the gate: a kept item of at most this many characters stays whole
-                         (0 = none; canopy.compressor.wholeBelow)
-  --min-items <n>        with the gate: the fewest items kept for their rank (canopy.compressor.minItems)
+                         (default 600; 0 = none; canopy.compressor.wholeBelow)
+  --min-items <n>        with the gate: the fewest items kept for their rank (default 4;
+                         canopy.compressor.minItems)
   --glimpse <n>          every region CANOPY drops keeps its n best-scoring leaves (default 1;
                          0 = none, the plain rule; canopy.compressor.glimpse)
-  --node-score <s>       what CANOPY's rule compares: profile (the encoder profile's weights),
-                         dense (the cosine alone; canopy.compressor.nodeScore), or weights
-                         dense=<w>,lexical=<w>[,model=coverage|bm25]`;
+  --node-score <s>       what CANOPY's rule compares: profile (default: the encoder profile's
+                         weights, the built-in one's dense=1,lexical=0.5,model=coverage), dense
+                         (the cosine alone; canopy.compressor.nodeScore), or weights
+                         dense=<w>,lexical=<w>[,model=coverage|bm25]
+                         The design's plain rule: --gate-items 0 --glimpse 0 --node-score dense`;
 
 export type CompressorFlagValues = { [K in keyof typeof compressorFlagOptions]?: string | undefined };
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { formatAnchor, keptLine } from '../../src/cli/commands/ask';
+import { droppedNote, formatAnchor, keptLine } from '../../src/cli/commands/ask';
 import type { CliIO } from '../../src/cli/io';
 import { main } from '../../src/cli/main';
 import { parseFile } from '../../src/core/ingest/parseFile';
@@ -133,6 +133,12 @@ describe('canopy CLI: the defects of the first real-document try', () => {
     const carrier = keptLine({ keptNodeIds: ['a', 'b', 'c'], tokens: { whole: 300, kept: 900 }, controller: {} as never });
     assert.doesNotMatch(carrier, /\/300/);
     assert.match(carrier, /from the whole PDF, 900 tokens/);
+    // An item the rank gate dropped says so instead of "dropped 0" beside its glimpse.
+    const leaf = (id: string, decision: string) => ({ id, decision, children: [] }) as never;
+    const tree = { id: 'r', decision: 'descend', children: [leaf('a', 'dropped-sibling'), leaf('b', 'keep-whole')] } as never;
+    assert.equal(droppedNote({ tree }), 'dropped 1');
+    assert.equal(droppedNote({ tree, gate: { kept: true, why: 'rank 1 of 10' } }), 'dropped 1');
+    assert.equal(droppedNote({ tree, gate: { kept: false, why: 'rank 9 of 10' } }), 'outside the rank gate (a glimpse of it)');
     // The inspector's and the Evidence view's item lines follow the same rule.
     assert.deepEqual(keptTokens({ tokens: { whole: 40, kept: 43 } }), { kept: 40, whole: 40 });
     assert.deepEqual(keptTokens({ tokens: { whole: 300, kept: 900 }, controller: {} }), { kept: 900 });

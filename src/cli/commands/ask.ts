@@ -182,6 +182,15 @@ export function keptLine(it: Pick<TraceRetrievedItem, 'keptNodeIds' | 'tokens' |
   return `${regions}, ${Math.min(it.tokens.kept, it.tokens.whole)}/${it.tokens.whole} tokens`;
 }
 
+/**
+ * What the compressor dropped of an item: "dropped N" regions below their parent, or, for an item
+ * the rank gate dropped, that its kept regions are only a glimpse.
+ */
+export function droppedNote(it: Pick<TraceRetrievedItem, 'tree' | 'gate'>): string {
+  if (it.gate && !it.gate.kept) return 'outside the rank gate (a glimpse of it)';
+  return `dropped ${count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller')}`;
+}
+
 function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): number {
   if (!tree) return 0;
   return (pred(tree) ? 1 : 0) + tree.children.reduce((a, c) => a + count(c, pred), 0);
@@ -213,8 +222,7 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      const dropped = count(it.tree, (n) => n.decision === 'dropped-sibling' || n.decision === 'dropped-by-baseline' || n.decision === 'dropped-by-controller');
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; dropped ${dropped}`);
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; ${droppedNote(it)}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;

@@ -22,7 +22,7 @@ import { DENSE_ONLY, type NodeScoreWeights } from '../compress/hybridScore';
 import { throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import { fitFusion, heldBackFusion, type JudgedQuestion } from '../retrieve/fitFusion';
-import { PROFILE_FILE, profileFor, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
+import { isProfileOf, PROFILE_FILE, profileFor, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 import { fitNodeScore, describeWeights } from '../train/nodeScoreFit';
 import type { PreparedRun } from '../train/run';
 import type { FusionFitReport, ScoringReport } from '../train/scoringReport';
@@ -53,7 +53,7 @@ export interface ScoringFitOptions {
 /** The profile in the index folder when it is this encoder's; an unreadable one counts as none (and is replaced if something is adopted). */
 async function tunedProfile(indexDir: string, encoderId: string): Promise<RetrievalProfile | undefined> {
   const tuned = await readProfile(path.join(indexDir, PROFILE_FILE)).catch(() => undefined);
-  return tuned && profileFor(encoderId, tuned) === tuned ? tuned : undefined;
+  return tuned && isProfileOf(encoderId, tuned) ? tuned : undefined;
 }
 
 async function fitFusionOnSplit(o: ScoringFitOptions, current: FusionSetting): Promise<FusionFitReport> {
@@ -105,7 +105,8 @@ export function decideFusion(train: readonly JudgedQuestion[], heldBackQuestions
 export async function fitScoring(o: ScoringFitOptions): Promise<ScoringReport> {
   const tuned = await tunedProfile(o.indexDir, o.encoderId);
   const currentFusion = profileFor(o.encoderId, tuned).fusion;
-  const currentNode: NodeScoreWeights = tuned?.nodeScore ?? DENSE_ONLY;
+  // What asks use now: the tuned profile's weights, else the built-in encoder's, else the cosine alone.
+  const currentNode: NodeScoreWeights = profileFor(o.encoderId, tuned).nodeScore ?? DENSE_ONLY;
   const { split, prepared } = o.prepared;
   const nodeScore = fitNodeScore({
     train: split.kept.map((k) => prepared.get(k)!),
@@ -131,6 +132,7 @@ export async function fitScoring(o: ScoringFitOptions): Promise<ScoringReport> {
     ...(fusion.adopted ? {} : tuned?.figures ? { figures: tuned.figures } : {}),
   };
   const node = nodeScore.adopted ? nodeScore.after : tuned?.nodeScore;
+  // Not adopted and not tuned before: the file says nothing and asks keep the built-in weights (profileFor).
   if (node) profile.nodeScore = { dense: node.dense, lexical: node.lexical, ...(node.model ? { model: node.model } : {}) };
   if (nodeScore.adopted) {
     const h = nodeScore.heldBack!;

@@ -31,12 +31,13 @@ export function compress(
           const chosen = new Set(leaves.map((l) => l.id));
           kept.set(item.id, leaves);
           const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
+          // The chosen leaves are the glimpse; every other region, sections included, went with the
+          // item (as under a dropped sibling in projection.ts) and says so in the trace.
           const walk = (n: RegionNode, depth: number) => {
             for (const c of n.children) {
-              if (c.children.length > 0) walk(c, depth + 1);
-              // The chosen leaves are the glimpse; the rest went with the item (as under a dropped sibling in projection.ts).
-              else if (chosen.has(c.id)) v.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: depth + 1 });
+              if (chosen.has(c.id)) v.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: depth + 1 });
               else v.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: depth + 1 });
+              if (c.children.length > 0) walk(c, depth + 1);
             }
           };
           walk(item.root, 0);

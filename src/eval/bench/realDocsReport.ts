@@ -4,6 +4,7 @@
  * touching the other sections), and a before → after comparison of two JSON reports.
  */
 import { canopyCompressor, defaultSettings } from '../../core/config/settings';
+import { BUILTIN_PROFILE } from '../../core/retrieve/profile';
 import { percentile } from './measure';
 import type { RealDocsReport, RealDocsRow } from './realDocs';
 import type { AnswerMetrics } from './realDocsScore';
@@ -174,8 +175,13 @@ function compressorText(c: NonNullable<NonNullable<RealDocsReport['settings']>['
 
 function nodeScoreText(n: NonNullable<NonNullable<RealDocsReport['settings']>['nodeScore']>): string {
   if (n === 'dense') return 'node score: the dense cosine';
-  if (n === 'profile') return "node score: the encoder profile's";
-  return `node score dense ${n.dense} + lexical ${n.lexical}${n.model ? ` (${n.model})` : ''}`;
+  // The benchmark's index is built fresh, so no tuned profile: the built-in encoder's weights.
+  if (n === 'profile') return `node score: the encoder profile's${BUILTIN_PROFILE.nodeScore ? ` (the built-in one's: ${weightsText(BUILTIN_PROFILE.nodeScore)})` : ''}`;
+  return `node score ${weightsText(n)}`;
+}
+
+function weightsText(n: { dense: number; lexical: number; model?: string | undefined }): string {
+  return `dense ${n.dense} + lexical ${n.lexical}${n.model ? ` (${n.model})` : ''}`;
 }
 
 export function renderRealDocsMarkdown(r: RealDocsReport): string {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 import { annotationsPath, AnnotationStore, makeAnnotation } from '../../../src/core/annotate/store';
-import { PROFILE_FILE, readProfile, retrievalRecord, writeProfile } from '../../../src/core/retrieve/profile';
+import { BUILTIN_PROFILE, PROFILE_FILE, readProfile, retrievalRecord, writeProfile } from '../../../src/core/retrieve/profile';
 import { openServices, type TestServices } from '../../helpers/services';
 
 const stations = ['Harlow', 'Quenby', 'Tarrant', 'Ossory', 'Bexwell', 'Marchmont', 'Kellbrook', 'Dunmere', 'Ashgrove', 'Penhallow', 'Ravensby', 'Wexcombe'];
@@ -83,8 +83,14 @@ describe('canopy train fits the fusion and the node-score weights', () => {
 
   it('fits both on the training questions, adopts what is better on the held-back ones, and the next question uses it', async () => {
     const { encoder } = await ws.embeddings.load();
+    // A profile tuned for the fusion alone (canopy tune) keeps the built-in encoder's node score.
+    const tuned = { format: 'canopy.retrieval-profile', version: 1, encoder: encoder.id, fusion: { kind: 'rrf', rrfK: 60 }, fittedOn: 'an earlier tune' } as const;
+    await writeProfile(join(indexDir, PROFILE_FILE), tuned);
+    const inherited = await ws.ask.ask(questions[0]!, ws.settings);
+    assert.deepEqual(inherited.trace.settings.nodeScore, BUILTIN_PROFILE.nodeScore);
+    assert.equal(inherited.trace.settings.retrieval.fusion, 'rrf');
     // In use before: the design's equal-weight RRF (a profile tuned earlier), and the dense cosine alone.
-    await writeProfile(join(indexDir, PROFILE_FILE), { format: 'canopy.retrieval-profile', version: 1, encoder: encoder.id, fusion: { kind: 'rrf', rrfK: 60 }, fittedOn: 'an earlier tune' });
+    await writeProfile(join(indexDir, PROFILE_FILE), { ...tuned, nodeScore: { dense: 1, lexical: 0 } });
     const before = await ws.ask.ask(questions[0]!, ws.settings);
     assert.equal(before.trace.settings.nodeScore, undefined);
     assert.equal(before.trace.settings.retrieval.fusion, 'rrf');

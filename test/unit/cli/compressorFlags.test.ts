@@ -16,11 +16,13 @@ describe('CANOPY flags', () => {
     assert.deepEqual(f.settings, { compressorItems: 0.3, compressorWholeBelow: 600, compressorMinItems: 4, compressorGlimpse: 1, nodeScore: 'dense' });
     assert.equal(f.nodeScore, undefined);
     assert.deepEqual(canopyCompressor(resolveSettings(f.settings)), { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4, glimpse: 1 });
-    // No flags: the defaults' compressor — CANOPY with a glimpse of one leaf, no gate.
+    // No flags: the defaults' compressor — CANOPY with the rank gate and a glimpse of one leaf.
     assert.deepEqual(compressorFlags({}).settings, {});
     assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({}).settings)), canopyCompressor(defaultSettings));
-    assert.deepEqual(canopyCompressor(defaultSettings), { name: 'canopy', glimpse: 1 });
-    assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ glimpse: '0' }).settings)), { name: 'canopy' });
+    assert.deepEqual(canopyCompressor(defaultSettings), { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4, glimpse: 1 });
+    assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ glimpse: '0' }).settings)), { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4 });
+    // The design's plain rule, as the help says.
+    assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ 'gate-items': '0', glimpse: '0' }).settings)), { name: 'canopy' });
   });
 
   it('without the gate, its whole-item size and least count are left out of the compressor; the glimpse stays', () => {

@@ -139,4 +139,26 @@ describe('rank gate', () => {
     assert.deepEqual(r.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0', 'Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
     assert.deepEqual(plain.kept.get('Green-Day'), []);
   });
+
+  it('in the compressor: every region of an item the gate drops has a verdict, sections included', () => {
+    // Green Day as a document of two sections of sentences: the gate drops it, its best leaf is the glimpse.
+    const section = (id: string, texts: string[]): RegionNode => ({ id, kind: 'section', modality: 'text', text: texts.join(' '), anchor: { file: 'Green-Day.md' }, children: texts.map((text, i) => ({ id: `${id}/${i}`, kind: 'sentence', modality: 'text', text, anchor: { file: 'Green-Day.md' }, children: [] })) });
+    const nested: Item = { ...items[5]!, root: { ...items[5]!.root, children: [section('Green-Day/a', ['Green Day is a rock band.', 'It formed in 1987.']), section('Green-Day/b', ['The band released Dookie in 1994.'])] } };
+    const all = [...items.slice(0, 5), nested];
+    const score = (n: RegionNode) => (n.id === 'Green-Day/b/0' ? 0.9 : 0.2);
+    const r = compress(all, { name: 'canopy', items: 0.3, minItems: 2, glimpse: 1 }, score, false, question);
+    assert.equal(r.gate?.get('Green-Day')?.kept, false);
+    assert.deepEqual(r.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/b/0']);
+    assert.deepEqual(
+      r.verdicts.get('Green-Day')!.map((x) => [x.nodeId, x.decision, x.rule]),
+      [
+        ['Green-Day', 'descend', 'glimpse'],
+        ['Green-Day/a', 'not-visited', 'ancestor-dropped'],
+        ['Green-Day/a/0', 'not-visited', 'ancestor-dropped'],
+        ['Green-Day/a/1', 'not-visited', 'ancestor-dropped'],
+        ['Green-Day/b', 'not-visited', 'ancestor-dropped'],
+        ['Green-Day/b/0', 'keep-whole', 'glimpse'],
+      ],
+    );
+  });
 });

@@ -258,7 +258,12 @@ describe('replay from cached scores', () => {
       // The reference: vectors of the re-grouped tree straight from the cache, scored with q.
       const vectors = await nodeVectors(regionFromTrace(tree), async (texts) => (await source.cachedVectors(texts)).map((v) => v!));
       const reference = scoreNodes(q!, vectors);
-      for (const n of walk(tree)) assert.ok(Math.abs(n.score! - reference.get(n.id)!) < 1e-5, `${n.id}: ${n.score} vs ${reference.get(n.id)}`);
+      // The default node score is hybrid: its dense component is the cosine.
+      for (const n of walk(tree)) {
+        const dense = n.components ? n.components.dense : n.score!;
+        assert.ok(Math.abs(dense - reference.get(n.id)!) < 1e-5, `${n.id}: ${dense} vs ${reference.get(n.id)}`);
+      }
+      assert.ok(walk(tree).some((n) => n.components), 'the replay records the hybrid components');
     }
     assert.ok(widened > 0, 'B = 3 put three children under some node');
     assert.ok(groups > 0);
