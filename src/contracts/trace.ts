@@ -185,6 +185,8 @@ export const ScoreComponents = z.object({
   bm25FlatRank: z.optional(count),
   topic: z.optional(num),
   fused: num,
+  /** Ranked below k but taken into the top k because its file is a source the question names (retrieve/hybrid.ts). */
+  namedSource: z.optional(bool),
 });
 export type ScoreComponents = z.output<typeof ScoreComponents>;
 

@@ -76,7 +76,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
   const result = await runRounds(
     { question, topK: options.topK, maxRounds: options.maxRounds, compressor: options.compressor, readerTokenCap: options.readerTokenCap, routing },
     {
-      source: retrievalSource(deps.retriever),
+      source: retrievalSource(deps.retriever, question),
       scorer: encoderScorer({ ...deps, ...(options.nodeScore ? { weights: options.nodeScore } : {}) }),
       ...(deps.critic ? { critic: roundCritic(deps.critic) } : {}),
       ...(controller

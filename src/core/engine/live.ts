@@ -10,16 +10,35 @@ import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
 import { throwIfCancelled } from '../errors';
 import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
-import type { Retriever } from '../retrieve/retriever';
+import type { RetrieveOptions, Retriever } from '../retrieve/retriever';
+import { namesSource, questionSourceNames } from '../read/sources';
 import type { Tracer } from '../trace/tracer';
 import type { Item } from '../../contracts/region';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
 
-/** Each round's query goes to the retriever; the items come back with their score components. */
-export function retrievalSource(retriever: Retriever): CandidateSource {
+/** Of every round's top k, this many at least come from files the question names, when the candidates hold them. */
+export const NAMED_SOURCE_RESERVE = 4;
+
+/**
+ * The files a question names, as a retrieval preference: names of three or more characters, or
+ * with a digit ("3M"), found in a file's name ("AMCOR's" → AMCOR_2023_10K.pdf; "Tesla" →
+ * Nikola_Tesla.md). Undefined when it names none.
+ */
+export function namedFiles(question: string): RetrieveOptions['named'] {
+  const names = questionSourceNames(question).filter((n) => n.length >= 3 || /\d/.test(n));
+  if (names.length === 0) return undefined;
+  return { matches: (file) => namesSource(names, file), reserve: NAMED_SOURCE_RESERVE };
+}
+
+/**
+ * Each round's query goes to the retriever; the items come back with their score components.
+ * With the question, every round keeps a few places for the files it names (`namedFiles`).
+ */
+export function retrievalSource(retriever: Retriever, question?: string): CandidateSource {
+  const named = question === undefined ? undefined : namedFiles(question);
   return {
     async candidates({ query, want, routing }, signal) {
-      const retrieval = await retriever.retrieve(query, want, { modalities: routing.modalities, ...(signal ? { signal } : {}) });
+      const retrieval = await retriever.retrieve(query, want, { modalities: routing.modalities, ...(named ? { named } : {}), ...(signal ? { signal } : {}) });
       return {
         kind: 'ranked',
         ranked: retrieval.items.map((r) => ({ itemId: r.item.id, rank: r.rank, scores: r.scores, item: r.item })),

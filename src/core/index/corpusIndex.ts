@@ -63,6 +63,11 @@ export class CorpusIndex {
     return this.itemFile.size;
   }
 
+  /** The file an item belongs to (from the manifest; nothing is loaded). */
+  fileOf(itemId: string): string | undefined {
+    return this.itemFile.get(itemId);
+  }
+
   hasFile(relPath: string): boolean {
     return relPath in this.manifest.files;
   }

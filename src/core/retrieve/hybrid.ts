@@ -99,8 +99,8 @@ export class HybridRetriever implements Retriever {
       if (f.bm25Flat) Object.assign(s, { bm25Flat: f.bm25Flat.score, bm25FlatRank: f.bm25Flat.rank });
       return s;
     };
-    const top = fused.slice(0, k);
-    const items = await Promise.all(top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: components(f) })));
+    const top = withNamedSources(fused, k, options.named, (id) => this.index.fileOf(id));
+    const items = await Promise.all(top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: { ...components(f), ...(f.named ? { namedSource: true } : {}) } })));
     return {
       items,
       candidates: fused.slice(0, Math.max(k, options.candidates ?? 50)).map((f) => ({ itemId: f.id, scores: components(f) })),
@@ -126,4 +126,27 @@ export class HybridRetriever implements Retriever {
       return { id: r.id, fused, ...(parts[0] ? { dense: parts[0] } : {}), ...(parts[1] ? { bm25: parts[1] } : {}) };
     }).sort((a, b) => b.fused - a.fused || Math.min(a.bm25?.rank ?? Infinity, a.dense?.rank ?? Infinity) - Math.min(b.bm25?.rank ?? Infinity, b.dense?.rank ?? Infinity) || (a.id < b.id ? -1 : 1));
   }
+}
+
+/**
+ * The top k of `fused`, where the question names sources: when fewer than `named.reserve` of the
+ * top k come from a named file, the best-ranked named entries below k replace the last unnamed
+ * ones (ranked after the rest, in fused order; marked `named`). A question about one company's
+ * filing among many is otherwise answered from another company's statements (FinanceBench).
+ */
+export function withNamedSources<T extends { id: string }>(fused: readonly T[], k: number, named: RetrieveOptions['named'], fileOf: (id: string) => string | undefined): Array<T & { named?: true }> {
+  const top: Array<T & { named?: true }> = fused.slice(0, k);
+  if (!named || named.reserve <= 0) return top;
+  const isNamed = (f: T) => {
+    const file = fileOf(f.id);
+    return file !== undefined && named.matches(file);
+  };
+  const missing = Math.min(named.reserve, k) - top.filter(isNamed).length;
+  if (missing <= 0) return top;
+  const extra = fused.slice(k).filter(isNamed).slice(0, missing);
+  if (extra.length === 0) return top;
+  // Drop the lowest-ranked unnamed entries to make room.
+  const drop = new Set<T>();
+  for (let i = top.length - 1; i >= 0 && drop.size < extra.length; i--) if (!isNamed(top[i]!)) drop.add(top[i]!);
+  return [...top.filter((f) => !drop.has(f)), ...extra.slice(0, drop.size).map((f) => ({ ...f, named: true as const }))];
 }

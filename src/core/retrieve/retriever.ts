@@ -19,6 +19,12 @@ export interface RetrieveOptions {
   modalities?: readonly Modality[];
   /** How many ranked candidates to report beyond k (for replay); default 50. */
   candidates?: number;
+  /**
+   * Files the question names ("AMCOR's quick ratio" → AMCOR_2023_10K.pdf): when fewer than
+   * `reserve` of the top k come from such a file, the best-ranked ones among the candidates take
+   * the last places (their scores say `namedSource`).
+   */
+  named?: { matches(file: string): boolean; reserve: number };
   signal?: AbortSignal;
 }
 
