@@ -220,8 +220,10 @@ describe('inspector with real traces', () => {
   });
 
   test('the round timeline shows queries, score components, critic verdicts and follow-ups; an item opens its hierarchy', async () => {
-    const t = real.rounds;
+    // One item marked as taken in for a source the question names (retrieve/hybrid.ts), as a trace records it.
+    const t = structuredClone(real.rounds);
     assert.ok(t.rounds.length >= 2);
+    t.rounds[0]!.retrieved.at(-1)!.scores.namedSource = true;
     const { page } = await inspect(t);
     try {
       await page.click('vscode-tab-header[data-tab="rounds"]');
@@ -238,6 +240,7 @@ describe('inspector with real traces', () => {
         assert.equal(headers.includes('BM25 flat'), flat === 1, JSON.stringify(headers));
         for (const [j, it] of r.retrieved.entries()) {
           assert.ok(cells[j]![1]!.startsWith(it.title));
+          assert.equal(cells[j]![1]!.includes('named by the question'), it.scores.namedSource === true, cells[j]![1]);
           if (it.scores.dense !== undefined) assert.ok(cells[j]![2]!.startsWith(it.scores.dense.toFixed(3)), cells[j]![2]);
           if (it.scores.bm25 !== undefined) assert.ok(cells[j]![3]!.startsWith(it.scores.bm25.toFixed(3)), cells[j]![3]);
           if (it.scores.bm25Flat !== undefined) assert.ok(cells[j]![4]!.startsWith(it.scores.bm25Flat.toFixed(3)), cells[j]![4]);
