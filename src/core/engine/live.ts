@@ -11,7 +11,7 @@ import { throwIfCancelled } from '../errors';
 import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
 import type { RetrieveOptions, Retriever } from '../retrieve/retriever';
-import { namesSource, questionSourceNames } from '../read/sources';
+import { questionSourceNames, sourcePreference } from '../read/sources';
 import type { Tracer } from '../trace/tracer';
 import type { Item } from '../../contracts/region';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
@@ -22,12 +22,14 @@ export const NAMED_SOURCE_RESERVE = 4;
 /**
  * The files a question names, as a retrieval preference: names of three or more characters, or
  * with a digit ("3M"), found in a file's name ("AMCOR's" → AMCOR_2023_10K.pdf; "Tesla" →
- * Nikola_Tesla.md). Undefined when it names none.
+ * Nikola_Tesla.md), the filing of the period it names first (read/sources.ts `sourcePreference`).
+ * Undefined when it names none.
  */
 export function namedFiles(question: string): RetrieveOptions['named'] {
   const names = questionSourceNames(question).filter((n) => n.length >= 3 || /\d/.test(n));
-  if (names.length === 0) return undefined;
-  return { matches: (file) => namesSource(names, file), reserve: NAMED_SOURCE_RESERVE };
+  const prefer = sourcePreference(question, names);
+  if (!prefer) return undefined;
+  return { prefer, reserve: NAMED_SOURCE_RESERVE };
 }
 
 /**

@@ -28,7 +28,7 @@ import { leavesOf } from '../compress/baselines';
 import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, rowCover, rowFit, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
-import { namesSource, questionSourceNames, squash } from './sources';
+import { questionSourceNames, sourcePreference, squash } from './sources';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -125,14 +125,18 @@ export class ExtractiveReader implements Reader {
     const questionTerms = new Set(supportTerms(question));
     // A leaf naming only question terms restates the question — unless the question asks yes or no, where restating is the answer.
     const mustAdd = analysis.parts.every((p) => p.answerType !== 'yesno');
-    const names = questionSourceNames(question, analysis);
-    const named = new Map<string, boolean>();
-    const isNamed = (region: EvidenceRegion) => {
+    // The evidence of the sources the question names, of the period it names when several fit
+    // ("Best Buy … Q2 of FY2024" → the 2024 Q2 10-Q over the 2019 10-K).
+    const prefer = sourcePreference(question, questionSourceNames(question, analysis));
+    const fit = new Map<string, number>();
+    const fitOf = (region: EvidenceRegion) => {
       const key = `${region.file}\u0000${region.itemTitle}`;
-      let v = named.get(key);
-      if (v === undefined) named.set(key, (v = namesSource(names, region.file, region.itemTitle)));
+      let v = fit.get(key);
+      if (v === undefined) fit.set(key, (v = prefer ? prefer(region.file, region.itemTitle) : 0));
       return v;
     };
+    const bestFit = Math.max(0, ...input.regions.map(fitOf));
+    const isNamed = (region: EvidenceRegion) => bestFit > 0 && fitOf(region) === bestFit;
     // A leaf without a score of its own (a region the controller kept) takes the mean of the scored ones, not 0.
     const scored: number[] = [];
     for (const region of input.regions) for (const leaf of leavesOf(region.node)) {

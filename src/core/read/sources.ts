@@ -34,3 +34,36 @@ export function namesSource(names: readonly string[], file: string, title = ''):
   const source = `${squash(file)} ${squash(title)}`;
   return names.some((n) => source.includes(n));
 }
+
+/**
+ * Years (1990–2099) and a quarter a text names: in a question "Q2", "Q2'2023", "Q22023"; in a
+ * file name also after the year ("BESTBUY_2024Q2_10Q.pdf"; "10Q" is no quarter).
+ */
+function periods(text: string, kind: 'question' | 'file'): { years: Set<string>; quarter?: string } {
+  const years = new Set([...text.matchAll(/(?:^|[^0-9])((?:19|20)\d{2})(?![0-9])/g)].map((m) => m[1]!));
+  const q = (kind === 'question' ? /(?:^|[^a-z0-9])q([1-4])(?=$|[^0-9]|(?:19|20)\d{2}(?![0-9]))/i : /(?:^|[^a-z])q([1-4])(?![0-9])/i).exec(text);
+  return q ? { years, quarter: q[1]! } : { years };
+}
+
+/**
+ * How well a source fits what the question names: 0 when it names none of the question's
+ * sources; otherwise 1, +1 when the file's name carries a year the question names, +1 when both
+ * name the same quarter, −0.5 for a quarter's filing when the question names no quarter
+ * ("AMCOR's acquisitions in FY2023" → AMCOR_2023_10K over AMCOR_2023Q2_10Q; "Best Buy stores in
+ * Q2 of FY2024" → BESTBUY_2024Q2_10Q over BESTBUY_2019_10K). Undefined when the question names
+ * no source.
+ */
+export function sourcePreference(question: string, names = questionSourceNames(question)): ((file: string, title?: string) => number) | undefined {
+  if (names.length === 0) return undefined;
+  const asked = periods(question, 'question');
+  return (file, title = '') => {
+    if (!namesSource(names, file, title)) return 0;
+    const base = file.split('/').pop() ?? file;
+    const has = periods(base, 'file');
+    let score = 1;
+    if ([...has.years].some((y) => asked.years.has(y))) score += 1;
+    if (asked.quarter !== undefined && has.quarter === asked.quarter) score += 1;
+    if (asked.quarter === undefined && has.quarter !== undefined) score -= 0.5;
+    return score;
+  };
+}

@@ -130,17 +130,25 @@ export class HybridRetriever implements Retriever {
 
 /**
  * The top k of `fused`, where the question names sources: when fewer than `named.reserve` of the
- * top k come from a named file, the best-ranked named entries below k replace the last unnamed
- * ones (ranked after the rest, in fused order; marked `named`). A question about one company's
+ * top k come from the best-fitting named files, the best-ranked such entries below k replace the
+ * last others (ranked after the rest, in fused order; marked `named`). A question about one company's
  * filing among many is otherwise answered from another company's statements (FinanceBench).
  */
 export function withNamedSources<T extends { id: string }>(fused: readonly T[], k: number, named: RetrieveOptions['named'], fileOf: (id: string) => string | undefined): Array<T & { named?: true }> {
   const top: Array<T & { named?: true }> = fused.slice(0, k);
   if (!named || named.reserve <= 0) return top;
-  const isNamed = (f: T) => {
+  const fit = new Map<string, number>();
+  const fitOf = (f: T) => {
     const file = fileOf(f.id);
-    return file !== undefined && named.matches(file);
+    if (file === undefined) return 0;
+    let v = fit.get(file);
+    if (v === undefined) fit.set(file, (v = named.prefer(file)));
+    return v;
   };
+  // The best-fitting named files among the candidates (a company's filing of the period asked).
+  const best = Math.max(0, ...fused.map(fitOf));
+  if (best <= 0) return top;
+  const isNamed = (f: T) => fitOf(f) === best;
   const missing = Math.min(named.reserve, k) - top.filter(isNamed).length;
   if (missing <= 0) return top;
   const extra = fused.slice(k).filter(isNamed).slice(0, missing);

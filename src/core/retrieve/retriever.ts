@@ -21,10 +21,14 @@ export interface RetrieveOptions {
   candidates?: number;
   /**
    * Files the question names ("AMCOR's quick ratio" → AMCOR_2023_10K.pdf): when fewer than
-   * `reserve` of the top k come from such a file, the best-ranked ones among the candidates take
-   * the last places (their scores say `namedSource`).
+   * `reserve` of the top k come from the best-fitting such files, the best-ranked ones among the
+   * candidates take the last places (their scores say `namedSource`).
    */
-  named?: { matches(file: string): boolean; reserve: number };
+  named?: {
+    /** 0: the question does not name the file; higher: a better fit (the period it names). */
+    prefer(file: string): number;
+    reserve: number;
+  };
   signal?: AbortSignal;
 }
 
