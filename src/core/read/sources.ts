@@ -47,23 +47,32 @@ function periods(text: string, kind: 'question' | 'file'): { years: Set<string>;
 
 /**
  * How well a source fits what the question names: 0 when it names none of the question's
- * sources; otherwise 1, +1 when the file's name carries a year the question names, +1 when both
+ * sources; otherwise 10, +1 when the file's name carries a year the question names, +1 when both
  * name the same quarter, −0.5 for a quarter's filing when the question names no quarter
  * ("AMCOR's acquisitions in FY2023" → AMCOR_2023_10K over AMCOR_2023Q2_10Q; "Best Buy stores in
- * Q2 of FY2024" → BESTBUY_2024Q2_10Q over BESTBUY_2019_10K). Undefined when the question names
- * no source.
+ * Q2 of FY2024" → BESTBUY_2024Q2_10Q over BESTBUY_2019_10K). A question that names no source but a
+ * fiscal period prefers the files of that period alone. Undefined when it names neither.
  */
 export function sourcePreference(question: string, names = questionSourceNames(question)): ((file: string, title?: string) => number) | undefined {
-  if (names.length === 0) return undefined;
   const asked = periods(question, 'question');
-  return (file, title = '') => {
-    if (!namesSource(names, file, title)) return 0;
-    const base = file.split('/').pop() ?? file;
-    const has = periods(base, 'file');
-    let score = 1;
+  const periodFit = (file: string) => {
+    const has = periods(file.split('/').pop() ?? file, 'file');
+    let score = 0;
     if ([...has.years].some((y) => asked.years.has(y))) score += 1;
     if (asked.quarter !== undefined && has.quarter === asked.quarter) score += 1;
     if (asked.quarter === undefined && has.quarter !== undefined) score -= 0.5;
     return score;
   };
+  // Without a named source among the files, a fiscal period alone ("between FY 2023 and Q2 of
+  // FY2024") prefers the filings whose names carry that year and quarter; a named source always
+  // fits better than any file it does not name (10 +), and a file of neither scores 0.
+  const byPeriod = FISCAL_PERIOD.test(question) && asked.years.size > 0;
+  if (names.length === 0 && !byPeriod) return undefined;
+  return (file, title = '') => {
+    if (names.length > 0 && namesSource(names, file, title)) return 10 + periodFit(file);
+    return byPeriod ? Math.max(0, periodFit(file)) : 0;
+  };
 }
+
+/** A fiscal year or quarter in a question: "FY2024", "FY 2023", "Q2", "Q2'2023". */
+const FISCAL_PERIOD = /\bFY\s?'?\d{2,4}\b|(?:^|[^a-z0-9])Q[1-4](?=$|[^0-9]|(?:19|20)\d{2}(?![0-9]))/i;
