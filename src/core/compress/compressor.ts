@@ -50,9 +50,18 @@ export function compress(
           continue;
         }
         if (g && setting.wholeBelow !== undefined && item.root.text.length <= setting.wholeBelow) {
-          // Short enough that refining it saves little and risks the evidence: kept whole.
+          // Short enough that refining it saves little and risks the evidence: kept whole, and
+          // every region inside it says so.
           kept.set(item.id, [item.root]);
-          verdicts.set(item.id, [{ nodeId: item.root.id, decision: 'keep-whole', rule: 'short-item', score: score(item.root), depth: 0 }]);
+          const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'keep-whole', rule: 'short-item', score: score(item.root), depth: 0 }];
+          const inside = (n: RegionNode, depth: number) => {
+            for (const c of n.children) {
+              v.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-kept-whole', depth: depth + 1 });
+              inside(c, depth + 1);
+            }
+          };
+          inside(item.root, 0);
+          verdicts.set(item.id, v);
           continue;
         }
         if (setting.itemGate !== undefined && score(item.root) < best - setting.itemGate) {

@@ -70,7 +70,7 @@ export interface ControlledFile {
 /** The trace's decision and rule for a region of a controlled item that was not kept. */
 export interface ControllerDecision {
   decision: NodeDecision | 'dropped-by-controller';
-  rule: ControllerSkipRule | 'controller';
+  rule: ControllerSkipRule | 'controller' | 'ancestor-kept-whole';
 }
 
 /**
@@ -103,8 +103,18 @@ export function controllerDecisions(root: RegionNode, trace: Pick<ControllerTrac
     for (let p = page; p <= (pageEnd ?? page); p++) if (activePages.has(p)) return true;
     return false;
   };
+  // What lies inside a kept region went to the reader with it (as under CANOPY's keep-whole).
+  const insideKept = (n: RegionNode): void => {
+    for (const c of n.children) {
+      if (!kept.has(c.id)) out.set(c.id, { decision: 'not-visited', rule: 'ancestor-kept-whole' });
+      insideKept(c);
+    }
+  };
   const visit = (n: RegionNode, inherited: ControllerSkipRule | undefined, insideDropped: boolean): void => {
-    if (kept.has(n.id)) return;
+    if (kept.has(n.id)) {
+      insideKept(n);
+      return;
+    }
     const state = stateOf.get(n.id);
     const own: ControllerSkipRule | undefined =
       state === 'opened' ? 'controller-projected-out' : state === 'pruned' ? 'controller-pruned' : state === 'active' ? 'controller-not-opened' : undefined;

@@ -95,7 +95,11 @@ describe('rank gate', () => {
     assert.deepEqual(refined.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0']);
     const whole = compress(items, { name: 'canopy', items: 0.3, wholeBelow: 600 }, score, false, question);
     assert.deepEqual(whole.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-']);
-    assert.deepEqual(whole.verdicts.get('Tinted-Windows-band-'), [{ nodeId: 'Tinted-Windows-band-', decision: 'keep-whole', rule: 'short-item', score: 0.5, depth: 0 }]);
+    // Kept whole, and every sentence inside it says so (not "none").
+    assert.deepEqual(whole.verdicts.get('Tinted-Windows-band-'), [
+      { nodeId: 'Tinted-Windows-band-', decision: 'keep-whole', rule: 'short-item', score: 0.5, depth: 0 },
+      ...[0, 1, 2].map((i) => ({ nodeId: `Tinted-Windows-band-/${i}`, decision: 'not-visited', rule: 'ancestor-kept-whole', depth: 1 })),
+    ]);
     // No gate: no item is dropped and no gate verdicts are returned.
     const plain = compress(items, { name: 'canopy' }, score, false, question);
     assert.equal(plain.gate, undefined);

@@ -120,6 +120,9 @@ describe('ask pipeline with the MAGE controller', () => {
     // opened, or projected out inside an opened one; regions holding kept ones were descended into.
     const keptSet = new Set(keptByController);
     const insideKept = new Set(fresh.flatMap((i) => walk(i.tree!).filter((n) => keptSet.has(n.id)).flatMap((n) => walk(n).slice(1).map((d) => d.id))));
+    // What lies inside a kept region went with it, and says so (no region is left without a reason).
+    for (const n of treeNodes.filter((x) => insideKept.has(x.id) && !keptSet.has(x.id))) assert.deepEqual([n.decision, n.rule], ['not-visited', 'ancestor-kept-whole'], n.id);
+    assert.deepEqual(treeNodes.filter((n) => n.rule === 'none').map((n) => n.id), []);
     const skipped = treeNodes.filter((n) => !keptSet.has(n.id) && !insideKept.has(n.id));
     assert.ok(skipped.length > 0);
     for (const n of skipped) {
