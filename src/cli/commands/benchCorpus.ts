@@ -10,7 +10,7 @@ import { canopyBuild, canopyQuery, canopyQueryInTurn, prepareBenchCache, replica
 import { machine } from '../../eval/bench/measure';
 import { openEvalEmbeddings } from '../../eval/embeddings';
 import { canopyCompressor, resolveSettings } from '../../core/config/settings';
-import { BUILTIN_PROFILE, type FusionSetting, RRF_EQUAL } from '../../core/retrieve/profile';
+import { BUILTIN_PROFILE, describeFusion, type FusionSetting, RRF_EQUAL } from '../../core/retrieve/profile';
 import type { NodeScoreWeights } from '../../core/compress/hybridScore';
 import type { CompressorSetting } from '../../contracts/trace';
 import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
@@ -93,7 +93,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
   const builtinModelDir = path.join(packageRoot(), 'models', 'use-lite');
   const verbose = values.verbose ?? false;
   const canopy = canopyAsk(values);
-  if (engine === 'canopy' && !values.prepare && phase !== 'index') io.err(`bench corpus: compressor ${JSON.stringify(canopy.compressor)}, node score ${canopy.nodeScore ? JSON.stringify(canopy.nodeScore) : 'dense cosine'}, fusion ${fusionText(canopy.fusion)}`);
+  if (engine === 'canopy' && !values.prepare && phase !== 'index') io.err(`bench corpus: compressor ${JSON.stringify(canopy.compressor)}, node score ${canopy.nodeScore ? JSON.stringify(canopy.nodeScore) : 'dense cosine'}, fusion ${describeFusion(canopy.fusion)}`);
   if (phase === 'query') {
     // No pools read: the answering process holds only what answering needs.
     if (!values.work) throw new UsageError('--phase query needs --work <dir>, the folder of a --phase index run');
@@ -113,7 +113,7 @@ export async function runBenchCorpus(args: string[], io: CliIO): Promise<number>
         else {
           for (const x of result.indexes) {
             const q = x.query;
-            const what = `${JSON.stringify(x.compressor)}, node score ${x.nodeScore ? JSON.stringify(x.nodeScore) : 'dense cosine'}, fusion ${x.retrieval.fusion === 'rrf' ? `RRF k=${x.retrieval.rrfK}` : `linear dense ${x.retrieval.denseWeight}, flat ${x.retrieval.flatWeight ?? 0}`}`;
+            const what = `${JSON.stringify(x.compressor)}, node score ${x.nodeScore ? JSON.stringify(x.nodeScore) : 'dense cosine'}, fusion ${describeFusion(x.variant === 'against' && against ? against.fusion : canopy.fusion)}`;
             const ratio = x.warmRatio ? `; warm ÷ first run's per question: median ${x.warmRatio.median.toFixed(3)} [quartiles ${x.warmRatio.q1.toFixed(3)}, ${x.warmRatio.q3.toFixed(3)}]` : '';
             io.out(`${x.indexDir} (${what}): ${x.documents} documents; open ${x.openSeconds.toFixed(2)} s; query ms p50/p95: first ${q.first.p50.toFixed(1)}/${q.first.p95.toFixed(1)}, warm ${q.warm.p50.toFixed(1)}/${q.warm.p95.toFixed(1)}, retrieval only ${q.retrieveOnly.p50.toFixed(1)}/${q.retrieveOnly.p95.toFixed(1)}${ratio}`);
           }
@@ -216,7 +216,6 @@ function benchFusion(value: string | undefined): FusionSetting {
   throw new UsageError(`--fusion must be profile or rrf, not ${JSON.stringify(value)}`);
 }
 
-const fusionText = (f: FusionSetting): string => (f.kind === 'rrf' ? `RRF k=${f.rrfK}` : `linear dense ${f.dense}, flat ${f.flat ?? 0}, depth ${f.depth}`);
 
 /** `--against "<flags>"`: CANOPY flags in one string, parsed as canopy ask parses them. */
 function againstFlags(text: string): Parameters<typeof compressorFlags>[0] {

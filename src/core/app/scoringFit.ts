@@ -22,15 +22,13 @@ import { DENSE_ONLY, type NodeScoreWeights } from '../compress/hybridScore';
 import { throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import { fitFusion, heldBackFusion, type JudgedQuestion } from '../retrieve/fitFusion';
-import { isProfileOf, PROFILE_FILE, profileFor, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
+import { describeFusion, isProfileOf, PROFILE_FILE, profileFor, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
 import { fitNodeScore, describeWeights } from '../train/nodeScoreFit';
 import type { PreparedRun } from '../train/run';
 import type { FusionFitReport, ScoringReport } from '../train/scoringReport';
 import { judgeQuestions, MIN_TUNE_QUESTIONS, TUNE_DEPTH } from './tuneRetrieval';
 
-export function describeFusion(f: FusionSetting): string {
-  return f.kind === 'linear' ? `${f.flat ? `BM25 (${f.flat} flat)` : 'BM25'} + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`;
-}
+export { describeFusion } from '../retrieve/profile';
 
 const sameFusion = (a: FusionSetting, b: FusionSetting) => JSON.stringify(a) === JSON.stringify(b);
 

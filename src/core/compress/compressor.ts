@@ -7,7 +7,7 @@ import type { CompressorSetting } from '../../contracts/trace';
 import type { Item, RegionNode } from '../../contracts/region';
 import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } from './baselines';
 import { gateItems, glimpseLeaves, type ItemGateVerdict } from './itemGate';
-import { projectItem, type NodeVerdict } from './projection';
+import { glimpseVerdicts, projectItem, subtreeVerdicts, type NodeVerdict } from './projection';
 
 /** Applies the chosen compressor to one round's new items. */
 export function compress(
@@ -27,20 +27,10 @@ export function compress(
         const g = gate?.get(item.id);
         if (g && !g.kept && setting.glimpse && item.root.children.length > 0) {
           // Dropped by the gate, but its best leaves stay as a glimpse of what it holds.
-          const leaves = glimpseLeaves(item.root, setting.glimpse, score);
-          const chosen = new Set(leaves.map((l) => l.id));
-          kept.set(item.id, leaves);
           const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
           // The chosen leaves are the glimpse; every other region, sections included, went with the
           // item (as under a dropped sibling in projection.ts) and says so in the trace.
-          const walk = (n: RegionNode, depth: number) => {
-            for (const c of n.children) {
-              if (chosen.has(c.id)) v.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: depth + 1 });
-              else v.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: depth + 1 });
-              if (c.children.length > 0) walk(c, depth + 1);
-            }
-          };
-          walk(item.root, 0);
+          kept.set(item.id, glimpseVerdicts(item.root, 0, new Set(glimpseLeaves(item.root, setting.glimpse, score)), score, v));
           verdicts.set(item.id, v);
           continue;
         }
@@ -54,13 +44,7 @@ export function compress(
           // every region inside it says so.
           kept.set(item.id, [item.root]);
           const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'keep-whole', rule: 'short-item', score: score(item.root), depth: 0 }];
-          const inside = (n: RegionNode, depth: number) => {
-            for (const c of n.children) {
-              v.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-kept-whole', depth: depth + 1 });
-              inside(c, depth + 1);
-            }
-          };
-          inside(item.root, 0);
+          subtreeVerdicts(item.root, 0, 'ancestor-kept-whole', v);
           verdicts.set(item.id, v);
           continue;
         }

@@ -54,12 +54,7 @@ export function projectItem(root: RegionNode, score: (node: RegionNode) => numbe
   const kept: RegionNode[] = [];
   const verdicts: NodeVerdict[] = [];
 
-  const markSubtree = (node: RegionNode, depth: number, rule: 'ancestor-kept-whole' | 'ancestor-dropped') => {
-    for (const child of node.children) {
-      verdicts.push({ nodeId: child.id, decision: 'not-visited', rule, depth: depth + 1 });
-      markSubtree(child, depth + 1, rule);
-    }
-  };
+  const markSubtree = (node: RegionNode, depth: number, rule: 'ancestor-kept-whole' | 'ancestor-dropped') => subtreeVerdicts(node, depth, rule, verdicts);
 
   // `nodeScore` is computed by the caller of visit (the parent compared its children already).
   const visit = (node: RegionNode, nodeScore: number, parentScore: number | undefined, depth: number) => {
@@ -99,21 +94,39 @@ export function projectItem(root: RegionNode, score: (node: RegionNode) => numbe
           markSubtree(child, depth + 1, 'ancestor-dropped');
           return;
         }
-        const glimpse = new Set(glimpseLeaves(child, options.glimpse, score));
-        const mark = (n: RegionNode, d: number) => {
-          for (const c of n.children) {
-            if (glimpse.has(c)) {
-              verdicts.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: d + 1 });
-              kept.push(c);
-            } else verdicts.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: d + 1 });
-            mark(c, d + 1);
-          }
-        };
-        mark(child, depth + 1);
+        kept.push(...glimpseVerdicts(child, depth + 1, new Set(glimpseLeaves(child, options.glimpse, score)), score, verdicts));
       }
     });
   };
 
   visit(root, score(root), undefined, 0);
   return { kept, verdicts };
+}
+
+/** Every region below `node` (at `depth`) was not visited, for `rule`: its verdicts, appended to `out`. */
+export function subtreeVerdicts(node: RegionNode, depth: number, rule: 'ancestor-kept-whole' | 'ancestor-dropped', out: NodeVerdict[]): void {
+  for (const child of node.children) {
+    out.push({ nodeId: child.id, decision: 'not-visited', rule, depth: depth + 1 });
+    subtreeVerdicts(child, depth + 1, rule, out);
+  }
+}
+
+/**
+ * The regions below a dropped `node` (at `depth`): the `glimpse` ones kept whole (rule `glimpse`),
+ * every other one not visited inside the dropped region. Appends the verdicts to `out` and returns
+ * the glimpse regions in document order.
+ */
+export function glimpseVerdicts(node: RegionNode, depth: number, glimpse: ReadonlySet<RegionNode>, score: (node: RegionNode) => number, out: NodeVerdict[]): RegionNode[] {
+  const kept: RegionNode[] = [];
+  const mark = (n: RegionNode, d: number) => {
+    for (const c of n.children) {
+      if (glimpse.has(c)) {
+        out.push({ nodeId: c.id, decision: 'keep-whole', rule: 'glimpse', score: score(c), depth: d + 1 });
+        kept.push(c);
+      } else out.push({ nodeId: c.id, decision: 'not-visited', rule: 'ancestor-dropped', depth: d + 1 });
+      mark(c, d + 1);
+    }
+  };
+  mark(node, depth);
+  return kept;
 }

@@ -52,6 +52,11 @@ export function profileFor(encoderId: string, tuned: RetrievalProfile | undefine
   return BUILTIN_PROFILE;
 }
 
+/** A fusion in words, for reports and the CLI: "BM25 (0.6 flat) + 0.15 × cosine (top 100 of each)", "RRF k=60". */
+export function describeFusion(f: FusionSetting): string {
+  return f.kind === 'linear' ? `${f.flat ? `BM25 (${f.flat} flat)` : 'BM25'} + ${f.dense} × cosine (top ${f.depth} of each)` : `RRF k=${f.rrfK}`;
+}
+
 /** Whether `tuned` is the profile an encoder's questions use (its encoder matches). */
 export const isProfileOf = (encoderId: string, tuned: RetrievalProfile): boolean => encoderId.startsWith(tuned.encoder);
 

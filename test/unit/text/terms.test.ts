@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom as rng } from '../../../src/core/random';
 import { words } from '../../../src/core/text/terms';
 
 /** What words() stands for: Intl.Segmenter's word-like segments, lower-cased. */
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const reference = (text: string): string[] => [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
-
-/** mulberry32: a seeded generator, so a failure names a string that fails again. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomText(next: () => number, alphabet: readonly string[], maxLength: number): string {
   let t = '';
