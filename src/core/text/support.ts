@@ -102,7 +102,12 @@ export function partCoverage(part: Pick<QuestionPart, 'terms'>, own: ReadonlySet
 const MONTHS = /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?/i;
 const YEAR = /\b(1[0-9]{3}|20[0-9]{2})s?\b/;
 const DATE_WORDS = /\b(\d{1,2}(st|nd|rd|th) century|centuries|decade|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|bc|bce|ad|ce)\b/i;
-const NUMERIC = /(?:[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|million|billion|thousand|trillion|bn|mn)\b|%)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|quarter)\b/i;
+/**
+ * A number, written or in figures; a vague quantity counts ("How many ways …?" → "There are
+ * several ways …", "How many primes exist?" → "infinitely many"), since SQuAD-style answers are
+ * often one. Not "many" or "few" alone: too common to mark an answer.
+ */
+const NUMERIC = /(?:[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|million|billion|thousand|trillion|bn|mn)\b|%)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|quarter|several|numerous|countless|dozens|hundreds|thousands|millions|billions|infinitely many)\b/i;
 
 /**
  * The answer the region offers for the part's answer type, when it has one the question does not

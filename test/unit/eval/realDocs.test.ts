@@ -135,6 +135,13 @@ describe('real-document benchmark: corpus and scoring rules', () => {
     assert.equal(answerHasGoldString(['Mount Asher'], 'It stands on mount Asher, at 2,100 metres. [1]'), true);
     assert.equal(answerHasGoldString(['the river Oru'], 'Fed by the Oru river [1]'), false);
     assert.equal(answerHasGoldString(['1'], 'See [1]'), false, 'citation markers are not answers');
+    // Punctuation inside a quoted sentence separates words: hyphens, possessives, dashes, parentheses.
+    assert.equal(answerHasGoldString(['Six'], 'Six-time Grammy winner Lady Gaga sang. [1]'), true);
+    assert.equal(answerHasGoldString(['Thoreau'], "Thoreau's essay was not published. [1]"), true);
+    assert.equal(answerHasGoldString(['1679'], 'John Mayow (1641–1679) refined this work. [1]'), true);
+    assert.equal(answerHasGoldString(['mass of the system'], 'divided by the mass of the system.:19-1 [1]'), true);
+    assert.equal(answerHasGoldString(['Six'], 'Sixteen players were named. [1]'), false, 'still whole words');
+    assert.equal(answerHasGoldString(['Thoreau'], 'Thoreauvian ideas spread. [1]'), false);
     assert.deepEqual(
       factNumbers('From 36.8% in FY 2021 to 34.6% in FY2022, $1,577.00 and Q2 of 2023').map((n) => n.text),
       ['36.8%', '34.6%', '$1,577.00'],

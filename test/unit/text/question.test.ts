@@ -87,6 +87,9 @@ describe('region support', () => {
     const n = new Set(contentTerms('How much did revenue grow in 2022?'));
     assert.equal(answerCue('number', 'Revenue grew by $4.2 billion in 2022.', n), '$4.2 billion');
     assert.equal(answerCue('number', 'Revenue grew strongly in 2022.', n), undefined);
+    assert.equal(answerCue('number', 'There are several ways to mitigate the hazards of teaching.', new Set(['wai', 'teach'])), 'several');
+    assert.equal(answerCue('number', 'There are infinitely many primes.', new Set(['prime'])), 'infinitely many');
+    assert.equal(answerCue('number', 'Many teachers leave the profession.', new Set(['teacher'])), undefined, '"many" alone marks no answer');
     const p = new Set(contentTerms('Who portrayed Corliss Archer?'));
     assert.equal(answerCue('person', 'Shirley Temple portrayed Corliss Archer.', p), 'Shirley Temple');
     assert.equal(answerCue('other', 'Shirley Temple portrayed Corliss Archer.', p), undefined);
