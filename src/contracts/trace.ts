@@ -69,6 +69,12 @@ export const CompressorSetting = z.discriminatedUnion('name', [
      * keeps its this many best-scoring leaves as a glimpse instead of nothing (default 0).
      */
     glimpse: z.optional(num),
+    /**
+     * With the rank gate and the glimpse: an item outside the gate keeps its glimpse only when its
+     * best leaf scores at least this share of the best leaf of the items the gate kept (0–1;
+     * default: always).
+     */
+    glimpseFloor: z.optional(num),
   }),
 ]);
 export type CompressorSetting = z.output<typeof CompressorSetting>;

@@ -76,11 +76,12 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
       else if (k === 'whole' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= WHOLE_BELOW.min && Number(val) <= WHOLE_BELOW.max) setting.wholeBelow = Number(val);
       else if (k === 'min' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= MIN_ITEMS.min && Number(val) <= MIN_ITEMS.max) setting.minItems = Number(val);
       else if (k === 'glimpse' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= GLIMPSE.min && Number(val) <= GLIMPSE.max) setting.glimpse = Number(val);
+      else if (k === 'floor' && val !== undefined && Number(val) >= 0 && Number(val) <= 1) setting.glimpseFloor = Number(val);
       else if (k === 'groups' && (val === 'encoded' || val === 'mean')) groupVectors = val;
       else if (k === 'margin' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) margin = Number(val);
       else if (k === 'nodes' && (val === 'text' || val === 'prefix' || val === 'children')) nodeVectors = val;
       else if (k === 'nodes' && val === 'derived') nodeVectors = undefined;
-      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, min=<items>, glimpse=<leaves>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
+      else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, min=<items>, glimpse=<leaves>, floor=<share 0–1>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
     }
     // whole= and min= shape the rank gate: without items= there is no gate and they would do nothing.
     if (setting.items === undefined && (setting.wholeBelow !== undefined || setting.minItems !== undefined)) {
@@ -88,7 +89,7 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
     }
     return { compressor: setting, groupVectors, ...(nodeVectors ? { nodeVectors } : {}), ...(margin ? { margin } : {}) };
   }
-  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,min=<items>,glimpse=<leaves>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
+  throw new CanopyError(ErrorCodes.badInput, `--compressor must be none, flat:<m>, threshold:<t>, canopy[:gate=<g>,items=<share>,whole=<characters>,min=<items>,glimpse=<leaves>,floor=<share>,margin=<δ>,groups=encoded,nodes=text|prefix|children] or peer, not "${value}"`);
 }
 
 export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encoded', margin?: number, nodeVectors?: NodeVectorVariant): string {
@@ -100,7 +101,7 @@ export function compressorLabel(c: EvalCompressor, groupVectors: 'mean' | 'encod
     case 'threshold':
       return `threshold:${c.threshold}`;
     case 'canopy': {
-      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', c.items !== undefined ? `items=${c.items}` : '', c.wholeBelow !== undefined ? `whole=${c.wholeBelow}` : '', c.minItems !== undefined ? `min=${c.minItems}` : '', c.glimpse !== undefined ? `glimpse=${c.glimpse}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : '', nodeVectors ? `nodes=${nodeVectors}` : ''].filter((s) => s);
+      const opts = [c.itemGate !== undefined ? `gate=${c.itemGate}` : '', c.items !== undefined ? `items=${c.items}` : '', c.wholeBelow !== undefined ? `whole=${c.wholeBelow}` : '', c.minItems !== undefined ? `min=${c.minItems}` : '', c.glimpse !== undefined ? `glimpse=${c.glimpse}` : '', c.glimpseFloor !== undefined ? `floor=${c.glimpseFloor}` : '', margin ? `margin=${margin}` : '', groupVectors === 'encoded' ? 'groups=encoded' : '', nodeVectors ? `nodes=${nodeVectors}` : ''].filter((s) => s);
       return opts.length ? `canopy:${opts.join(',')}` : 'canopy';
     }
     case 'peer':

@@ -44,7 +44,8 @@ Options:
                          first (canopy.critic.lookAhead, the default); --no-look-ahead: it does not
   --branching <B>        branching factor 2–4 (default 2)
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,items=<share>,whole=<characters>,
-                         min=<items>,glimpse=<leaves>,margin=<δ>,groups=encoded,nodes=text|prefix|children]
+                         min=<items>,glimpse=<leaves>,floor=<share 0–1>,margin=<δ>,groups=encoded,
+                         nodes=text|prefix|children]
                          | peer (default canopy); repeat it to compare several side by side
   --critic <c>           none | rule | llm (pool mode; default rule)
   --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)

@@ -9,6 +9,14 @@ import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } fro
 import { gateItems, glimpseLeaves, type ItemGateVerdict } from './itemGate';
 import { glimpseVerdicts, projectItem, subtreeVerdicts, type NodeVerdict } from './projection';
 
+/** The best score among a region's leaves. */
+function bestLeafScore(root: RegionNode, score: (n: RegionNode) => number): number {
+  if (root.children.length === 0) return score(root);
+  let best = -Infinity;
+  for (const c of root.children) best = Math.max(best, bestLeafScore(c, score));
+  return best;
+}
+
 /** Applies the chosen compressor to one round's new items. */
 export function compress(
   items: Item[],
@@ -23,9 +31,12 @@ export function compress(
       const kept: KeptByItem = new Map();
       const best = Math.max(...items.map((i) => score(i.root)));
       const gate = setting.items !== undefined ? gateItems(question, items, setting.items, setting.minItems) : undefined;
+      // With a floor, a glimpse must score near the best leaf of the items the gate kept.
+      const floor =
+        gate && setting.glimpse && setting.glimpseFloor !== undefined ? setting.glimpseFloor * Math.max(0, ...items.filter((i) => gate.get(i.id)?.kept).map((i) => bestLeafScore(i.root, score))) : undefined;
       for (const item of items) {
         const g = gate?.get(item.id);
-        if (g && !g.kept && setting.glimpse && item.root.children.length > 0) {
+        if (g && !g.kept && setting.glimpse && item.root.children.length > 0 && (floor === undefined || bestLeafScore(item.root, score) >= floor)) {
           // Dropped by the gate, but its best leaves stay as a glimpse of what it holds.
           const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
           // The chosen leaves are the glimpse; every other region, sections included, went with the

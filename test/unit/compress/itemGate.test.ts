@@ -144,6 +144,23 @@ describe('rank gate', () => {
     assert.deepEqual(plain.kept.get('Green-Day'), []);
   });
 
+  it('in the compressor: with a glimpse floor, a dropped item keeps its glimpse only when its best leaf scores near the kept items\' best', () => {
+    const scores = new Map<string, number>();
+    for (const it of items) {
+      scores.set(it.root.id, 0.5);
+      it.root.children.forEach((c, i) => scores.set(c.id, i === 1 ? 0.8 : 0.1));
+    }
+    // Green Day's best leaf is weak: 0.5 of the kept items' best (0.8).
+    for (const c of items.find((it) => it.id === 'Green-Day')!.root.children) scores.set(c.id, c.id === 'Green-Day/1' ? 0.4 : 0.1);
+    const score = (n: RegionNode) => scores.get(n.id) ?? 0;
+    const low = compress(items, { name: 'canopy', items: 0.3, glimpse: 1, glimpseFloor: 0.4 }, score, false, question);
+    assert.deepEqual(low.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/1']);
+    const high = compress(items, { name: 'canopy', items: 0.3, glimpse: 1, glimpseFloor: 0.6 }, score, false, question);
+    assert.equal(high.gate?.get('Green-Day')?.kept, false);
+    assert.deepEqual(high.kept.get('Green-Day'), []);
+    assert.deepEqual(high.verdicts.get('Green-Day'), [{ nodeId: 'Green-Day', decision: 'dropped-sibling', rule: 'below-parent', score: 0.5, depth: 0 }]);
+  });
+
   it('in the compressor: every region of an item the gate drops has a verdict, sections included', () => {
     // Green Day as a document of two sections of sentences: the gate drops it, its best leaf is the glimpse.
     const section = (id: string, texts: string[]): RegionNode => ({ id, kind: 'section', modality: 'text', text: texts.join(' '), anchor: { file: 'Green-Day.md' }, children: texts.map((text, i) => ({ id: `${id}/${i}`, kind: 'sentence', modality: 'text', text, anchor: { file: 'Green-Day.md' }, children: [] })) });

@@ -11,10 +11,14 @@ describe('eval compressor options', () => {
     assert.equal(compressorLabel(p.compressor, p.groupVectors), 'canopy:items=0.3,whole=600,min=4,glimpse=1');
     // A glimpse without the gate is the projection's own option.
     assert.deepEqual(parseEvalCompressor('canopy:glimpse=2').compressor, { name: 'canopy', glimpse: 2 });
+    // The glimpse floor (measured, off by default: docs/evaluation.md).
+    const f = parseEvalCompressor('canopy:items=0.3,min=4,glimpse=1,floor=0.8');
+    assert.deepEqual(f.compressor, { name: 'canopy', items: 0.3, minItems: 4, glimpse: 1, glimpseFloor: 0.8 });
+    assert.equal(compressorLabel(f.compressor, f.groupVectors), 'canopy:items=0.3,min=4,glimpse=1,floor=0.8');
   });
 
   it('refuses values outside the ranges, naming the option', () => {
-    for (const bad of ['canopy:min=0', 'canopy:min=2.5', 'canopy:glimpse=-1', 'canopy:glimpse=101']) {
+    for (const bad of ['canopy:min=0', 'canopy:min=2.5', 'canopy:glimpse=-1', 'canopy:glimpse=101', 'canopy:floor=1.5']) {
       assert.throws(() => parseEvalCompressor(bad), (e: Error) => e.message.includes(bad.slice('canopy:'.length)) && /min=<items>, glimpse=<leaves>/.test(e.message), bad);
     }
   });
