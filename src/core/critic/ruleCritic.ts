@@ -16,9 +16,13 @@
  * repeated; with nothing new to ask, the verdict says so and names what is missing.
  *
  * A question multi-hop by its form (`nestedReference`: "Anna Benson's husband", "the venue that
- * held …") is not answered by its first hop: when every part's best sentence lies in an item about
- * a thing the question names and introduces a named thing no retrieved item is about, that bridge
- * is missing (`details.hopGap`) and the follow-up asks for it.
+ * held …") is not answered by its first hop. Its bridge is read where the phrase points: in the
+ * kept item about the thing the phrase names (the Anna Benson item), the sentences that best cover
+ * the phrase's other words ("husband") introduce it ("Kris Benson"); when no retrieved item is about
+ * that bridge (an item is about what its title names, not its disambiguation: "Van Hook Township,
+ * Mountrail County, North Dakota" is not about Mountrail County), it is missing (`details.hopGap`)
+ * and the follow-up asks for it, also when the question's words are all covered. Without such an
+ * item, the first hop is every part's best sentence when each lies in an item the question names.
  *
  * With `lookAhead` (the default), before it asks for another round, the critic looks at what the follow-up
  * query would bring (`CriticInput.probe`: the next round's retrieval, run ahead and reused by
@@ -108,6 +112,37 @@ export class RuleCritic implements Critic {
     this.lookAhead = options.lookAhead ?? true;
   }
 
+  /**
+   * The bridges of a nested phrase: the kept sentences of the item about the thing the phrase
+   * names (its subject's words all in the phrase), ranked by how well they cover the phrase's
+   * other words, and the named things the best of them introduce. Undefined when no kept item is
+   * about a thing the phrase names.
+   */
+  private nestedBridges(
+    phraseText: string,
+    units: readonly Unit[],
+    weight: (term: string) => number,
+    bridgesIn: (sources: readonly Unit[]) => string[],
+  ): { anchor: string; bridges: string[] } | undefined {
+    // The phrase as the question goes on from it ("the county where V…" → "… where Van Hook Township is located"), possessives folded.
+    const phrase = new Set(contentTerms(phraseText.replace(/(\p{L})['’]s\b/gu, '$1')));
+    let anchor: { title: string; subject: Set<string> } | undefined;
+    for (const u of units) {
+      const subject = new Set(contentTerms(namedSubject(u.title)));
+      if (subject.size === 0 || ![...subject].every((t) => phrase.has(t))) continue;
+      if (!anchor || subject.size > anchor.subject.size) anchor = { title: u.title, subject };
+    }
+    if (!anchor) return undefined;
+    const relation = { terms: [...phrase].filter((t) => !anchor.subject.has(t)) };
+    const sources = units
+      .filter((u) => u.title === anchor.title)
+      .map((u, i) => ({ u, i, c: relation.terms.length > 0 ? partCoverage(relation, u.own, new Set(), weight).coverage : 0 }))
+      .sort((a, b) => b.c - a.c || a.i - b.i)
+      .slice(0, this.bridgeSources)
+      .map((x) => x.u);
+    return { anchor: anchor.title, bridges: bridgesIn(sources) };
+  }
+
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
     const analysis = analyzeQuestion(input.question);
     const questionTerms = new Set(analysis.terms);
@@ -146,7 +181,8 @@ export class RuleCritic implements Critic {
         ? analysis.entities.map((e) => ({ text: e, answerType: 'other' as const, terms: [...new Set(contentTerms(e))], entities: [e] }))
         : analysis.parts;
     const judged = parts.map(judgePart);
-    const missingEntities = analysis.entities.filter((e) => !contentTerms(e).every((t) => evidenceTerms.has(t)));
+    // "Anna Benson's" is named by evidence that says "Anna Benson".
+    const missingEntities = analysis.entities.filter((e) => !contentTerms(e.replace(/(\p{L})['’]s\b/gu, '$1')).every((t) => evidenceTerms.has(t)));
     const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
@@ -155,7 +191,10 @@ export class RuleCritic implements Critic {
       const t = indexTerm(w);
       if (t && !surface.has(t)) surface.set(t, w);
     }
-    const seenTitleTerms = input.seenTitles.map((t) => new Set(contentTerms(t)));
+    // An item is about the thing its title names ("Van Hook Township, Mountrail County, North
+    // Dakota" is about Van Hook Township, not Mountrail County): a bridge is retrieved when a
+    // seen title names it, whatever the title's disambiguation mentions.
+    const seenTitleTerms = input.seenTitles.map((t) => new Set(contentTerms(namedSubject(t))));
     const asked = new Set(input.previousQueries.flatMap((q) => contentTerms(q)));
     const aboutSeenItem = (entity: string) => {
       const terms = contentTerms(entity);
@@ -189,8 +228,15 @@ export class RuleCritic implements Critic {
       const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
       return terms.length > 0 && terms.every((t) => questionTerms.has(t));
     };
+    // The nested phrase's own first hop: the item about the thing it names ("Anna Benson's
+    // husband" → the Anna Benson item), and in it the sentences that say the relation ("husband",
+    // "actress who played Susan Walker", "the county where … is located"); the named things they
+    // introduce are the bridge. Sentences chosen by the whole question's words come from wherever
+    // those words are common and bring unrelated names.
+    const anchored = nested ? this.nestedBridges(input.question.slice(Math.max(0, input.question.indexOf(nested))), units, weight, bridgesIn) : undefined;
     let hopGap: { firstHop: string; bridges: string[] } | undefined;
-    if (covered && nested && judged.every((j) => j.ranked[0] !== undefined && namedByQuestion(j.ranked[0].title))) {
+    if (covered && anchored && anchored.bridges.length > 0) hopGap = { firstHop: anchored.anchor, bridges: anchored.bridges };
+    else if (covered && nested && judged.every((j) => j.ranked[0] !== undefined && namedByQuestion(j.ranked[0].title))) {
       const firstHop = judged.map((j) => j.ranked[0]!);
       const found = bridgesIn(firstHop);
       if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found };
@@ -217,7 +263,7 @@ export class RuleCritic implements Critic {
         if (sources.length >= this.bridgeSources) break;
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
-      const partBridges = bridgesIn(sources).filter((e) => !bridges.includes(e));
+      const partBridges = (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);

@@ -38,6 +38,34 @@ describe('RuleCritic', () => {
     assert.equal(lookup.sufficient, true, 'a lookup needs no second hop');
   });
 
+  it('takes a nested question\'s bridge from the item about the thing the phrase names, in the sentence that says the relation', async () => {
+    const question = "What team was Anna Benson's husband on?";
+    const v = await judge(question, [
+      // Another item covers "team" and "husband" better and names other people: no bridge from it.
+      { title: 'Everywoman Husband', text: 'The team owner Gloria Swanson and her husband bought Platinum Equity, a team sponsor.' },
+      { title: 'Anna Benson', text: 'Anna Benson is an American model and writer. Her husband is the baseball pitcher Kris Benson.' },
+    ]);
+    assert.equal(v.sufficient, false);
+    const bridges = (v.details as { bridges: string[] }).bridges;
+    assert.equal(bridges[0], 'Kris Benson', JSON.stringify(v.details));
+    assert.ok(!bridges.some((b) => /Swanson|Platinum/.test(b)), JSON.stringify(bridges));
+    assert.match(v.followUpQuery ?? '', /^Kris Benson\b/);
+    // Once the bridge's own item is there, the nested phrase has nothing left to ask.
+    const both = await judge(question, [
+      { title: 'Anna Benson', text: 'Anna Benson is an American model and writer. Her husband is the baseball pitcher Kris Benson.' },
+      { title: 'Kris Benson', text: 'Kris Benson is a former pitcher who played for the team of the Pittsburgh Pirates.' },
+    ]);
+    assert.ok(!(both.details as { bridges: string[] }).bridges.includes('Kris Benson'), JSON.stringify(both.details));
+  });
+
+  it('reads an item as about the thing its title names, not the places its disambiguation mentions', async () => {
+    const v = await judge('What is the seat of the county where Van Hook Township is located?', [
+      { title: 'Van Hook Township, Mountrail County, North Dakota', text: 'Van Hook Township is a township located in Mountrail County in the state of North Dakota.' },
+    ]);
+    assert.equal(v.sufficient, false, 'the county has no item of its own yet');
+    assert.match(v.followUpQuery ?? '', /Mountrail County/);
+  });
+
   it('stops a lookup whose answer is in one kept sentence (terms covered, an answer of the asked kind)', async () => {
     const v = await judge('When did the 1973 oil crisis begin?', [
       { title: '1973 oil crisis', text: '1973 oil crisis. The 1973 oil crisis began in October 1973 when the members of OAPEC proclaimed an oil embargo.' },
