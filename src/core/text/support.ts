@@ -56,6 +56,8 @@ const METRIC_ALIASES: Array<[RegExp, string]> = [
   [/\b(net income|net earnings|net profit)\b/i, 'net income earnings'],
   [/\b(pp&e|ppe|ppne|property,? plant,? and equipment)\b/i, 'property plant equipment ppe'],
   [/\b(operating income|income from operations|operating profit)\b/i, 'operating income'],
+  // Not a line item but a filing's word for one event: "spin off Upjohn" ↔ "costs … in connection with separating Upjohn".
+  [/\b(spin-?offs?|spun-?off|spin(ning)? off|separating|separation|split-?off|demerger)\b/i, 'spinoff separation'],
   [/\b(d&a|depreciation and amortization|depreciation, depletion and amortization)\b/i, 'depreciation amortization'],
 ];
 
