@@ -259,6 +259,36 @@ export function labelKey(text: string): string {
  */
 export const PART_SCALE = 0.2;
 
+/** The span of time a statement covers: one quarter, the year to date (six or nine months), or the year. */
+export type PeriodSpan = 'quarter' | 'year-to-date' | 'year';
+
+const QUARTER_SPAN = /\b(three|3) months\b|\b13 weeks\b|\b(first|second|third|fourth) quarter\b|\bquarter ended\b/i;
+const YTD_SPAN = /\b(six|nine|6|9) months\b|\b(26|39) weeks\b|\byear[- ]to[- ]date\b|\bfirst half\b/i;
+const YEAR_SPAN = /\b(twelve|12) months\b|\b5[23] weeks\b|\bfull year\b|\b(fiscal )?years? ended\b/i;
+
+/**
+ * The span a statement's title lines say it covers ("SECOND QUARTER", "Three Months Ended" →
+ * quarter; "SIX MONTHS" → year to date), or undefined when they name none or several (a table with
+ * three- and six-month columns side by side).
+ */
+export function periodSpan(text: string): PeriodSpan | undefined {
+  const spans = [QUARTER_SPAN.test(text) ? 'quarter' : undefined, YTD_SPAN.test(text) ? 'year-to-date' : undefined, YEAR_SPAN.test(text) ? 'year' : undefined].filter(
+    (x): x is PeriodSpan => x !== undefined,
+  );
+  return spans.length === 1 ? spans[0] : undefined;
+}
+
+/**
+ * The span a question asks about: a quarter ("Q2 of FY2023", "the second quarter") unless it asks
+ * for the half or nine months; the year to date when it names those; otherwise undefined (a fiscal
+ * year is read from any statement that carries it).
+ */
+export function askedSpan(question: string): PeriodSpan | undefined {
+  if (YTD_SPAN.test(question)) return 'year-to-date';
+  if (/(?:^|[^a-z0-9])Q[1-4](?=$|[^0-9]|(?:19|20)\d{2}(?![0-9]))/i.test(question) || /\bquarter\b|\b(three|3) months\b/i.test(question)) return 'quarter';
+  return undefined;
+}
+
 /** Line items that mark a statement table by its own rows. */
 const ITEM_MARKS: Array<[StatementKind, RegExp[]]> = [
   ['cash-flow', [/\boperating activities\b/i, /\b(investing|financing) activities\b/i]],

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, formulaItems, hasFigure, labelKey, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { askedFigure, askedSpan, formulaItems, hasFigure, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -198,6 +198,21 @@ describe('ExtractiveReader: statement rows', () => {
     const regions = [region('NIKE_2016_10K.pdf', 'NIKE 10-K', 'table', [theirs]), region('MICROSOFT_2016_10K.pdf', 'Microsoft 10-K', 'paragraph', [ours])];
     const a = await reader.answer('What is the FY2016 COGS for Microsoft? Use the income statement.', { text: '', tokens: 0, truncated: false, regions });
     assert.equal(a.citations[0]!.nodeId, ours.id, a.text);
+  });
+});
+
+describe('rows: the span of time a statement covers', () => {
+  it('reads a quarter, the year to date or the year from title lines, and the span a question asks', () => {
+    assert.equal(periodSpan('Condensed Consolidated Statement of Earnings (Unaudited; in Millions) SECOND QUARTER'), 'quarter');
+    assert.equal(periodSpan('Three Months Ended July 2, 2023'), 'quarter');
+    assert.equal(periodSpan('(Unaudited; in Millions Except Per Share Figures) SIX MONTHS'), 'year-to-date');
+    assert.equal(periodSpan('For the years ended June 30,'), 'year');
+    assert.equal(periodSpan('Three Months Ended | Six Months Ended'), undefined, 'both spans side by side');
+    assert.equal(periodSpan('Consolidated Statements of Income'), undefined);
+    assert.equal(askedSpan("Did JnJ's net earnings increase in Q2 of FY2023 compared to Q2 of FY2022?"), 'quarter');
+    assert.equal(askedSpan('Which region had the biggest drop in Q22023 revenues?'), 'quarter');
+    assert.equal(askedSpan('How much cash was used in the first six months of fiscal 2024?'), 'year-to-date');
+    assert.equal(askedSpan('What is the FY2018 capital expenditure amount for 3M?'), undefined);
   });
 });
 
