@@ -169,7 +169,7 @@ export async function runController(
     if (candidates.length === 0 && searchesUsed >= options.maxSearches) {
       return finish('no-candidates', 'no candidate action and no search left');
     }
-    const ruleScores = scoreCandidates({ view, state, relevance, candidates, iteration, options });
+    const ruleScores = scoreCandidates({ view, state, relevance, candidates, iteration, options, question });
     const input: EvaluatorInput = {
       question,
       iteration,

@@ -24,7 +24,7 @@ import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
-import { statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../read/rows';
+import { PART_OF_COMPANY, statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../read/rows';
 
 /** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
 export interface PageSignals {
@@ -203,12 +203,16 @@ const STATEMENT_PAGES = 2;
  * PDF-split title such as "Balance Shee t" included) and which carry a table whose own line items
  * make it that statement (read/rows.ts), or tables that do together with the page's lines (a
  * statement split where its subtotals were read as text) — so neither the index of financial statements nor a note that cites
- * the statement by name is taken. A question that names or implies no statement gets none.
+ * the statement by name is taken, nor (unless the question asks about one) the statement of part of the company (read/rows.ts
+ * PART_OF_COMPANY). A question that names or implies no statement gets none.
  */
 export function statementPages(view: DocumentView, question: string, grounding: readonly GroundedPage[]): StatementPage[] {
   const named = statementsAsked(question);
   if (named.length === 0) return [];
   const implied = statementsNamed(question).length === 0;
+  // A statement of part of the company (a guarantor group, a deed of cross guarantee's closed group)
+  // carries the same line items with other figures: a question about the company means the consolidated one.
+  const partAsked = PART_OF_COMPANY.test(question);
   const rank = new Map(grounding.map((g) => [g.pageId, g.rank]));
   // What each page's head names, read once for all the named statements.
   const heads = new Map(view.pages.map((p) => [p.id, statementsNamed(pageHead(view, p.id))]));
@@ -217,6 +221,7 @@ export function statementPages(view: DocumentView, question: string, grounding: 
     const found: StatementPage[] = [];
     for (const p of view.pages) {
       if (!heads.get(p.id)!.includes(statement)) continue;
+      if (!partAsked && PART_OF_COMPANY.test(pageHead(view, p.id))) continue;
       const tables = view.elementsOn(p.id).filter((e) => e.type === 'table');
       let tableIds = tables.filter((e) => statementByItems(e.text) === statement).map((e) => e.id);
       // A statement the PDF's layout split into several tables (its subtotals read as lines of text between them): the page's rows and lines together make it.

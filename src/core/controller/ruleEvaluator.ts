@@ -37,7 +37,9 @@
  * Opens are taken greedily by utility (novelty updated after each), activations up to the
  * per-iteration limit, both within the budgets left. Ties go to the lower index.
  */
+import { askedSpan, periodSpan, type PeriodSpan } from '../read/rows';
 import type { Candidate } from './candidates';
+import { pageHead } from './grounding';
 import type { DocumentView } from './documentView';
 import type { CandidatePick, ControllerEvaluator, EvaluatorDecision, EvaluatorInput, RuleScore, SearchRequest } from './evaluator';
 import type { ControllerOptions } from './options';
@@ -66,6 +68,8 @@ export interface RuleContext {
   candidates: Candidate[];
   iteration: number;
   options: Pick<ControllerOptions, 'maxOpenedNodes' | 'maxIterations'>;
+  /** The question, for the period it asks about (a quarter's statement beside the year to date's). */
+  question?: string;
 }
 
 const r2 = (x: number) => Math.round(x * 1000) / 1000;
@@ -91,6 +95,14 @@ export function scoreCandidates(ctx: RuleContext): Map<number, RuleScore> {
   const open = ruleConstants.openThreshold + ruleConstants.pressureSlope * p;
   const opened = state.elementsIn('opened');
   const nov = (id: string) => novelty(relevance, id, opened);
+  const asked = ctx.question !== undefined ? askedSpan(ctx.question) : undefined;
+  const spans = new Map<string, PeriodSpan | undefined>();
+  const spanOf = (id: string) => {
+    const page = view.pageOf(id);
+    if (!page) return undefined;
+    if (!spans.has(page.id)) spans.set(page.id, periodSpan(pageHead(view, page.id)));
+    return spans.get(page.id);
+  };
   const out = new Map<number, RuleScore>();
   for (const c of ctx.candidates) {
     const a = c.action;
@@ -149,10 +161,16 @@ export function scoreCandidates(ctx: RuleContext): Map<number, RuleScore> {
           let dup = 0;
           let of: string | undefined;
           const own = relevance.relevance(a.nodeId);
+          const fits = (id: string) => asked !== undefined && spanOf(id) === asked;
           for (const o of opened) {
-            // Of two copies the less relevant one goes; of equals, the later one in reading order.
+            // Of two copies the less relevant one goes; of equals, the later one in reading order. Of a
+            // quarter's statement and the year to date's (same line items, near-equal text), the one of the
+            // period the question asks about stays.
             const other = relevance.relevance(o);
-            if (o === a.nodeId || other < own || (other === own && view.readingOrder(o) > view.readingOrder(a.nodeId))) continue;
+            if (o === a.nodeId) continue;
+            if (fits(o) !== fits(a.nodeId) && spanOf(o) !== undefined && spanOf(a.nodeId) !== undefined) {
+              if (!fits(o)) continue;
+            } else if (other < own || (other === own && view.readingOrder(o) > view.readingOrder(a.nodeId))) continue;
             const s = relevance.similarity(a.nodeId, o);
             if (s > dup) {
               dup = s;

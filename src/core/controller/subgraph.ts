@@ -122,19 +122,23 @@ export async function buildEvidenceSubgraph(
   deps.tracer?.emit('controller/start', { file: view.file, pages: view.pages.length, elements: view.elements.length, evaluator: evaluator.kind });
 
   const retrievedEntries = retrievedEntryPages(grounding, deps.retrievedSpans ?? [], opts.initialPages, opts.initialPages);
+  const statements = deps.openStatements === false ? [] : statementPages(view, question, grounding);
   const run = await runController(
     question,
     view,
     relevance,
     grounding,
     opts,
-    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: deps.openStatements === false ? [] : statementPages(view, question, grounding), ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: statements, ...(deps.tracer ? { tracer: deps.tracer } : {}) },
     signal,
   );
 
   // CANOPY projection inside every opened element.
   const keepTablesWhole = opts.keepTablesWhole ?? routeQuestion(question).aggregate;
   const openedIds = run.state.elementsIn('opened');
+  // The tables of a statement the question asks about are read whole: the answer is one of their
+  // lines, and the line that names the metric scores no better against the question than its neighbours.
+  const statementTables = new Set(statements.flatMap((s) => s.tableIds));
   const regions: ControllerRegion[] = [];
   const opened: OpenedEvidence[] = [];
   const rendered: Array<{ nodeId: string; kept: RegionNode[] }> = [];
@@ -150,7 +154,7 @@ export async function buildEvidenceSubgraph(
     if (opts.project) {
       const vectors = await nodeVectors(region, deps.embedTexts, signal);
       scores = scoreNodes(relevance.queryVector, vectors, deps.adapter);
-      kept = projectItem(region, (n) => scores.get(n.id) ?? Number.NEGATIVE_INFINITY, { keepTablesWhole }).kept;
+      kept = projectItem(region, (n) => scores.get(n.id) ?? Number.NEGATIVE_INFINITY, { keepTablesWhole: keepTablesWhole || statementTables.has(id) }).kept;
     }
     rendered.push({ nodeId: id, kept });
     let keptTokens = 0;

@@ -22,7 +22,8 @@
  *    question does not ask about one; a quarter of it rides
  *    on the label naming nothing else ("Total assets" over "Total current assets").
  * The reader adds `ROW_WEIGHT` × this to a row's support (`STATEMENT_ROW_WEIGHT` for a row of the
- * statement asked; extractiveReader.ts).
+ * statement asked; extractiveReader.ts), and takes some off a row whose line item another kept
+ * table carries with figures more than 1 / `PART_SCALE` times larger (`rowScale`, `labelKey`).
  */
 import type { RegionNode } from '../../contracts/region';
 import { joinSplitWords, supportTerms } from '../text/support';
@@ -227,6 +228,65 @@ export function rowLabel(text: string): string {
 /** Whether the row carries a figure after its label. */
 export function hasFigure(text: string): boolean {
   return FIGURE.test(text);
+}
+
+/**
+ * The largest figure a row carries after its label, as a magnitude (1,577 · (370) · $ 5,363 → 5,363);
+ * percentages and bare years are no amounts. 0 for a row without one.
+ */
+export function rowScale(text: string): number {
+  const label = rowLabel(text);
+  let most = 0;
+  for (const m of text.slice(text.indexOf(label) + label.length).matchAll(/(?:^|\s)[$(]?\s?-?(\d[\d,]*(?:\.\d+)?)\)?(%?)(?=\s|$)/g)) {
+    if (m[2] || /^(19|20)\d{2}$/.test(m[1]!)) continue;
+    most = Math.max(most, Number(m[1]!.replace(/,/g, '')));
+  }
+  return most;
+}
+
+/** A row's label as a key: its support terms, sorted ("Total net revenue" and "Net revenue, total" meet). */
+export function labelKey(text: string): string {
+  return [...new Set(supportTerms(rowLabel(text)))].sort().join(' ');
+}
+
+/**
+ * A row whose line item another kept table of the same filing carries with figures at least
+ * 1 / PART_SCALE times larger is that line item for part of the company — a segment, a region, a
+ * guarantor group ("Best Buy 127 …" of the International stores beside "Best Buy 931 …" of the
+ * Domestic ones; "Gross profit 58" of a deed of cross guarantee beside the consolidated 2,725). A
+ * quarter beside its year or half year stays above it (a quarter is at least a fifth of a year in
+ * all but the most seasonal businesses).
+ */
+export const PART_SCALE = 0.2;
+
+/** The span of time a statement covers: one quarter, the year to date (six or nine months), or the year. */
+export type PeriodSpan = 'quarter' | 'year-to-date' | 'year';
+
+const QUARTER_SPAN = /\b(three|3) months\b|\b13 weeks\b|\b(first|second|third|fourth) quarter\b|\bquarter ended\b/i;
+const YTD_SPAN = /\b(six|nine|6|9) months\b|\b(26|39) weeks\b|\byear[- ]to[- ]date\b|\bfirst half\b/i;
+const YEAR_SPAN = /\b(twelve|12) months\b|\b5[23] weeks\b|\bfull year\b|\b(fiscal )?years? ended\b/i;
+
+/**
+ * The span a statement's title lines say it covers ("SECOND QUARTER", "Three Months Ended" →
+ * quarter; "SIX MONTHS" → year to date), or undefined when they name none or several (a table with
+ * three- and six-month columns side by side).
+ */
+export function periodSpan(text: string): PeriodSpan | undefined {
+  const spans = [QUARTER_SPAN.test(text) ? 'quarter' : undefined, YTD_SPAN.test(text) ? 'year-to-date' : undefined, YEAR_SPAN.test(text) ? 'year' : undefined].filter(
+    (x): x is PeriodSpan => x !== undefined,
+  );
+  return spans.length === 1 ? spans[0] : undefined;
+}
+
+/**
+ * The span a question asks about: a quarter ("Q2 of FY2023", "the second quarter") unless it asks
+ * for the half or nine months; the year to date when it names those; otherwise undefined (a fiscal
+ * year is read from any statement that carries it).
+ */
+export function askedSpan(question: string): PeriodSpan | undefined {
+  if (YTD_SPAN.test(question)) return 'year-to-date';
+  if (/(?:^|[^a-z0-9])Q[1-4](?=$|[^0-9]|(?:19|20)\d{2}(?![0-9]))/i.test(question) || /\bquarter\b|\b(three|3) months\b/i.test(question)) return 'quarter';
+  return undefined;
 }
 
 /** Line items that mark a statement table by its own rows. */

@@ -90,6 +90,35 @@ describe('rule evaluator', () => {
     );
   });
 
+  it('of a quarter\'s statement and the year to date\'s, keeps the one of the period the question asks about', async () => {
+    const para = (t: string) => ({ kind: 'paragraph' as const, sentences: [t] });
+    const rows = ['Sales to customers | 25,530 | 24,020', 'Net earnings | 5,144 | 4,814'];
+    // The year to date's copy comes first: of equals, the earlier one would stay.
+    const doc = await buildFixtureDoc([
+      [para('Consolidated Statement of Earnings'), para('SIX MONTHS'), { kind: 'table', header: '(Millions) | 2023 | 2022', rows }],
+      [para('Consolidated Statement of Earnings'), para('SECOND QUARTER'), { kind: 'table', header: '(Millions) | 2023 | 2022', rows }],
+    ]);
+    const question = 'Did net earnings as a percent of sales increase in Q2 of FY2023 compared to Q2 of FY2022?';
+    const s = await setup({}, doc, question);
+    const [ytd, quarter] = s.view.elements.filter((e) => e.type === 'table');
+    const state = new EvidenceState(s.view);
+    for (const p of [0, 1]) state.apply({ type: 'ACTIVATE_PAGE', pageId: pageId(p), page: p, source: 'initial' });
+    for (const t of [ytd!, quarter!]) {
+      state.apply({ type: 'ACTIVATE_NODE', nodeId: t.id, source: 'page' });
+      state.apply({ type: 'OPEN_NODE', nodeId: t.id });
+    }
+    const prunes = (q: string | undefined) => {
+      const candidates = generateCandidates(s.view, state);
+      const scores = scoreCandidates({ view: s.view, state, relevance: s.relevance, candidates, iteration: 2, options: s.options, ...(q ? { question: q } : {}) });
+      const prune = (id: string) => scores.get(candidates.find((c) => c.action.type === 'PRUNE_NODE' && c.targetId === id)!.index)!.utility;
+      return { ytd: prune(ytd!.id), quarter: prune(quarter!.id) };
+    };
+    const asked = prunes(question);
+    assert.ok(asked.ytd > 0.95 && asked.quarter < 0.95, `the six months' copy goes: ${JSON.stringify(asked)}`);
+    const plain = prunes(undefined);
+    assert.ok(plain.quarter > 0.95 && plain.ytd < 0.95, `without a period asked, the later copy goes: ${JSON.stringify(plain)}`);
+  });
+
   it('prunes an entry page where nothing can clear the activation threshold, and limits activations per iteration', async () => {
     const s = await setup({ maxActivationsPerIteration: 1 });
     const state = new EvidenceState(s.view);

@@ -44,6 +44,11 @@ const pages: ElementSpec[][] = [
     { kind: 'table', header: '(Millions) | 2018 | 2017', rows: ['Operating income | 7,207 | 7,692', 'Income tax expense | (1,637) | (2,679)'] },
     { kind: 'paragraph', sentences: ['Net income 5,349 4,858'] },
   ],
+  [
+    // The same statement for part of the company: same line items, other figures.
+    { kind: 'paragraph', sentences: ['Deed of Cross Guarantee Consolidated Statements of Income'] },
+    { kind: 'table', header: '(Millions) | 2018 | 2017', rows: ['Net sales | 377 | 391', 'Gross profit | 58 | 54', 'Net income | 487 | 1,153'] },
+  ],
 ];
 
 const QUESTION = 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.';
@@ -66,7 +71,9 @@ describe('controller: the statement the question names', () => {
     // The split statement: no table lists sales, net income and operating income; the page's tables and lines together do.
     const income = statementPages(view, 'Does 3M have an improving gross margin profile as of FY2018?', grounding);
     assert.deepEqual(income.map((f) => [f.page, f.statement]), [[5, 'income']]);
-    assert.deepEqual(income[0]!.tableIds, [elementId(doc, 'Net sales'), elementId(doc, 'Operating income')]);
+    assert.deepEqual(income[0]!.tableIds, [elementId(doc, 'Net sales | 32,765'), elementId(doc, 'Operating income')]);
+    // A statement of part of the company is no statement of the company, unless the question asks about that part.
+    assert.deepEqual(statementPages(view, 'What is the gross profit of the closed group under the deed of cross guarantee in FY2018?', grounding).map((f) => f.page), [5, 6]);
     // An adjusted measure is read from its reconciliation, not from a statement.
     assert.deepEqual(statementPages(view, 'What was the FY2018 Adjusted operating income margin?', grounding), []);
   });
@@ -80,6 +87,33 @@ describe('controller: the statement the question names', () => {
     assert.equal(open.decidedBy, 'grounding');
     assert.match(open.why!, /the question names the cash flow statement: its table on page 3/);
     assert.ok(result.regions.some((r) => /Purchases of property/.test(r.node.text)), 'the capex row reaches the reader');
+
+  });
+
+  it('reads the statement\'s tables whole: every line reaches the reader, not only those that score best against the question', async () => {
+    const lines = [
+      'Net income | 5,363 | 4,869',
+      'Depreciation and amortization | 1,488 | 1,544',
+      'Company pension and postretirement contributions | (370) | (967)',
+      'Stock-based compensation expense | 302 | 324',
+      'Deferred income taxes | (57) | 107',
+      'Accounts receivable | (305) | (245)',
+      'Inventories | (509) | (387)',
+      'Accounts payable | 408 | 24',
+      'Net cash provided by operating activities | 6,439 | 6,240',
+      'Purchases of property, plant and equipment (PP&E) | (1,577) | (1,373)',
+      'Proceeds from sale of PP&E and other assets | 262 | 49',
+      'Acquisitions, net of cash acquired | 13 | (2,023)',
+      'Purchases of marketable securities and investments | (1,828) | (2,152)',
+      'Net cash used in investing activities | (222) | (3,086)',
+    ];
+    const doc = await buildFixtureDoc([
+      [{ kind: 'paragraph', sentences: ['Consolidated Statement of Cash Flows'] }, { kind: 'table', header: '(Millions) | 2018 | 2017', rows: lines }],
+      [{ kind: 'paragraph', sentences: ['Capital expenditure rose as we expanded capacity.'] }],
+    ]);
+    const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 1, maxIterations: 1 });
+    const text = result.regions.map((r) => r.node.text).join('\n');
+    for (const line of lines) assert.ok(text.includes(line.split(' | ')[0]!), line);
   });
 
   it('opens no statement when told not to (a filing of another company than the one the question names)', async () => {

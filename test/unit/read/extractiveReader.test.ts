@@ -175,3 +175,29 @@ describe('ExtractiveReader: filings', () => {
     assert.ok(!a.citations.some((c) => c.nodeId === heading.id), 'a heading is never quoted');
   });
 });
+
+describe('ExtractiveReader: what a filing question is about', () => {
+  const reader = new ExtractiveReader();
+
+  it('does not answer from a sentence that shares only the years with the question', async () => {
+    const buyback = leaf('On August 17, 2022, our Board of Directors approved a $400 million buyback, completed in fiscal year 2023.');
+    const acquisition = leaf('On March 17, 2023, the Company completed the acquisition of a medical packaging site in Shanghai.');
+    const other = leaf('The Company sponsors defined benefit plans for current and former employees.');
+    const a = await reader.answer('What are major acquisitions that Acme has done in FY2023, FY2022 and FY2021?', input([
+      // The buyback scores higher against the question: without the rule it is [1].
+      { title: 'Acme 10-K', leaves: [buyback], score: 0.5 },
+      { title: 'Acme 10-K', leaves: [acquisition, other], score: 0.45 },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, acquisition.id, a.text);
+  });
+
+  it('answers a question about what is expected with a sentence that states the expectation, the separation read as the spin-off', async () => {
+    const past = leaf('Under agreements related to the 2020 spin-off of the Upjohn Business, net amounts due to Viatris were $25 million as of July 2, 2023.');
+    const expected = leaf('We expect to incur costs of approximately $700 million in connection with separating Upjohn.');
+    const a = await reader.answer('How much does Pfizer expect to pay to spin off Upjohn in the future in USD million?', input([
+      { title: 'Pfizer 10-Q', leaves: [past], score: 0.4 },
+      { title: 'Pfizer 10-Q', leaves: [expected], score: 0.34 },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, expected.id, a.text);
+  });
+});

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, formulaItems, hasFigure, rowLabel, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { askedFigure, askedSpan, formulaItems, hasFigure, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -198,5 +198,55 @@ describe('ExtractiveReader: statement rows', () => {
     const regions = [region('NIKE_2016_10K.pdf', 'NIKE 10-K', 'table', [theirs]), region('MICROSOFT_2016_10K.pdf', 'Microsoft 10-K', 'paragraph', [ours])];
     const a = await reader.answer('What is the FY2016 COGS for Microsoft? Use the income statement.', { text: '', tokens: 0, truncated: false, regions });
     assert.equal(a.citations[0]!.nodeId, ours.id, a.text);
+  });
+});
+
+describe('rows: the span of time a statement covers', () => {
+  it('reads a quarter, the year to date or the year from title lines, and the span a question asks', () => {
+    assert.equal(periodSpan('Condensed Consolidated Statement of Earnings (Unaudited; in Millions) SECOND QUARTER'), 'quarter');
+    assert.equal(periodSpan('Three Months Ended July 2, 2023'), 'quarter');
+    assert.equal(periodSpan('(Unaudited; in Millions Except Per Share Figures) SIX MONTHS'), 'year-to-date');
+    assert.equal(periodSpan('For the years ended June 30,'), 'year');
+    assert.equal(periodSpan('Three Months Ended | Six Months Ended'), undefined, 'both spans side by side');
+    assert.equal(periodSpan('Consolidated Statements of Income'), undefined);
+    assert.equal(askedSpan("Did JnJ's net earnings increase in Q2 of FY2023 compared to Q2 of FY2022?"), 'quarter');
+    assert.equal(askedSpan('Which region had the biggest drop in Q22023 revenues?'), 'quarter');
+    assert.equal(askedSpan('How much cash was used in the first six months of fiscal 2024?'), 'year-to-date');
+    assert.equal(askedSpan('What is the FY2018 capital expenditure amount for 3M?'), undefined);
+  });
+});
+
+describe('rows: the same line item for part of the company', () => {
+  it('reads a row\'s largest figure and its label as a key', () => {
+    assert.equal(rowScale('Best Buy 908 - (1) 907 931 1 (2) 930'), 931);
+    assert.equal(rowScale('Gross profit $ 2,725 $ 2,820 (1,577)'), 2820);
+    assert.equal(rowScale('Gross margin 18.5% 19.4% 2023'), 0, 'percentages and bare years are no amounts');
+    assert.equal(rowScale('Percentage of revenues 25.4% 31.2% $ 7'), 7);
+    assert.equal(rowScale('Total assets'), 0);
+    assert.equal(labelKey('Net revenue, total 9,497,578'), labelKey('Total net revenue 4,713,500'));
+  });
+
+  it('ranks a row below the same line item of another kept table whose figures are more than five times larger', async () => {
+    const reader = new ExtractiveReader();
+    const question = 'Was there any change in the number of Best Buy stores between Q2 of FY2024 and FY2023?';
+    const part = leaf('Best Buy 127 1 - 128 127 - - 127', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
+    const mobile = leaf('Outlet Centers 20 1 (1) 20 16 2 - 18', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
+    const whole = leaf('Best Buy 908 - (1) 907 931 1 (2) 930', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
+    const yoga = leaf('Yardbird 24 - - 24 20 - - 20', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
+    // The smaller table scores higher against the question: without the rule its row is [1].
+    const international = region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [part, mobile], 0.4);
+    const domestic = region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [whole, yoga], 0.3);
+    const a = await reader.answer(question, { text: '', tokens: 0, truncated: false, regions: [international, domestic] });
+    assert.equal(a.citations[0]!.nodeId, whole.id, a.text);
+    // A quarter beside its half year is no part: both keep their place.
+    const quarter = leaf('Best Buy 127 1 - 128 127 - - 127', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
+    const half = leaf('Best Buy 250 1 - 251 250 - - 250', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
+    const b = await reader.answer(question, {
+      text: '',
+      tokens: 0,
+      truncated: false,
+      regions: [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [quarter], 0.4), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [half], 0.3)],
+    });
+    assert.equal(b.citations[0]!.nodeId, quarter.id, b.text);
   });
 });

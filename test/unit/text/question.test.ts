@@ -144,5 +144,11 @@ describe('question focus and support terms (extractive reader)', () => {
     assert.ok(!supportTerms('Apollo 11 in July').includes('apollo11') && !supportTerms('World War 2').includes('war2'), 'a word and a number stay apart');
     const cogs = supportTerms('What is the FY2016 COGS for Microsoft?');
     assert.ok(contentTerms('cost of revenue').every((t) => supportTerms('Total cost of revenue 32,780').includes(t)) && cogs.includes(contentTerms('cost')[0]!));
+    const ceo = supportTerms("Does Foot Locker's new CEO have previous CEO experience?");
+    assert.ok(contentTerms('chief executive officer').every((t) => ceo.includes(t)) && supportTerms('former Chief Executive Officer of Ulta Beauty').includes(contentTerms('CEO')[0]!), 'an officer by title or initials');
+    const spinOff = supportTerms('How much will Pfizer pay to spin off Upjohn?');
+    const separating = supportTerms('costs in connection with separating Upjohn');
+    assert.ok(contentTerms('spinoff').every((t) => spinOff.includes(t) && separating.includes(t)), 'a spin-off is a separation of a business');
+    assert.ok(!supportTerms('The two rivers separate near the delta.').includes(contentTerms('spinoff')[0]!), 'a plain "separate" is no spin-off');
   });
 });
