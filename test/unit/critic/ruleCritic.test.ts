@@ -58,6 +58,16 @@ describe('RuleCritic', () => {
     assert.ok(!(both.details as { bridges: string[] }).bridges.includes('Kris Benson'), JSON.stringify(both.details));
   });
 
+  it('reads a possessive in the question as the evidence writes the name ("Tesla\'s eulogy" is about Tesla)', async () => {
+    const v = await judge("Who gave Tesla's eulogy?", [
+      { title: 'Nikola Tesla', text: 'On 10 January 1943, New York City mayor Fiorello La Guardia read a eulogy for Tesla over the radio.' },
+      { title: 'Westinghouse', text: 'The acquisition of a motor gave Westinghouse a key patent for its system.' },
+    ]);
+    assert.equal(v.sufficient, true, JSON.stringify(v.details));
+    const part = (v.details as { parts: Array<{ missingTerms: string[] }> }).parts[0]!;
+    assert.ok(!part.missingTerms.some((t) => t.startsWith('tesla')), JSON.stringify(part));
+  });
+
   it('reads an item as about the thing its title names, not the places its disambiguation mentions', async () => {
     const v = await judge('What is the seat of the county where Van Hook Township is located?', [
       { title: 'Van Hook Township, Mountrail County, North Dakota', text: 'Van Hook Township is a township located in Mountrail County in the state of North Dakota.' },
