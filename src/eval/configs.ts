@@ -76,12 +76,16 @@ export function parseEvalCompressor(value: string): { compressor: EvalCompressor
       else if (k === 'whole' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= WHOLE_BELOW.min && Number(val) <= WHOLE_BELOW.max) setting.wholeBelow = Number(val);
       else if (k === 'min' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= MIN_ITEMS.min && Number(val) <= MIN_ITEMS.max) setting.minItems = Number(val);
       else if (k === 'glimpse' && val !== undefined && Number.isInteger(Number(val)) && Number(val) >= GLIMPSE.min && Number(val) <= GLIMPSE.max) setting.glimpse = Number(val);
-      else if (k === 'floor' && val !== undefined && Number(val) >= 0 && Number(val) <= 1) setting.glimpseFloor = Number(val);
+      else if (k === 'floor' && val !== undefined && val !== '' && Number(val) >= 0 && Number(val) <= 1) setting.glimpseFloor = Number(val);
       else if (k === 'groups' && (val === 'encoded' || val === 'mean')) groupVectors = val;
       else if (k === 'margin' && val !== undefined && Number.isFinite(Number(val)) && Number(val) >= 0) margin = Number(val);
       else if (k === 'nodes' && (val === 'text' || val === 'prefix' || val === 'children')) nodeVectors = val;
       else if (k === 'nodes' && val === 'derived') nodeVectors = undefined;
       else throw new CanopyError(ErrorCodes.badInput, `unknown CANOPY option "${opt}" (expected gate=<g>, items=<share ${ITEM_SHARE.min}–${ITEM_SHARE.max}>, whole=<characters>, min=<items>, glimpse=<leaves>, floor=<share 0–1>, margin=<δ>, groups=encoded|mean or nodes=derived|text|prefix|children)`);
+    }
+    // A floor only chooses among the glimpses of the items the rank gate drops.
+    if (setting.glimpseFloor !== undefined && (setting.items === undefined || !setting.glimpse)) {
+      throw new CanopyError(ErrorCodes.badInput, `--compressor ${v}: floor= chooses which items outside the rank gate keep a glimpse; it needs items=<share> and glimpse=<leaves>`);
     }
     // whole= and min= shape the rank gate: without items= there is no gate and they would do nothing.
     if (setting.items === undefined && (setting.wholeBelow !== undefined || setting.minItems !== undefined)) {

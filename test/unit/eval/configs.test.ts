@@ -15,6 +15,9 @@ describe('eval compressor options', () => {
     const f = parseEvalCompressor('canopy:items=0.3,min=4,glimpse=1,floor=0.8');
     assert.deepEqual(f.compressor, { name: 'canopy', items: 0.3, minItems: 4, glimpse: 1, glimpseFloor: 0.8 });
     assert.equal(compressorLabel(f.compressor, f.groupVectors), 'canopy:items=0.3,min=4,glimpse=1,floor=0.8');
+    for (const bad of ['canopy:glimpse=1,floor=0.8', 'canopy:items=0.3,floor=0.8', 'canopy:items=0.3,glimpse=1,floor=']) {
+      assert.throws(() => parseEvalCompressor(bad), (e: Error) => e.message.includes('floor='), bad);
+    }
   });
 
   it('refuses values outside the ranges, naming the option', () => {
