@@ -5,17 +5,12 @@
  */
 import type { CompressorSetting } from '../../contracts/trace';
 import type { Item, RegionNode } from '../../contracts/region';
-import { keepAboveThreshold, keepFlatTopM, keepWholeItems, type KeptByItem } from './baselines';
+import { keepAboveThreshold, keepFlatTopM, keepWholeItems, leavesOf, type KeptByItem } from './baselines';
 import { gateItems, glimpseLeaves, type ItemGateVerdict } from './itemGate';
 import { glimpseVerdicts, projectItem, subtreeVerdicts, type NodeVerdict } from './projection';
 
 /** The best score among a region's leaves. */
-function bestLeafScore(root: RegionNode, score: (n: RegionNode) => number): number {
-  if (root.children.length === 0) return score(root);
-  let best = -Infinity;
-  for (const c of root.children) best = Math.max(best, bestLeafScore(c, score));
-  return best;
-}
+const bestLeafScore = (root: RegionNode, score: (n: RegionNode) => number): number => Math.max(...leavesOf(root).map(score));
 
 /** Applies the chosen compressor to one round's new items. */
 export function compress(

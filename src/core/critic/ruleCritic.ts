@@ -36,7 +36,7 @@
  */
 import { sentenceSpans } from '../ingest/sentences';
 import { analyzeQuestion, nestedReference, type QuestionPart } from '../text/question';
-import { answerCue, partCoverage, termWeights } from '../text/support';
+import { answerCue, foldPossessives, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
 import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
@@ -125,7 +125,7 @@ export class RuleCritic implements Critic {
     bridgesIn: (sources: readonly Unit[]) => string[],
   ): { anchor: string; bridges: string[] } | undefined {
     // The phrase as the question goes on from it ("the county where V…" → "… where Van Hook Township is located"), possessives folded.
-    const phrase = new Set(contentTerms(phraseText.replace(/(\p{L})['’]s\b/gu, '$1')));
+    const phrase = new Set(contentTerms(foldPossessives(phraseText)));
     let anchor: { title: string; subject: Set<string> } | undefined;
     for (const u of units) {
       const subject = new Set(contentTerms(namedSubject(u.title)));
@@ -146,7 +146,7 @@ export class RuleCritic implements Critic {
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
     // Possessives folded, as the evidence reads them: "Foot Locker's new CEO" asks about Foot Locker
     // ("locker's" was never covered, so such a question's part was never answered).
-    const question = input.question.replace(/(\p{L})['’]s\b/gu, '$1');
+    const question = foldPossessives(input.question);
     const analysis = analyzeQuestion(question);
     const questionTerms = new Set(analysis.terms);
     const units = unitsOf(input.evidence);

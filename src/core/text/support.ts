@@ -19,6 +19,11 @@ export function joinSplitWords(text: string): string {
   return text.replace(SPLIT_WORD, '$1$2');
 }
 
+/** A possessive read as the name it is of: "Tesla's eulogy" → "Tesla eulogy", as evidence names Tesla. */
+export function foldPossessives(text: string): string {
+  return text.replace(/(\p{L})['’]s\b/gu, '$1');
+}
+
 /**
  * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
  * Tesla, teachers), decades ("1970's" → 1970s), formulas whose subscript became a separate
@@ -28,8 +33,7 @@ export function joinSplitWords(text: string): string {
  * Both sides of a comparison (question parts and evidence) must be read with it.
  */
 export function supportTerms(text: string): string[] {
-  let folded = text
-    .replace(/(\p{L})['’]s\b/gu, '$1')
+  let folded = foldPossessives(text)
     .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
     // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
     .replace(/\b(\d{2,4})['’]s\b/g, '$1s')
