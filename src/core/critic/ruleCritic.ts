@@ -5,6 +5,8 @@
  *    content terms (weighted by rarity among the kept regions; the item's title counts half) and,
  *    when the part asks for a date, an amount or a name, carries one the question does not
  *    already name (text/support.ts);
+ *    a sentence that does not name every named thing of the part (in its text or its item's
+ *    title) counts half its coverage: it may share the words, but it is about something else;
  *  - every named thing in the question must be mentioned somewhere in the evidence, and a
  *    comparison of named things ("Were X and Y of the same nationality?") needs a kept sentence
  *    about each of them.
@@ -14,6 +16,11 @@
  * best-supporting sentences introduce (not in the question) and that no retrieved item is about
  * yet, which is where the second hop of a multi-hop question lies. A query already issued is never
  * repeated; with nothing new to ask, the verdict says so and names what is missing.
+ *
+ * When the parts are answered, the critic (with `lookAhead`) still searches for the named things
+ * the answering sentences introduce that no retrieved item is about: an item the index holds about
+ * one of them (its title names exactly that thing) is a bridge whose own item is missing
+ * (`details.answerBridge`), and the next round fetches it with that same search.
  *
  * A question multi-hop by its form (`nestedReference`: "Anna Benson's husband", "the venue that
  * held …") is not answered by its first hop. Its bridge is read where the phrase points: in the
@@ -40,6 +47,9 @@ import { answerCue, foldPossessives, partCoverage, termWeights } from '../text/s
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
 import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
+
+/** A sentence that does not name every named thing of a part counts this share of its coverage. */
+const UNRELATED_SCALE = 0.5;
 
 export interface RuleCriticOptions {
   /** Share of a part's weighted terms one kept sentence must cover for the part to count as answered (default 0.6). */
@@ -154,9 +164,15 @@ export class RuleCritic implements Critic {
     const evidenceTerms = new Set(units.flatMap((u) => [...u.own, ...u.context]));
 
     const judgePart = (part: QuestionPart): { verdict: PartVerdict; ranked: Unit[] } => {
+      // A sentence answers a part about named things only when it is about them: it, or its item's
+      // title, names every one ("Stephanie Miller (born …), host of a talk radio show" covers the
+      // words of "When was the host of … Religion on the Line born?" but says nothing of it).
+      const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
+      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t)));
       const scored = units
         .map((u) => {
-          const c = partCoverage(part, u.own, u.context, weight);
+          const own = partCoverage(part, u.own, u.context, weight);
+          const c = about(u) ? own : { ...own, coverage: own.coverage * UNRELATED_SCALE };
           const cue = answerCue(part.answerType, u.text, questionTerms);
           return { u, c, cue };
         })
@@ -243,11 +259,44 @@ export class RuleCritic implements Critic {
       const found = bridgesIn(firstHop);
       if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found };
     }
-    const sufficient = covered && hopGap === undefined;
+    let sufficient = covered && hopGap === undefined;
+    // The answer's own bridge: the sentences that answer the parts introduce a named thing the
+    // question does not name and no retrieved item is about — often the first hop of a question
+    // that asks about the second ("the flying component of the 432d Wing … stationed in" → Creech
+    // Air Force Base). When a search for it finds an item about it (its title names exactly that
+    // thing), that item is the gap: a bridge entity whose own item is missing. Only an item the
+    // index really holds makes a round, and that round reuses the search.
+    let answerBridge: { entity: string; item: string; query: string } | undefined;
+    if (sufficient && this.lookAhead && input.probe) {
+      const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
+      const candidates = firstHop.length === judged.length ? bridgesIn(firstHop) : [];
+      const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
+      const query = candidates.join(' ');
+      if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
+        const probed = await input.probe(query, signal);
+        for (const entity of candidates) {
+          const terms = new Set(contentTerms(entity));
+          const item = probed?.find((p) => {
+            const subject = contentTerms(namedSubject(p.title));
+            return subject.length === terms.size && subject.every((t) => terms.has(t));
+          });
+          if (item) {
+            answerBridge = { entity, item: item.title, query };
+            break;
+          }
+        }
+      }
+    }
+    if (answerBridge) sufficient = false;
 
     const missing: string[] = [...missingEntities];
     const bridges: string[] = [];
     const queries: string[] = [];
+    if (answerBridge) {
+      missing.push(answerBridge.entity);
+      bridges.push(answerBridge.entity);
+      queries.push(answerBridge.query);
+    }
     if (hopGap) {
       missing.push(...hopGap.bridges);
       bridges.push(...hopGap.bridges);
@@ -278,6 +327,7 @@ export class RuleCritic implements Critic {
       bridges,
       minCoverage: this.minCoverage,
       ...(hopGap ? { hopGap: { nestedReference: nested, firstHop: hopGap.firstHop, bridges: hopGap.bridges } } : {}),
+      ...(answerBridge ? { answerBridge } : {}),
     };
     const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
     if (!sufficient) {
@@ -291,7 +341,8 @@ export class RuleCritic implements Critic {
     // question's words rarely shows ahead: its follow-up round runs without the look-ahead.
     const hop = verdict.followUpQuery ? nested : undefined;
     if (hop) details.nestedReference = hop;
-    if (verdict.followUpQuery && input.probe && this.lookAhead && !hop) {
+    // The answer's bridge was found by its own search, which the next round reuses.
+    if (verdict.followUpQuery && input.probe && this.lookAhead && !hop && !answerBridge) {
       const probed = await input.probe(verdict.followUpQuery, signal);
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));

@@ -112,6 +112,9 @@ export function partCoverage(part: Pick<QuestionPart, 'terms'>, own: ReadonlySet
 
 const MONTHS = /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?/i;
 const YEAR = /\b(1[0-9]{3}|20[0-9]{2})s?\b/;
+/** A span made of month and weekday names only ("February", "Monday, March"). */
+const ONLY_DATE_WORDS =
+  /^(?:(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?[\s,]*)+$/i;
 const DATE_WORDS = /\b(\d{1,2}(st|nd|rd|th) century|centuries|decade|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|bc|bce|ad|ce)\b/i;
 /**
  * A number, written or in figures; a vague quantity counts ("How many ways …?" → "There are
@@ -145,7 +148,8 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
     }
     case 'person':
     case 'place': {
-      for (const e of entitySpans(text)) if (!/^\d/.test(e) && fresh(e)) return e;
+      // A date is not a name: "(born 16 February 1988)" offers no country or person.
+      for (const e of entitySpans(text)) if (!/^\d/.test(e) && !ONLY_DATE_WORDS.test(e) && fresh(e)) return e;
       return undefined;
     }
     default:

@@ -38,6 +38,23 @@ describe('RuleCritic', () => {
     assert.equal(lookup.sufficient, true, 'a lookup needs no second hop');
   });
 
+  it('does not take a sentence that never names the question\'s named thing for its answer', async () => {
+    const question = 'When was the host of the talk radio program Faith Hour born?';
+    const v = await judge(question, [
+      { title: 'Faith Hour', text: 'Faith Hour first aired on Sundays in 1984.' },
+      // Covers "host", "talk radio", "program", "born" with a date, but is about another show.
+      { title: 'Stella Mills', text: 'Stella Mills (born September 29, 1961) is the host of a talk radio program.' },
+    ]);
+    assert.equal(v.sufficient, false, JSON.stringify(v.details));
+    const part = (v.details as { parts: Array<{ best: string; answered: boolean }> }).parts[0]!;
+    assert.equal(part.answered, false, JSON.stringify(part));
+    const answered = await judge(question, [
+      { title: 'Faith Hour', text: 'Faith Hour is a talk radio program hosted by Dan Prager.' },
+      { title: 'Dan Prager', text: 'Dan Prager (born August 2, 1948) is the host of Faith Hour, a talk radio program.' },
+    ]);
+    assert.equal(answered.sufficient, true, JSON.stringify(answered.details));
+  });
+
   it('takes a nested question\'s bridge from the item about the thing the phrase names, in the sentence that says the relation', async () => {
     const question = "What team was Anna Benson's husband on?";
     const v = await judge(question, [
@@ -196,6 +213,38 @@ describe('entitySpans at sentence starts and line breaks', () => {
       const details = v.details as { probe: { worth: boolean }; noNewQuery: string };
       assert.equal(details.probe.worth, false);
       assert.match(details.noNewQuery, /finds nothing that answers better/);
+    });
+
+    it('asks for the item about a named thing the answer introduces when the index holds one, and reuses that search', async () => {
+      const question = 'What city is the flying unit of the Harbour Wing stationed in?';
+      const evidence = [{ itemId: 'i0', title: 'Harbour Wing', rank: 0, round: 1, keptTexts: ['The flying unit of the Harbour Wing is stationed at Kestrel Air Base in the city of Dunmore.'] }];
+      const queries: string[] = [];
+      const judgeWith = (items: Array<{ itemId: string; title: string; leaves: string[] }>) =>
+        new RuleCritic({ lookAhead: true }).judge({
+          ...base,
+          question,
+          evidence,
+          seenTitles: ['Harbour Wing'],
+          probe: async (q) => {
+            queries.push(q);
+            return items;
+          },
+        });
+      const found = await judgeWith([{ itemId: 'n1', title: 'Kestrel Air Base', leaves: ['Kestrel Air Base lies north of Dunmore.'] }]);
+      assert.equal(found.sufficient, false, JSON.stringify(found.details));
+      assert.equal(queries.length, 1, 'one search, which the round reuses');
+      assert.equal(found.followUpQuery, queries[0]);
+      assert.match(found.followUpQuery ?? '', /Kestrel Air Base/);
+      assert.equal((found.details as { answerBridge: { item: string } }).answerBridge.item, 'Kestrel Air Base');
+      assert.ok(found.missing.includes('Kestrel Air Base'));
+      // Items that only mention it (or are about something else) are no gap: the evidence stands.
+      const none = await judgeWith([{ itemId: 'n2', title: 'Air bases of Dunmore', leaves: ['Kestrel Air Base is one of them.'] }]);
+      assert.equal(none.sufficient, true, JSON.stringify(none.details));
+      // Without the look-ahead the critic does not search on a sufficient verdict.
+      let probed = 0;
+      const plain = await new RuleCritic({ lookAhead: false }).judge({ ...base, question, evidence, seenTitles: ['Harbour Wing'], probe: async () => (probed++, []) });
+      assert.equal(plain.sufficient, true);
+      assert.equal(probed, 0);
     });
 
     it('stops when the search brings no new item at all', async () => {

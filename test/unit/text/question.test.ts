@@ -93,6 +93,9 @@ describe('region support', () => {
     const p = new Set(contentTerms('Who portrayed Corliss Archer?'));
     assert.equal(answerCue('person', 'Shirley Temple portrayed Corliss Archer.', p), 'Shirley Temple');
     assert.equal(answerCue('other', 'Shirley Temple portrayed Corliss Archer.', p), undefined);
+    const c = new Set(contentTerms('In which country did Ada Nkem win a gold medal?'));
+    assert.equal(answerCue('place', 'Ada Nkem (born 16 February 1988) is a hurdler.', c), undefined, 'a month is no place');
+    assert.equal(answerCue('place', 'Ada Nkem won gold in March at the games in Qatar.', c), 'Qatar');
   });
 
   it('never lets an answer quote a heading, a caption, a title-like line or a fragment', () => {
