@@ -42,7 +42,7 @@
  * by the question's words (the MuSiQue sample lost 7 of 57 all-gold questions to the look-ahead).
  */
 import { sentenceSpans } from '../ingest/sentences';
-import { analyzeQuestion, nestedReference, type QuestionPart } from '../text/question';
+import { analyzeQuestion, isPeriodOrCurrency, isPeriodSpan, nestedReference, questionFocus, type QuestionAnalysis, type QuestionPart } from '../text/question';
 import { answerCue, foldPossessives, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
 import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
@@ -91,6 +91,15 @@ export interface PartVerdict {
   /** The best-supporting sentence (its start), for the trace. */
   best?: string;
   missingTerms: string[];
+}
+
+/** The analysis without reporting periods and currencies among its terms and named things (text/question.ts). */
+function withoutPeriods(a: QuestionAnalysis): QuestionAnalysis {
+  const terms = (ts: string[]) => ts.filter((t) => !isPeriodOrCurrency(t));
+  const entities = (es: string[]) => es.filter((e) => !isPeriodSpan(e));
+  const parts = a.parts.map((p) => ({ ...p, terms: terms(p.terms), entities: entities(p.entities) })).filter((p) => p.terms.length > 0 || p.entities.length > 0);
+  const named = entities(a.entities);
+  return { ...a, parts: parts.length > 0 ? parts : a.parts, terms: terms(a.terms), entities: named, comparison: a.comparison && named.length >= 2 };
 }
 
 function unitsOf(evidence: readonly EvidenceView[]): Unit[] {
@@ -156,8 +165,11 @@ export class RuleCritic implements Critic {
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
     // Possessives folded, as the evidence reads them: "Foot Locker's new CEO" asks about Foot Locker
     // ("locker's" was never covered, so such a question's part was never answered).
-    const question = foldPossessives(input.question);
-    const analysis = analyzeQuestion(question);
+    // Only what the question asks: instructions around it ("If … is not a useful metric, then
+    // state that and explain why.") are no part to answer, and a reporting period or currency as
+    // the question writes it ("FY2023", "Q2 of FY2024", "USD") never occurs in a filing's words.
+    const question = foldPossessives(questionFocus(input.question));
+    const analysis = withoutPeriods(analyzeQuestion(question));
     const questionTerms = new Set(analysis.terms);
     const units = unitsOf(input.evidence);
     const weight = termWeights(units.map((u) => u.own));

@@ -138,6 +138,22 @@ export function questionFocus(question: string): string {
   return kept.join(' ').trim() || question.trim();
 }
 
+/**
+ * A reporting period or currency as a question writes it ("FY2023", "Q2'2023", "Q22023", "Q2",
+ * "YTD", "USD"): a qualifier of what is asked, which a filing writes its own way ("fiscal 2023",
+ * "three months ended July 29, 2023", "$ in millions"), so the words never occur in the evidence.
+ * `term` is a content term (text/terms.ts: lower case).
+ */
+export function isPeriodOrCurrency(term: string): boolean {
+  return /^(?:fy|cy|ytd|qtd|ttm|ltm|q[1-4]|h[12]|[1-4]q|usd|eur|gbp|jpy|chf|cad|aud|cny|rmb)$/.test(term) || /^(?:fy|cy|q[1-4]|h[12]|[1-4]q)['’]?(?:\d{2}|\d{4})$/.test(term) || /^\d{4}['’]?(?:q[1-4]|h[12])$/.test(term);
+}
+
+/** A named-thing span that only names periods or currencies ("FY2023 and FY2022", "Q2 of FY2024", "USD"). */
+export function isPeriodSpan(entity: string): boolean {
+  const ws = words(entity).filter((w) => !/^(?:and|or|of|the|to|in|through|vs|versus)$/.test(w));
+  return ws.length > 0 && ws.every(isPeriodOrCurrency);
+}
+
 const RELATION_NOUNS =
   'husband|wife|spouse|partner|sibling|siblings|brother|sister|father|mother|son|daughter|child|children|parent|parents|uncle|aunt|grandfather|grandmother|nephew|niece|cousin|owner|founder|creator|author|writer|director|producer|performer|composer|singer|lyricist|successor|predecessor|employer|manufacturer|developer|publisher|distributor|designer|architect|actor|actress|voice|label|birthplace|hometown';
 /** "Anna Benson's husband", "the performer of Green", "the spouse of the Green performer". */

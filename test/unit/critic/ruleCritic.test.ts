@@ -105,6 +105,33 @@ describe('RuleCritic', () => {
     assert.equal(part.cue, 'October');
   });
 
+  it('judges what a filing question asks, not its reporting periods, currency or instructions', async () => {
+    const evidence = [
+      {
+        title: 'Northwind Inc. Form 10-Q',
+        text: 'Cash and cash equivalents were $1,093 million at July 29, 2023, compared with $1,874 million at January 28, 2023, a decrease of $781 million.',
+      },
+    ];
+    // "FY2023", "Q2 of FY2024" never occur in a filing, which writes its own dates.
+    const v = await judge('Was there any decrease in cash and cash equivalents between FY2023 and Q2 of FY2024?', evidence);
+    assert.equal(v.sufficient, true, JSON.stringify(v.details));
+    assert.ok(!v.missing.some((m) => /fy|q2/i.test(m)), JSON.stringify(v.missing));
+    // An instruction sentence around the question ("If … then state that and explain why.") is no part to answer.
+    const instructed = await judge(
+      'Did cash and cash equivalents decrease in Q2 FY2024? If cash is not a useful metric for a company like this, then state that and explain why.',
+      evidence,
+    );
+    assert.equal(instructed.sufficient, true, JSON.stringify(instructed.details));
+    // A real gap is still one: the words of the asked metric are not in the evidence.
+    const gap = await judge('Did the quick ratio decrease between FY2023 and FY2022 in USD?', evidence);
+    assert.equal(gap.sufficient, false);
+    assert.deepEqual(
+      gap.missing.filter((m) => /fy|usd/i.test(m)),
+      [],
+      JSON.stringify(gap.missing),
+    );
+  });
+
   it('is not satisfied by the question’s own terms without an answer of the asked kind', async () => {
     // Every term is covered, but no date other than the question's own "1973" is there.
     const v = await judge('When did the 1973 oil crisis begin?', [{ title: 'Oil', text: 'The 1973 oil crisis began with an embargo by the oil producers.' }]);

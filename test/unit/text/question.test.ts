@@ -2,7 +2,7 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { analyzeQuestion, answerTypeOf, isPeriodOrCurrency, isPeriodSpan, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
 import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
@@ -153,5 +153,19 @@ describe('question focus and support terms (extractive reader)', () => {
     const separating = supportTerms('costs in connection with separating Upjohn');
     assert.ok(contentTerms('spinoff').every((t) => spinOff.includes(t) && separating.includes(t)), 'a spin-off is a separation of a business');
     assert.ok(!supportTerms('The two rivers separate near the delta.').includes(contentTerms('spinoff')[0]!), 'a plain "separate" is no spin-off');
+  });
+});
+
+describe('reporting periods and currencies as questions write them', () => {
+  it('knows fiscal years, quarters, halves and currency codes, and nothing else', () => {
+    for (const t of ['fy2023', 'fy23', "q2'2023", 'q22023', 'q2', 'h1', '2q', 'ytd', 'usd', 'fy', '2023q4']) assert.equal(isPeriodOrCurrency(t), true, t);
+    for (const t of ['2023', 'fiscal', 'quarter', 'revenue', 'q', 'usa', 'fyi', 'q5']) assert.equal(isPeriodOrCurrency(t), false, t);
+  });
+  it('takes a span of periods joined by "and" / "of" for a period, not a name that holds one', () => {
+    assert.equal(isPeriodSpan('FY2023 and FY2022'), true);
+    assert.equal(isPeriodSpan('Q2 of FY2024'), true);
+    assert.equal(isPeriodSpan('USD'), true);
+    assert.equal(isPeriodSpan('Best Buy'), false);
+    assert.equal(isPeriodSpan('FY2023 Annual Report'), false);
   });
 });
