@@ -400,6 +400,10 @@ export function probeGain(
   if (hop) {
     for (const item of probed) {
       const subject = subjectOf(item.title);
+      // A part of a document ("PART I (p. 94–95)", "Early years (lines 12–30)") is about its
+      // document, not about the heading its title repeats from page to page: only an item of its
+      // own (an article, a file) is the next hop's.
+      if (subject !== item.title.trim()) continue;
       if (hop.seenSubjects.has(subject)) continue;
       // A disambiguation ("Green (band)", "Van Buren Township, Brown County, Indiana") is the
       // title's; the evidence names the thing itself.

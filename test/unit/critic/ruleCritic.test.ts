@@ -300,6 +300,16 @@ describe('entitySpans at sentence starts and line breaks', () => {
       assert.equal((v.details as { probe: { worth: boolean } }).probe.worth, false);
     });
 
+    it('takes a new article about a thing the evidence mentions for the next hop, never a page of a document titled by its heading', () => {
+      const hop = { mentioned: new Set(['part', 'form', '10', 'k', 'maren', 'holt']), questionTerms: new Set(['director', 'blue', 'harbour']), seenSubjects: new Set(['Blue Harbour']) };
+      const unanswered = [{ part: { text: 'Where was the director born?', answerType: 'place' as const, terms: ['director', 'born'], entities: [] }, best: 0.5 }];
+      const page = probeGain([{ itemId: 'p', title: 'PART I (p. 94–95)', leaves: ['Item 1. Business.'] }], unanswered, [], [], new Set(['director', 'born']), () => 1, 0.15, hop);
+      assert.equal(page.worth, false, page.reason);
+      const article = probeGain([{ itemId: 'a', title: 'Maren Holt', leaves: ['Item 1. Business.'] }], unanswered, [], [], new Set(['director', 'born']), () => 1, 0.15, hop);
+      assert.equal(article.worth, true, article.reason);
+      assert.match(article.reason, /is about Maren Holt, which the evidence mentions/);
+    });
+
     it('runs the follow-up of a question multi-hop by its form without looking, and says why', async () => {
       let called = 0;
       const v = await new RuleCritic({ lookAhead: true }).judge({
