@@ -105,8 +105,8 @@ export function pageSignals(view: DocumentView, relevance: RelevanceModel): Page
   // Both BM25 indexes are question-independent: built once per document view.
   return {
     dense: sortPages(view, dense),
-    head: headIndex(view).query(relevance.question, view.pages.length),
-    element: bestPerPage(view, view.elementBm25().query(relevance.question, view.elements.length)),
+    head: headIndex(view).query(relevance.lexicalQuery, view.pages.length),
+    element: bestPerPage(view, view.elementBm25().query(relevance.lexicalQuery, view.elements.length)),
   };
 }
 
