@@ -6,9 +6,11 @@
  *            (same term processing as BM25: stemmed, stop words removed; idf over the elements)
  *   relevance = ½·max(0, dense) + ½·lexical, and `relative` divides it by the best element's, so
  *            rule thresholds mean the same for every document and encoder.
- * A question that names a line item by its colloquial name ("top line", "bottom line", "spinning
- * off") gets the filing's name for it ("revenue", "net income", "separation") as query terms too,
- * when the document uses that name (LINE_ITEM_ALIASES).
+ * A table's lexical share counts its lead-in's words too (the paragraph just before it:
+ * "… revenue by geographic region:"): its cells are figures and short labels. A question that
+ * names a line item by its colloquial name ("top line", "bottom line", "spinning off") gets the
+ * filing's name for it ("revenue", "net income", "separation") as query terms too, when the
+ * document uses that name (LINE_ITEM_ALIASES).
  *
  * Every page and element gets its region's vector (src/core/encode/nodeVectors.ts: the leaves
  * through the caller's `embedTexts`, normally the embedding cache, so an indexed document costs no
@@ -166,12 +168,14 @@ export class RelevanceModel {
     return set;
   }
 
-  /** Idf-weighted share of the question's content terms found in the node's text (0–1). */
+  /** Idf-weighted share of the question's content terms found in the node's text — a table's with its lead-in's (0–1). */
   lexical(id: string): number {
     if (this.questionIdf === 0) return 0;
     const set = this.terms(id);
+    const lead = this.view.leadIn(id);
+    const leadSet = lead ? this.terms(lead.id) : undefined;
     let hit = 0;
-    for (const t of this.questionTerms) if (set.has(t.term)) hit += t.idf;
+    for (const t of this.questionTerms) if (set.has(t.term) || leadSet?.has(t.term)) hit += t.idf;
     return hit / this.questionIdf;
   }
 

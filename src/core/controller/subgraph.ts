@@ -138,7 +138,8 @@ export async function buildEvidenceSubgraph(
   const openedIds = run.state.elementsIn('opened');
   // The tables of a statement the question asks about are read whole: the answer is one of their
   // lines, and the line that names the metric scores no better against the question than its neighbours.
-  const statementTables = new Set(statements.flatMap((s) => s.tableIds));
+  // So are the elements the controller opened to be read whole (a table with its lead-in).
+  const statementTables = new Set([...statements.flatMap((s) => s.tableIds), ...run.readWhole]);
   const regions: ControllerRegion[] = [];
   const opened: OpenedEvidence[] = [];
   const rendered: Array<{ nodeId: string; kept: RegionNode[] }> = [];
