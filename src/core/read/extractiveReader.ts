@@ -62,6 +62,8 @@ interface Candidate {
   /** The leaves before and after it in its passage (same paragraph or table), when kept. */
   prev?: RegionNode;
   next?: RegionNode;
+  /** Terms of the lead-in of the table the leaf lies in (the paragraph just before it, when the controller kept the table). */
+  leadIn?: Set<string>;
 }
 
 /** What an answering quote gains for carrying an answer of the asked kind. */
@@ -181,6 +183,7 @@ export class ExtractiveReader implements Reader {
         return t;
       };
       const tables = new Map<RegionNode[], TableFacts>();
+      const leadIn = region.element?.leadIn ? new Set(supportTerms(region.element.leadIn)) : undefined;
       for (const { leaf, passage, run, prev, next } of passages(region.node)) {
         const own = new Set(terms(leaf));
         let table = tables.get(run);
@@ -198,6 +201,7 @@ export class ExtractiveReader implements Reader {
           order: candidates.length,
           ...(prev ? { prev } : {}),
           ...(next ? { next } : {}),
+          ...(leadIn ? { leadIn } : {}),
         });
       }
     }
@@ -252,7 +256,19 @@ export class ExtractiveReader implements Reader {
       const cue = (answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined || listsEnough(part, c) ? CUE_BONUS : 0) + (forward && FORWARD.test(c.leaf.text) ? CUE_BONUS : 0);
       return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0) + (rowBonus.get(c) ?? 0) - (partRows.has(c) ? PART_ROW_PENALTY : 0);
     };
-    const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
+    // Two copies of one line (the same row in two tables) tie exactly: the one whose table's lead-in is about the question goes first —
+    // the lead-in that covers more of the question, and of two that cover as much, the one with fewer words of its own
+    // ("Cash and cash equivalents were as follows" over "Cash, cash equivalents and restricted cash reported on … are reconciled to …").
+    const leadInCover = (c: Candidate, part: QuestionPart) => {
+      if (!c.leadIn || c.leadIn.size === 0) return 0;
+      const cover = partCoverage(part, c.leadIn, new Set(), weight).coverage;
+      const asked = new Set(part.terms);
+      return cover + [...c.leadIn].filter((t) => asked.has(t)).length / c.leadIn.size;
+    };
+    const rank = (part: QuestionPart) =>
+      quotable
+        .map((c) => ({ c, s: support(c, part) }))
+        .sort((a, b) => b.s - a.s || (a.c.leaf.text === b.c.leaf.text ? leadInCover(b.c, part) - leadInCover(a.c, part) : 0) || a.c.order - b.c.order);
 
     // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla);
     // a statement's name says where to look, not what to match ("… in the balance sheet" is no term an auditor's sentence answers).
