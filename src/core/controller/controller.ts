@@ -17,7 +17,7 @@ import type { Tracer } from '../trace/tracer';
 import { generateCandidates, type Candidate } from './candidates';
 import type { DocumentView } from './documentView';
 import type { ControllerEvaluator, EvaluatorDecision, EvaluatorInput } from './evaluator';
-import { searchElements, type StatementPage } from './grounding';
+import { searchElements, type OverviewParagraphs, type StatementPage } from './grounding';
 import type { ControllerOptions } from './options';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import { RuleEvaluator, scoreCandidates } from './ruleEvaluator';
@@ -42,6 +42,8 @@ export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
   retrievedEntries?: ReadonlyArray<{ page: number; span: number }>;
   /** Pages of the statements the question names (grounding.ts `statementPages`): activated, and their statement tables opened, in iteration 0. */
   statementPages?: readonly StatementPage[];
+  /** For a question about what the company does: its business overview's first paragraphs (grounding.ts `overviewParagraphs`), opened in iteration 0. */
+  overview?: OverviewParagraphs;
 }
 
 export interface ControllerRun {
@@ -54,7 +56,8 @@ export interface ControllerRun {
   iterations: number;
   /**
    * Elements the controller opened on its own that are read whole, not projected: tables opened
-   * because their lead-in paragraph was (their rows are what the lead-in introduces).
+   * because their lead-in paragraph was (their rows are what the lead-in introduces), and the
+   * business overview's paragraphs (the sentence that says what the company is may share no word with the question).
    */
   readWhole: Set<string>;
 }
@@ -187,6 +190,14 @@ export async function runController(
         const result = state.apply({ type: 'OPEN_NODE', nodeId });
         record({ action: { type: 'OPEN_NODE', nodeId }, decidedBy: 'grounding', why: `${named}: its table on page ${sp.page + 1}`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
       }
+    }
+  }
+
+  // A question about what the company does: the opening paragraphs of its business overview ("Amcor is a global leader in …").
+  if (deps.overview) {
+    const heading = view.label(deps.overview.headingId, 60);
+    for (const id of deps.overview.paragraphIds) {
+      if (openDirectly(id, 'grounding', `the question asks what the company does: the first paragraphs under ${heading}`)) readWhole.add(id);
     }
   }
 

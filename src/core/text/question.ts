@@ -173,3 +173,22 @@ export function nestedReference(question: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A question about what a company does — its industry, its business, what it makes: "What industry
+ * does AMCOR primarily operate in?", "What does Foot Locker do?", "What is X's core business?".
+ * Its answer is the filing's own description of the company (the opening of "Item 1. Business" in
+ * a 10-K), not a figure.
+ */
+const COMPANY_ACTIVITY_QUESTION = new RegExp(
+  [
+    String.raw`\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|line\s+of\s+)?(?:industry|industries|sector|sectors)\b`,
+    String.raw`\bwhat\s+(?:does|do|did)\s+(?:[\p{L}\p{N}&.'’-]+\s+){1,6}?do\s*(?:\?|$|for\s+a\s+living\b|primarily\b|mainly\b|chiefly\b|as\s+a\s+(?:company|business)\b)`,
+    String.raw`\bwhat\s+(?:is|are|was|were)\s+(?:[\p{L}\p{N}&.'’-]+\s+){1,6}?(?:core|main|primary|principal|key)?\s*business(?:es)?\s*(?:\?|$)`,
+  ].join('|'),
+  'iu',
+);
+
+export function asksCompanyActivity(question: string): boolean {
+  return COMPANY_ACTIVITY_QUESTION.test(question.replace(/\s+/g, ' '));
+}

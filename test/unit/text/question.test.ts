@@ -2,7 +2,7 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { analyzeQuestion, answerTypeOf, asksCompanyActivity, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
 import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
@@ -153,5 +153,14 @@ describe('question focus and support terms (extractive reader)', () => {
     const separating = supportTerms('costs in connection with separating Upjohn');
     assert.ok(contentTerms('spinoff').every((t) => spinOff.includes(t) && separating.includes(t)), 'a spin-off is a separation of a business');
     assert.ok(!supportTerms('The two rivers separate near the delta.').includes(contentTerms('spinoff')[0]!), 'a plain "separate" is no spin-off');
+  });
+});
+
+describe('filing questions about the company and about which thing ranks first', () => {
+  it('knows a question about what the company does', () => {
+    for (const q of ['What industry does AMCOR primarily operate in?', 'What does Foot Locker do?', "What is 3M's core business?", 'Which sector does Acme operate in?'])
+      assert.ok(asksCompanyActivity(q), q);
+    for (const q of ['What does Pfizer expect to pay to spin off Upjohn?', 'What businesses did AMCOR acquire in FY2023?', 'What does the company do to reduce costs?', 'Who founded the business?', 'What is the FY2018 capital expenditure amount?'])
+      assert.ok(!asksCompanyActivity(q), q);
   });
 });
