@@ -30,7 +30,7 @@
  * ("This has traditionally been called the third use of the law").
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
+import { analyzeQuestion, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import { questionSourceNames, sourcePreference, squash } from './sources';
@@ -103,6 +103,15 @@ const FORWARD = /\b(expect(s|ed|ing)?|anticipat(e|es|ed|ing)|intend(s|ed)? to|pl
 const PART_ROW_PENALTY = 0.2;
 /** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
 const NAMED_SOURCE_BONUS = 0.3;
+/**
+ * What a sentence describing the company ("Amcor is a global leader in …", "We design, manufacture
+ * and sell …"; text/question.ts COMPANY_DESCRIPTION) gains when the question asks what the company
+ * does: its industry, its business (`asksCompanyActivity`). Such a question names no figure, date
+ * or name, so no other cue marks the sentence that answers it.
+ */
+const DESCRIPTION_BONUS = 0.3;
+/** The words that ask what a company does, as support terms (text/question.ts COMPANY_ACTIVITY_WORDS). */
+const COMPANY_ACTIVITY_TERMS = supportTerms(COMPANY_ACTIVITY_WORDS);
 
 /**
  * The region's leaves in reading order, each with the leaves of its passage: the run of leaves
@@ -247,6 +256,7 @@ export class ExtractiveReader implements Reader {
       return n !== undefined && listedItems(c.leaf.text) >= n;
     };
     const forward = FORWARD.test(question);
+    const describes = asksCompanyActivity(question);
     const support = (c: Candidate, part: QuestionPart): number => {
       const mine = partCoverage(part, c.own, c.context, weight);
       // A leaf whose own words share only periods with the question ("2022", "2023") says nothing about what it asks.
@@ -254,7 +264,17 @@ export class ExtractiveReader implements Reader {
       const own = named.length > 0 && named.every((t) => PERIOD_TERM.test(t)) ? PERIOD_ONLY * mine.coverage : mine.coverage;
       const passage = partCoverage(part, c.passage, c.context, weight).coverage;
       const cue = (answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined || listsEnough(part, c) ? CUE_BONUS : 0) + (forward && FORWARD.test(c.leaf.text) ? CUE_BONUS : 0);
-      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0) + (rowBonus.get(c) ?? 0) - (partRows.has(c) ? PART_ROW_PENALTY : 0);
+      const described = describes && c.leaf.kind === 'sentence' && COMPANY_DESCRIPTION.test(c.leaf.text) ? DESCRIPTION_BONUS : 0;
+      return (
+        own +
+        PASSAGE_WEIGHT * passage +
+        cue +
+        described +
+        DENSE_WEIGHT * c.dense +
+        (c.namedSource ? NAMED_SOURCE_BONUS : 0) +
+        (rowBonus.get(c) ?? 0) -
+        (partRows.has(c) ? PART_ROW_PENALTY : 0)
+      );
     };
     // Two copies of one line (the same row in two tables) tie exactly: the one whose table's lead-in is about the question goes first —
     // the lead-in that covers more of the question, and of two that cover as much, the one with fewer words of its own
@@ -273,6 +293,9 @@ export class ExtractiveReader implements Reader {
     // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla);
     // a statement's name says where to look, not what to match ("… in the balance sheet" is no term an auditor's sentence answers).
     const whereTerms = statementNameTerms(asked, figure);
+    // So do the words that ask what a company does ("What industry does Acme primarily operate in?"): the sentence that
+    // answers describes the company ("we are a global leader in packaging") and need not say "industry" or "operate".
+    if (describes) for (const t of COMPANY_ACTIVITY_TERMS) whereTerms.add(t);
     const withTerms = (p: QuestionPart): QuestionPart => {
       const terms = [...new Set(supportTerms(p.text))];
       const what = terms.filter((t) => !whereTerms.has(t));

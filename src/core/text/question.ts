@@ -189,6 +189,27 @@ const COMPANY_ACTIVITY_QUESTION = new RegExp(
   'iu',
 );
 
+/** The words such a question asks with, not about: no sentence that answers it needs to repeat them. */
+export const COMPANY_ACTIVITY_WORDS = 'industry industries sector sectors business businesses line kind type operate operates operating primarily mainly chiefly do does core main principal';
+
 export function asksCompanyActivity(question: string): boolean {
   return COMPANY_ACTIVITY_QUESTION.test(question.replace(/\s+/g, ' '));
 }
+
+/**
+ * A sentence that describes what a company is or does, in the words a filing's business overview
+ * opens with: "Amcor is a global leader in developing and producing responsible packaging …", "3M
+ * is a diversified technology company", "We design, manufacture and sell …". Its subject opens the
+ * sentence (a name or "we"), within a few words of the verb. A sentence about the company's legal
+ * form ("Amcor plc is a public limited company incorporated under the Laws of Jersey") says where
+ * it is incorporated, not what it does, and is no description.
+ */
+export const COMPANY_DESCRIPTION = new RegExp(
+  String.raw`^(?!.*\b(?:incorporated|organized|organised|registered|domiciled)\s+(?:in|under)\b)(?:` +
+  [
+    String.raw`^(?!\s*(?:the\s+)?(?:following|table|below|above|this\s+table)\b)\s*(?:[\p{L}\p{N}&.,'’()-]+\s+){0,6}?(?:is|are)\s+(?:a|an|the|one\s+of\s+the)\s+(?:[\p{L}\p{N}&,'’-]+\s+){0,6}?(?:leaders?|leading|providers?|manufacturers?|makers?|producers?|developers?|designers?|suppliers?|distributors?|retailers?|operators?|companies|company|corporation|business|firm|group|owner|marketer|innovator)(?![-\p{L}])`,
+    String.raw`^(?!\s*(?:the\s+)?(?:following|table|below|above|this\s+table)\b)\s*(?:[\p{L}\p{N}&.,'’()-]+\s+){0,6}?(?:designs?|develops?|manufactures?|produces?|makes|sells|markets|distributes|provides|offers|operates)\b(?!\s+(?:in\s+)?(?:the\s+)?(?:following|below|above)\b)`,
+  ].join('|') +
+  ')',
+  'iu',
+);

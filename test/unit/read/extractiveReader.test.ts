@@ -202,7 +202,7 @@ describe('ExtractiveReader: what a filing question is about', () => {
   });
 });
 
-describe('ExtractiveReader: tables by their lead-in', () => {
+describe('ExtractiveReader: tables by their lead-in, and the company described', () => {
   const reader = new ExtractiveReader();
   const row = (header: string, text: string, file: string): RegionNode => ({ ...leaf(text, 'row'), header, anchor: { file, page: 7 } });
   const table = (id: string, rows: RegionNode[], file: string, leadIn: string | undefined, context?: string): EvidenceRegion => ({
@@ -229,5 +229,15 @@ describe('ExtractiveReader: tables by their lead-in', () => {
       ],
     });
     assert.equal(a.citations[0]!.nodeId, liquidity.id, a.text);
+  });
+
+  it('answers what industry a company is in with the sentence that describes the company', async () => {
+    const segment = leaf('Flexibles: consists of operations that manufacture flexible packaging in the food, medical and other industries.');
+    const described = leaf('Today, we are a global leader in developing and producing responsible packaging for food and beverages.');
+    const a = await reader.answer('What industry does Acme primarily operate in?', input([
+      { title: 'Acme 10-K', leaves: [segment], score: 0.4 },
+      { title: 'Acme 10-K', leaves: [described], score: 0.4 },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, described.id, a.text);
   });
 });

@@ -2,7 +2,7 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, asksCompanyActivity, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { analyzeQuestion, answerTypeOf, asksCompanyActivity, COMPANY_DESCRIPTION, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
 import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
@@ -162,5 +162,12 @@ describe('filing questions about the company and about which thing ranks first',
       assert.ok(asksCompanyActivity(q), q);
     for (const q of ['What does Pfizer expect to pay to spin off Upjohn?', 'What businesses did AMCOR acquire in FY2023?', 'What does the company do to reduce costs?', 'Who founded the business?', 'What is the FY2018 capital expenditure amount?'])
       assert.ok(!asksCompanyActivity(q), q);
+  });
+
+  it('knows a sentence that describes what a company is or does', () => {
+    for (const s of ['Amcor is a global leader in developing and producing responsible packaging.', 'Today, we are a global leader in packaging.', 'We design, manufacture and sell athletic footwear.', '3M is a diversified technology company.', 'The Company operates in two segments.'])
+      assert.ok(COMPANY_DESCRIPTION.test(s), s);
+    for (const s of ['Net sales increased 5% in fiscal 2023.', 'Acme plc is a public limited company incorporated under the laws of Jersey.', 'This is a company-wide program.', 'The following table provides details of our revenue.', 'Revenue growth was the highest in the company history.'])
+      assert.ok(!COMPANY_DESCRIPTION.test(s), s);
   });
 });
