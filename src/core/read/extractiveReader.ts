@@ -30,7 +30,7 @@
  * ("This has traditionally been called the third use of the law").
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, type QuestionPart } from '../text/question';
+import { analyzeQuestion, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, superlativeKind, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import { questionSourceNames, sourcePreference, squash } from './sources';
@@ -110,6 +110,13 @@ const NAMED_SOURCE_BONUS = 0.3;
  * or name, so no other cue marks the sentence that answers it.
  */
 const DESCRIPTION_BONUS = 0.3;
+/**
+ * What a row gains when the question asks which thing of a kind ranks first ("Which region had the
+ * worst topline performance?", text/question.ts `superlativeKind`) and the row's table is about
+ * that kind: its heading or its lead-in names it ("B. Geographic Information", "… revenues by
+ * geographic area"). The rows of such a table are the things to pick from.
+ */
+const KIND_TABLE_BONUS = 0.3;
 /** The words that ask what a company does, as support terms (text/question.ts COMPANY_ACTIVITY_WORDS). */
 const COMPANY_ACTIVITY_TERMS = supportTerms(COMPANY_ACTIVITY_WORDS);
 
@@ -257,6 +264,11 @@ export class ExtractiveReader implements Reader {
     };
     const forward = FORWARD.test(question);
     const describes = asksCompanyActivity(question);
+    // "Which geographic region had the biggest drop …?": rows of a table whose heading or lead-in names the kind.
+    const kind = superlativeKind(question);
+    const kindTerms = kind ? supportTerms(kind) : [];
+    const ofKind = (c: Candidate) =>
+      kindTerms.length > 0 && c.leaf.kind === 'row' && kindTerms.some((t) => c.context.has(t) || (c.leadIn?.has(t) ?? false));
     const support = (c: Candidate, part: QuestionPart): number => {
       const mine = partCoverage(part, c.own, c.context, weight);
       // A leaf whose own words share only periods with the question ("2022", "2023") says nothing about what it asks.
@@ -270,6 +282,7 @@ export class ExtractiveReader implements Reader {
         PASSAGE_WEIGHT * passage +
         cue +
         described +
+        (ofKind(c) ? KIND_TABLE_BONUS : 0) +
         DENSE_WEIGHT * c.dense +
         (c.namedSource ? NAMED_SOURCE_BONUS : 0) +
         (rowBonus.get(c) ?? 0) -

@@ -213,3 +213,27 @@ export const COMPANY_DESCRIPTION = new RegExp(
   ')',
   'iu',
 );
+
+/** Superlatives a "which … had the most …" question ranks by. */
+const SUPERLATIVE = String.raw`(?:biggest|largest|greatest|highest|most|worst|best|lowest|smallest|least|strongest|weakest|top|fastest|slowest)`;
+const WHICH_KIND = new RegExp(
+  String.raw`\bwhich\s+((?:[\p{L}&'’-]+\s+){0,3}?[\p{L}-]+)\s+(?:had|has|have|saw|showed|posted|performed|was|were|generated|delivered|contributed|experienced|recorded|reported|achieved|grew)\s+(?:the\s+)?(?:[\p{L}-]+\s+){0,2}?${SUPERLATIVE}\b`,
+  'iu',
+);
+
+/**
+ * The kind of thing a "which X had the biggest / worst … " question asks to pick, in its own
+ * lower-case words: "Which region had the worst topline performance?" → "region", "which
+ * geographic region had the biggest drop …" → "geographic region", "Which Best Buy product
+ * category performed the best …" → "product category" (a name before the kind is no part of it).
+ * The answer is a row of a table of such things (by region, by category), whose heading or lead-in
+ * names the kind. Undefined when the question asks no such thing.
+ */
+export function superlativeKind(question: string): string | undefined {
+  const m = WHICH_KIND.exec(question.replace(/\s+/g, ' '));
+  if (!m) return undefined;
+  // The kind's own words, not a name before it ("Best Buy product category" → "product category").
+  const kind = m[1]!.trim().split(/\s+/).filter((w) => !/^\p{Lu}/u.test(w) || w === w.toLowerCase());
+  const phrase = kind.join(' ').toLowerCase();
+  return phrase.length > 2 ? phrase : undefined;
+}

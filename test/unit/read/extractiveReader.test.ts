@@ -231,6 +231,19 @@ describe('ExtractiveReader: tables by their lead-in, and the company described',
     assert.equal(a.citations[0]!.nodeId, liquidity.id, a.text);
   });
 
+  it('answers which thing of a kind ranks first from a table whose heading or lead-in names the kind', async () => {
+    const header = 'Three Months Ended | 2023 | 2022 | % Change';
+    const segment = row(header, 'Hospital Products 12,100 26,900 (55)', 'p.pdf');
+    const region = row(header, 'Developed Rest of World 1,306 3,400 (62)', 'p.pdf');
+    const a = await reader.answer('For Acme, which geographic region had the biggest drop in Q2 2023 year over year revenues?', {
+      text: '',
+      tokens: 0,
+      truncated: false,
+      regions: [table('segments', [segment], 'p.pdf', 'The following provides selected revenues by reportable segment:'), table('regions', [region], 'p.pdf', 'The following summarizes revenues by geographic area:')],
+    });
+    assert.equal(a.citations[0]!.nodeId, region.id, a.text);
+  });
+
   it('answers what industry a company is in with the sentence that describes the company', async () => {
     const segment = leaf('Flexibles: consists of operations that manufacture flexible packaging in the food, medical and other industries.');
     const described = leaf('Today, we are a global leader in developing and producing responsible packaging for food and beverages.');

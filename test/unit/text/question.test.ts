@@ -2,7 +2,7 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, asksCompanyActivity, COMPANY_DESCRIPTION, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import { analyzeQuestion, answerTypeOf, asksCompanyActivity, COMPANY_DESCRIPTION, nestedReference, questionFocus, questionParts, splitConjoined, superlativeKind } from '../../../src/core/text/question';
 import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
@@ -169,5 +169,13 @@ describe('filing questions about the company and about which thing ranks first',
       assert.ok(COMPANY_DESCRIPTION.test(s), s);
     for (const s of ['Net sales increased 5% in fiscal 2023.', 'Acme plc is a public limited company incorporated under the laws of Jersey.', 'This is a company-wide program.', 'The following table provides details of our revenue.', 'Revenue growth was the highest in the company history.'])
       assert.ok(!COMPANY_DESCRIPTION.test(s), s);
+  });
+
+  it('reads the kind a "which … had the biggest …" question picks from, without the names before it', () => {
+    assert.equal(superlativeKind('Which region had the worst topline performance for MGM during FY2022?'), 'region');
+    assert.equal(superlativeKind('For Pfizer, which geographic region had the biggest drop in Q22023 revenues?'), 'geographic region');
+    assert.equal(superlativeKind('Which Best Buy product category performed the best (by top line) in Q2?'), 'product category');
+    assert.equal(superlativeKind('Which team won the cup?'), undefined);
+    assert.equal(superlativeKind('What was the largest acquisition?'), undefined);
   });
 });
