@@ -176,13 +176,15 @@ export function nestedReference(question: string): string | undefined {
 
 /**
  * A question about what a company does — its industry, its business, what it makes: "What industry
- * does AMCOR primarily operate in?", "What does Foot Locker do?", "What is X's core business?".
- * Its answer is the filing's own description of the company (the opening of "Item 1. Business" in
- * a 10-K), not a figure.
+ * does AMCOR primarily operate in?", "What does Foot Locker do?", "What business is X in?", "What is
+ * X's core business?". Its answer is the filing's own description of the company (the opening of
+ * "Item 1. Business" in a 10-K), not a figure.
  */
 const COMPANY_ACTIVITY_QUESTION = new RegExp(
   [
     String.raw`\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|line\s+of\s+)?(?:industry|industries|sector|sectors)\b`,
+    // "What business is X in?", "What line of business does X have?" — not "What businesses did X acquire?"
+    String.raw`\bwhat\s+(?:kind\s+of\s+|type\s+of\s+|line\s+of\s+)?business(?:es)?\s+(?:is|are|does|do)\b(?!.*\b(?:acquir|sold|sell|divest|exit|spin|spun|buy|bought)\w*)`,
     String.raw`\bwhat\s+(?:does|do|did)\s+(?:[\p{L}\p{N}&.'’-]+\s+){1,6}?do\s*(?:\?|$|for\s+a\s+living\b|primarily\b|mainly\b|chiefly\b|as\s+a\s+(?:company|business)\b)`,
     String.raw`\bwhat\s+(?:is|are|was|were)\s+(?:[\p{L}\p{N}&.'’-]+\s+){1,6}?(?:core|main|primary|principal|key)?\s*business(?:es)?\s*(?:\?|$)`,
   ].join('|'),

@@ -51,7 +51,7 @@ describe('controller: the business overview for a question about what the compan
       [{ kind: 'heading', text: 'Results' }, { kind: 'paragraph', sentences: ['Revenue grew to 120 million in the quarter, the best quarter so far.'] }],
       [{ kind: 'heading', text: 'About Acme' }, { kind: 'paragraph', sentences: ['Acme designs, manufactures and sells packaging for consumer goods around the world.'] }],
     ]);
-    const found = overviewParagraphs(await DocumentView.of(doc), 'What does Acme do?');
+    const found = overviewParagraphs(await DocumentView.of(doc), 'What business is Acme in?');
     assert.deepEqual(found?.paragraphIds, [elementId(doc, 'Acme designs, manufactures')]);
   });
 

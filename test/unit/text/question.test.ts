@@ -157,8 +157,8 @@ describe('question focus and support terms (extractive reader)', () => {
 });
 
 describe('filing questions about the company and about which thing ranks first', () => {
-  it('knows a question about what the company does', () => {
-    for (const q of ['What industry does AMCOR primarily operate in?', 'What does Foot Locker do?', "What is 3M's core business?", 'Which sector does Acme operate in?'])
+  it('knows a question about what the company does, "what business" included', () => {
+    for (const q of ['What industry does AMCOR primarily operate in?', 'What does Foot Locker do?', 'What business is Block in?', "What is 3M's core business?", 'Which sector does Acme operate in?', 'What line of business is Acme in?'])
       assert.ok(asksCompanyActivity(q), q);
     for (const q of ['What does Pfizer expect to pay to spin off Upjohn?', 'What businesses did AMCOR acquire in FY2023?', 'What does the company do to reduce costs?', 'Who founded the business?', 'What is the FY2018 capital expenditure amount?'])
       assert.ok(!asksCompanyActivity(q), q);
