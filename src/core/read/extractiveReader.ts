@@ -17,7 +17,10 @@
  *    another kept table of the file carries the same line item with far larger figures (a
  *    segment's or a guarantor group's row beside the whole company's); half its own coverage for
  *    a leaf that shares only periods with the question; CUE_BONUS more for a sentence stating an
- *    expectation when the question asks what is expected.
+ *    expectation when the question asks what is expected; DESCRIPTION_BONUS for a sentence that
+ *    describes the company when the question asks what it does; KIND_TABLE_BONUS for a row whose
+ *    table's heading or lead-in names the kind a "which <kind> had the most …" question picks from;
+ *    of two copies of one line that tie, the one whose table's lead-in is about the question first.
  * A leaf that adds nothing to the question (every content term of it is in the question) is not
  * quoted, unless the question asks yes or no; nor is a bare heading, caption or boilerplate line. Per part, the best-supported leaf is
  * quoted, [1] for the first part; then further leaves, best first, while they reach
