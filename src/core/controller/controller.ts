@@ -17,7 +17,7 @@ import type { Tracer } from '../trace/tracer';
 import { generateCandidates, type Candidate } from './candidates';
 import type { DocumentView } from './documentView';
 import type { ControllerEvaluator, EvaluatorDecision, EvaluatorInput } from './evaluator';
-import { searchElements, type StatementPage } from './grounding';
+import { searchElements, type OverviewParagraphs, type StatementPage } from './grounding';
 import type { ControllerOptions } from './options';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import { RuleEvaluator, scoreCandidates } from './ruleEvaluator';
@@ -42,6 +42,8 @@ export interface ControllerRunDeps extends Pick<RelevanceDeps, 'embedQuery'> {
   retrievedEntries?: ReadonlyArray<{ page: number; span: number }>;
   /** Pages of the statements the question names (grounding.ts `statementPages`): activated, and their statement tables opened, in iteration 0. */
   statementPages?: readonly StatementPage[];
+  /** For a question about what the company does: its business overview's first paragraphs (grounding.ts `overviewParagraphs`), opened in iteration 0. */
+  overview?: OverviewParagraphs;
 }
 
 export interface ControllerRun {
@@ -52,6 +54,12 @@ export interface ControllerRun {
   stop: { reason: ControllerStopReason; iteration: number; note: string };
   /** Iterations in which the evaluator was asked. */
   iterations: number;
+  /**
+   * Elements the controller opened on its own that are read whole, not projected: tables opened
+   * because their lead-in paragraph was (their rows are what the lead-in introduces), and the
+   * business overview's paragraphs (the sentence that says what the company is may share no word with the question).
+   */
+  readWhole: Set<string>;
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -92,7 +100,39 @@ export async function runController(
   const finish = (reason: ControllerStopReason, note: string, decidedBy: DecidedBy = 'controller', extra: Partial<ControllerStep> = {}): ControllerRun => {
     record({ action: { type: 'STOP', reason: note }, decidedBy, valid: true, changes: [], ...extra });
     deps.tracer?.emit('controller/stop', { reason, iteration, note });
-    return { state, steps, validationErrors, evaluatorCalls, stop: { reason, iteration, note }, iterations: evaluatorCalls.length > 0 ? Math.max(...evaluatorCalls.map((c) => c.iteration)) : 0 };
+    return { state, steps, validationErrors, evaluatorCalls, stop: { reason, iteration, note }, iterations: evaluatorCalls.length > 0 ? Math.max(...evaluatorCalls.map((c) => c.iteration)) : 0, readWhole };
+  };
+
+  const readWhole = new Set<string>();
+  /**
+   * Opens an element outside the evaluator's picks (its page and itself activated first when they
+   * are not yet), within the opened-node budget; false when it could not be opened.
+   */
+  const openDirectly = (nodeId: string, decidedBy: DecidedBy, why: string): boolean => {
+    const page = view.pageOf(nodeId);
+    if (!page || state.counts().opened >= options.maxOpenedNodes) return false;
+    if (state.stateOf(page.id) === 'inactive') {
+      const action = { type: 'ACTIVATE_PAGE' as const, pageId: page.id, page: page.page, source: 'initial' as const };
+      const result = state.apply(action);
+      record({ action, decidedBy, why, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+    }
+    if (state.stateOf(nodeId) === 'inactive') {
+      const action = { type: 'ACTIVATE_NODE' as const, nodeId, source: 'page' as const };
+      const result = state.apply(action);
+      record({ action, decidedBy, why, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+    }
+    if (state.stateOf(nodeId) !== 'active') return false;
+    const result = state.apply({ type: 'OPEN_NODE', nodeId });
+    record({ action: { type: 'OPEN_NODE', nodeId }, decidedBy, why, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
+    return result.ok;
+  };
+  /** A lead-in paragraph was opened: the table it introduces is what it is about, so it is opened too, and read whole. */
+  const openTableAfter = (paragraphId: string): boolean => {
+    const table = view.tableAfter(paragraphId);
+    if (!table || state.stateOf(table.id) === 'opened' || state.stateOf(table.id) === 'pruned') return false;
+    if (!openDirectly(table.id, 'controller', `the table its opened lead-in introduces (${view.label(paragraphId, 60)})`)) return false;
+    readWhole.add(table.id);
+    return true;
   };
 
   // Iteration 0: the entry pages, best first.
@@ -150,6 +190,14 @@ export async function runController(
         const result = state.apply({ type: 'OPEN_NODE', nodeId });
         record({ action: { type: 'OPEN_NODE', nodeId }, decidedBy: 'grounding', why: `${named}: its table on page ${sp.page + 1}`, valid: result.ok, changes: result.ok ? result.changes : [], ...(result.ok ? {} : { error: result.error }) });
       }
+    }
+  }
+
+  // A question about what the company does: the opening paragraphs of its business overview ("Amcor is a global leader in …").
+  if (deps.overview) {
+    const heading = view.label(deps.overview.headingId, 60);
+    for (const id of deps.overview.paragraphIds) {
+      if (openDirectly(id, 'grounding', `the question asks what the company does: the first paragraphs under ${heading}`)) readWhole.add(id);
     }
   }
 
@@ -211,6 +259,8 @@ export async function runController(
         validationErrors.push({ iteration, kind: 'bad-index', message: `candidate ${pick.index} is not in the list` });
         continue;
       }
+      // A table the controller opened with its lead-in earlier in this iteration needs no pick of its own.
+      if ((c.action.type === 'OPEN_NODE' || c.action.type === 'ACTIVATE_NODE') && readWhole.has(c.targetId) && state.stateOf(c.targetId) === 'opened') continue;
       const action: ControllerAction =
         c.action.type === 'PRUNE_NODE' ? { ...c.action, reason: pick.why ?? ruleScores.get(c.index)?.why ?? 'pruned by the evaluator' } : c.action;
       const common = {
@@ -238,6 +288,7 @@ export async function runController(
       if (activation) activationsLeft--;
       if (result.changes.length > 0 || result.proposed) changed = true;
       record({ ...common, valid: true, changes: result.changes, ...(result.proposed ? { proposed: result.proposed } : {}) });
+      if (action.type === 'OPEN_NODE' && openTableAfter(action.nodeId)) changed = true;
     }
 
     if (decision.search) {

@@ -221,6 +221,26 @@ export class DocumentView {
     return this.order.get(id) ?? Number.MAX_SAFE_INTEGER;
   }
 
+  /**
+   * A table's lead-in: the paragraph just before it in reading order, on its page or the page
+   * before ("The following table presents revenue by geographic region: …"). It says what the
+   * table holds when the table's own cells (figures, short labels) do not. Undefined for other
+   * elements and for a table that follows anything but a paragraph.
+   */
+  leadIn(tableId: string): GraphNode | undefined {
+    const table = this.byId.get(tableId);
+    if (table?.type !== 'table') return undefined;
+    const prev = this.elements[this.readingOrder(tableId) - 1];
+    if (!prev || prev.type !== 'paragraph' || prev.text.trim().length === 0) return undefined;
+    return prev.page === table.page || prev.page === table.page - 1 ? prev : undefined;
+  }
+
+  /** The table a paragraph is the lead-in of (`leadIn`), if any. */
+  tableAfter(paragraphId: string): GraphNode | undefined {
+    const next = this.elements[this.readingOrder(paragraphId) + 1];
+    return next && this.leadIn(next.id)?.id === paragraphId ? next : undefined;
+  }
+
   region(id: string): RegionNode | undefined {
     return this.regions.get(id);
   }

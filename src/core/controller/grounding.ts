@@ -25,6 +25,7 @@ import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
 import { PART_OF_COMPANY, statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../read/rows';
+import { asksCompanyActivity } from '../text/question';
 
 /** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
 export interface PageSignals {
@@ -105,8 +106,8 @@ export function pageSignals(view: DocumentView, relevance: RelevanceModel): Page
   // Both BM25 indexes are question-independent: built once per document view.
   return {
     dense: sortPages(view, dense),
-    head: headIndex(view).query(relevance.question, view.pages.length),
-    element: bestPerPage(view, view.elementBm25().query(relevance.question, view.elements.length)),
+    head: headIndex(view).query(relevance.lexicalQuery, view.pages.length),
+    element: bestPerPage(view, view.elementBm25().query(relevance.lexicalQuery, view.elements.length)),
   };
 }
 
@@ -232,6 +233,67 @@ export function statementPages(view: DocumentView, question: string, grounding: 
     for (const f of found.slice(0, STATEMENT_PAGES)) if (!out.some((o) => o.pageId === f.pageId)) out.push(f);
   }
   return out;
+}
+
+/** The opening paragraphs of a filing's description of the company, for a question about what it does. */
+export interface OverviewParagraphs {
+  /** The heading the overview sits under ("Item 1. Business", "Overview", "About Amcor"). */
+  headingId: string;
+  /** Its first body paragraphs, in reading order (at most OVERVIEW_PARAGRAPHS). */
+  paragraphIds: string[];
+}
+
+/** Paragraphs of the overview opened for a question about what the company does. */
+const OVERVIEW_PARAGRAPHS = 2;
+/** Elements after the heading searched for them (subheadings such as "The Company" or "General" come between). */
+const OVERVIEW_REACH = 10;
+/** A body paragraph has at least this many words. */
+const OVERVIEW_WORDS = 12;
+/** A 10-K's business section, by its item title; then the headings other filings open their description with. */
+const BUSINESS_ITEM = /^\s*item\s*1\s*[.:\-–—\s]*business\b/i;
+const OVERVIEW_HEADING = /^\s*(?:(?:business|company|corporate)\s+overview|overview(?:\s+of\s+(?:the\s+|our\s+)?(?:business|company))?|(?:our|the)\s+(?:business|company)|general|about\s+\p{Lu}[\p{L}\p{N}&.'’ -]{0,40})\s*[.:]?\s*$/iu;
+/** A table of contents lists the items: a page with several "Item n" lines is one, and so is a line that ends in a page number. */
+const ITEM_LINE = /^\s*item\s*\d+[a-c]?\b/i;
+
+/**
+ * For a question about what the company does ("What industry does AMCOR primarily operate in?",
+ * text/question.ts `asksCompanyActivity`): the first body paragraphs under the filing's business
+ * section — the heading "Item 1. Business" of a 10-K, else the first overview heading ("Overview",
+ * "Business Overview", "About …") — where a filing says what the company is ("Amcor is a global
+ * leader in …"). The table of contents, which names "Item 1. Business" too, is skipped: a heading
+ * on a page with three or more item lines, or one that ends in a page number. Undefined for other
+ * questions and when no such heading with body text after it is found.
+ */
+export function overviewParagraphs(view: DocumentView, question: string): OverviewParagraphs | undefined {
+  if (!asksCompanyActivity(question)) return undefined;
+  const itemLines = new Map<string, number>();
+  for (const p of view.pages) itemLines.set(p.id, view.elementsOn(p.id).filter((e) => ITEM_LINE.test(e.text)).length);
+  const isHeadingLike = (text: string, type: string) => type === 'heading' || (type === 'paragraph' && text.split(/\s+/).length <= 8 && !SENTENCE_END.test(text));
+  const under = (heading: (typeof view.elements)[number]): OverviewParagraphs | undefined => {
+    const at = view.readingOrder(heading.id);
+    const paragraphIds: string[] = [];
+    for (const e of view.elements.slice(at + 1, at + 1 + OVERVIEW_REACH)) {
+      const text = e.text.trim();
+      if (e.type !== 'paragraph' || text.split(/\s+/).length < OVERVIEW_WORDS || !/[.;:]["'”’)]?$/u.test(text)) continue;
+      paragraphIds.push(e.id);
+      if (paragraphIds.length >= OVERVIEW_PARAGRAPHS) break;
+    }
+    return paragraphIds.length > 0 ? { headingId: heading.id, paragraphIds } : undefined;
+  };
+  const candidates = (re: RegExp) =>
+    view.elements.filter((e) => {
+      const text = e.text.trim();
+      if (!re.test(text) || !isHeadingLike(text, e.type) || /\d\s*$/.test(text)) return false;
+      const page = view.pageOf(e.id);
+      return !page || (itemLines.get(page.id) ?? 0) < 3;
+    });
+  for (const re of [BUSINESS_ITEM, OVERVIEW_HEADING]) {
+    for (const h of candidates(re)) {
+      const found = under(h);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 export interface ElementHit {

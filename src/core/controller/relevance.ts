@@ -6,6 +6,11 @@
  *            (same term processing as BM25: stemmed, stop words removed; idf over the elements)
  *   relevance = ½·max(0, dense) + ½·lexical, and `relative` divides it by the best element's, so
  *            rule thresholds mean the same for every document and encoder.
+ * A table's lexical share counts its lead-in's words too (the paragraph just before it:
+ * "… revenue by geographic region:"): its cells are figures and short labels. A question that
+ * names a line item by its colloquial name ("top line", "bottom line", "spinning off") gets the
+ * filing's name for it ("revenue", "net income", "separation") as query terms too, when the
+ * document uses that name (LINE_ITEM_ALIASES).
  *
  * Every page and element gets its region's vector (src/core/encode/nodeVectors.ts: the leaves
  * through the caller's `embedTexts`, normally the embedding cache, so an indexed document costs no
@@ -19,6 +24,33 @@ import type { GraphNode } from '../../contracts/graph';
 import { throwIfCancelled } from '../errors';
 import { contentTerms, words, indexTerm } from '../text/terms';
 import type { DocumentView, ViewLexicon } from './documentView';
+
+/**
+ * Colloquial names of line items and events, and the words filings use for them. Only the words
+ * the document itself uses are added to the question's terms (a filing that never says
+ * "separation" is not searched for it), so an alias cannot pull in words foreign to the document.
+ */
+export const LINE_ITEM_ALIASES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\btop[- ]?line\b/i, 'revenue revenues sales'],
+  [/\bbottom[- ]?line\b/i, 'net income earnings'],
+  [/\bspin(?:ning)?[- ]?offs?\b|\bspun[- ]?off\b|\bspin(?:ning)?\s+(?:\p{L}+\s+){0,3}?off\b/iu, 'separation separate'],
+];
+
+/** The alias words of `LINE_ITEM_ALIASES` the question calls for, kept when `uses(term)` says the document has the word. */
+export function lineItemAliases(question: string, uses: (term: string) => boolean): string[] {
+  const out: string[] = [];
+  const terms = new Set<string>();
+  for (const [re, alias] of LINE_ITEM_ALIASES) {
+    if (!re.test(question)) continue;
+    for (const w of alias.split(' ')) {
+      const t = indexTerm(w);
+      if (!t || terms.has(t) || !uses(t)) continue;
+      terms.add(t);
+      out.push(w);
+    }
+  }
+  return out;
+}
 
 export interface RelevanceDeps {
   /** The frozen query encoder. */
@@ -61,8 +93,10 @@ export class RelevanceModel {
   private readonly lexicon: ViewLexicon;
   /** Term sets of nodes outside the lexicon (pages), built when asked for. */
   private readonly otherTerms = new Map<string, Set<string>>();
-  /** Distinct content terms of the question, with the first word that produced each. */
+  /** Distinct content terms of the question, with the first word that produced each (line-item aliases the document uses included). */
   readonly questionTerms: Array<{ term: string; word: string; idf: number }>;
+  /** The question with the line-item aliases the document uses appended: what grounding's BM25 and the first search look for. */
+  readonly lexicalQuery: string;
   private readonly questionIdf: number;
   private bestElement = 0;
 
@@ -75,7 +109,9 @@ export class RelevanceModel {
     const n = Math.max(1, view.elements.length);
     const seen = new Set<string>();
     const terms: Array<{ term: string; word: string; idf: number }> = [];
-    for (const w of words(question)) {
+    const aliases = lineItemAliases(question, (t) => (this.lexicon.df.get(t) ?? 0) > 0);
+    this.lexicalQuery = aliases.length > 0 ? `${question} ${aliases.join(' ')}` : question;
+    for (const w of words(this.lexicalQuery)) {
       const t = indexTerm(w);
       if (!t || seen.has(t)) continue;
       seen.add(t);
@@ -132,12 +168,14 @@ export class RelevanceModel {
     return set;
   }
 
-  /** Idf-weighted share of the question's content terms found in the node's text (0–1). */
+  /** Idf-weighted share of the question's content terms found in the node's text — a table's with its lead-in's (0–1). */
   lexical(id: string): number {
     if (this.questionIdf === 0) return 0;
     const set = this.terms(id);
+    const lead = this.view.leadIn(id);
+    const leadSet = lead ? this.terms(lead.id) : undefined;
     let hit = 0;
-    for (const t of this.questionTerms) if (set.has(t.term)) hit += t.idf;
+    for (const t of this.questionTerms) if (set.has(t.term) || leadSet?.has(t.term)) hit += t.idf;
     return hit / this.questionIdf;
   }
 

@@ -197,7 +197,9 @@ export function ruleSearch(input: Pick<EvaluatorInput, 'question' | 'state' | 'r
   if (input.budgetLeft.searches <= 0) return undefined;
   const coverage = input.relevance.coverage([...input.state.elementsIn('opened'), ...openingNow]);
   if (input.state.queries.length === 0) {
-    return { query: input.question, utility: r2(1 - coverage.share), why: 'first search: the question itself, over every element of the document' };
+    // The question with the filing's names for its colloquial line items ("top line" → revenue), when the document uses them.
+    const query = input.relevance.lexicalQuery;
+    return { query, utility: r2(1 - coverage.share), why: 'first search: the question itself, over every element of the document' };
   }
   const uncoveredShare = 1 - coverage.share;
   if (uncoveredShare < ruleConstants.searchUncoveredShare || coverage.uncovered.length === 0) return undefined;

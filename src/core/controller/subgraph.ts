@@ -22,7 +22,7 @@ import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
 import { DocumentView } from './documentView';
 import type { ControllerEvaluator } from './evaluator';
-import { GROUNDING_WEIGHTS, groundPages, statementPages } from './grounding';
+import { GROUNDING_WEIGHTS, groundPages, overviewParagraphs, statementPages } from './grounding';
 import { LlmEvaluator } from './llmEvaluator';
 import { budgetsOf, resolveControllerOptions, type ControllerOptions } from './options';
 import { RelevanceModel, type RelevanceDeps } from './relevance';
@@ -123,13 +123,14 @@ export async function buildEvidenceSubgraph(
 
   const retrievedEntries = retrievedEntryPages(grounding, deps.retrievedSpans ?? [], opts.initialPages, opts.initialPages);
   const statements = deps.openStatements === false ? [] : statementPages(view, question, grounding);
+  const overview = overviewParagraphs(view, question);
   const run = await runController(
     question,
     view,
     relevance,
     grounding,
     opts,
-    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: statements, ...(deps.tracer ? { tracer: deps.tracer } : {}) },
+    { embedQuery: deps.embedQuery, evaluator, retrievedEntries, statementPages: statements, ...(overview ? { overview } : {}), ...(deps.tracer ? { tracer: deps.tracer } : {}) },
     signal,
   );
 
@@ -138,7 +139,8 @@ export async function buildEvidenceSubgraph(
   const openedIds = run.state.elementsIn('opened');
   // The tables of a statement the question asks about are read whole: the answer is one of their
   // lines, and the line that names the metric scores no better against the question than its neighbours.
-  const statementTables = new Set(statements.flatMap((s) => s.tableIds));
+  // So are the elements the controller opened to be read whole (a table with its lead-in, the business overview's paragraphs).
+  const statementTables = new Set([...statements.flatMap((s) => s.tableIds), ...run.readWhole]);
   const regions: ControllerRegion[] = [];
   const opened: OpenedEvidence[] = [];
   const rendered: Array<{ nodeId: string; kept: RegionNode[] }> = [];
@@ -151,7 +153,7 @@ export async function buildEvidenceSubgraph(
     const element = subgraphElement(view, id)!;
     let kept: RegionNode[] = [region];
     let scores = new Map<string, number>();
-    if (opts.project) {
+    if (opts.project && !(run.readWhole.has(id) && node.type !== 'table')) {
       const vectors = await nodeVectors(region, deps.embedTexts, signal);
       scores = scoreNodes(relevance.queryVector, vectors, deps.adapter);
       kept = projectItem(region, (n) => scores.get(n.id) ?? Number.NEGATIVE_INFINITY, { keepTablesWhole: keepTablesWhole || statementTables.has(id) }).kept;

@@ -143,6 +143,7 @@ export function subgraphElement(view: DocumentView, nodeId: string): SubgraphEle
   const p = view.page(n.page);
   // The graph's page summary is "Page N: <first heading or line>"; the XML gives the number itself.
   const pageSummary = p?.summary.replace(/^Page \d+(?::\s*)?/, '').trim();
+  const leadIn = view.leadIn(nodeId)?.text.replace(/\s+/g, ' ').trim();
   return {
     document: view.title || view.file,
     graphNodeId: nodeId,
@@ -153,6 +154,7 @@ export function subgraphElement(view: DocumentView, nodeId: string): SubgraphEle
     ...(p?.virtual ? { virtualPage: true } : {}),
     ...(n.bbox ? { bbox: n.bbox } : {}),
     order: view.readingOrder(nodeId),
+    ...(leadIn ? { leadIn } : {}),
   };
 }
 

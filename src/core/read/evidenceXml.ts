@@ -64,6 +64,8 @@ export interface SubgraphElement {
   bbox?: [number, number, number, number];
   /** The element's place in the document's reading order. */
   order: number;
+  /** A table's lead-in: the paragraph just before it (what the table is about; the extractive reader reads it, the XML does not show it). */
+  leadIn?: string;
 }
 
 /** One kept region of an opened element and its citation number. */

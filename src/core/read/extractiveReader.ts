@@ -17,7 +17,10 @@
  *    another kept table of the file carries the same line item with far larger figures (a
  *    segment's or a guarantor group's row beside the whole company's); half its own coverage for
  *    a leaf that shares only periods with the question; CUE_BONUS more for a sentence stating an
- *    expectation when the question asks what is expected.
+ *    expectation when the question asks what is expected; DESCRIPTION_BONUS for a sentence that
+ *    describes the company when the question asks what it does; KIND_TABLE_BONUS for a row whose
+ *    table's heading or lead-in names the kind a "which <kind> had the most …" question picks from;
+ *    of two copies of one line that tie, the one whose table's lead-in is about the question first.
  * A leaf that adds nothing to the question (every content term of it is in the question) is not
  * quoted, unless the question asks yes or no; nor is a bare heading, caption or boilerplate line. Per part, the best-supported leaf is
  * quoted, [1] for the first part; then further leaves, best first, while they reach
@@ -30,7 +33,7 @@
  * ("This has traditionally been called the third use of the law").
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, questionFocus, type QuestionPart } from '../text/question';
+import { analyzeQuestion, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, superlativeKind, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import { questionSourceNames, sourcePreference, squash } from './sources';
@@ -62,6 +65,8 @@ interface Candidate {
   /** The leaves before and after it in its passage (same paragraph or table), when kept. */
   prev?: RegionNode;
   next?: RegionNode;
+  /** Terms of the lead-in of the table the leaf lies in (the paragraph just before it, when the controller kept the table). */
+  leadIn?: Set<string>;
 }
 
 /** What an answering quote gains for carrying an answer of the asked kind. */
@@ -101,6 +106,22 @@ const FORWARD = /\b(expect(s|ed|ing)?|anticipat(e|es|ed|ing)|intend(s|ed)? to|pl
 const PART_ROW_PENALTY = 0.2;
 /** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
 const NAMED_SOURCE_BONUS = 0.3;
+/**
+ * What a sentence describing the company ("Amcor is a global leader in …", "We design, manufacture
+ * and sell …"; text/question.ts COMPANY_DESCRIPTION) gains when the question asks what the company
+ * does: its industry, its business (`asksCompanyActivity`). Such a question names no figure, date
+ * or name, so no other cue marks the sentence that answers it.
+ */
+const DESCRIPTION_BONUS = 0.3;
+/**
+ * What a row gains when the question asks which thing of a kind ranks first ("Which region had the
+ * worst topline performance?", text/question.ts `superlativeKind`) and the row's table is about
+ * that kind: its heading or its lead-in names it ("B. Geographic Information", "… revenues by
+ * geographic area"). The rows of such a table are the things to pick from.
+ */
+const KIND_TABLE_BONUS = 0.3;
+/** The words that ask what a company does, as support terms (text/question.ts COMPANY_ACTIVITY_WORDS). */
+const COMPANY_ACTIVITY_TERMS = supportTerms(COMPANY_ACTIVITY_WORDS);
 
 /**
  * The region's leaves in reading order, each with the leaves of its passage: the run of leaves
@@ -181,6 +202,7 @@ export class ExtractiveReader implements Reader {
         return t;
       };
       const tables = new Map<RegionNode[], TableFacts>();
+      const leadIn = region.element?.leadIn ? new Set(supportTerms(region.element.leadIn)) : undefined;
       for (const { leaf, passage, run, prev, next } of passages(region.node)) {
         const own = new Set(terms(leaf));
         let table = tables.get(run);
@@ -198,6 +220,7 @@ export class ExtractiveReader implements Reader {
           order: candidates.length,
           ...(prev ? { prev } : {}),
           ...(next ? { next } : {}),
+          ...(leadIn ? { leadIn } : {}),
         });
       }
     }
@@ -243,6 +266,12 @@ export class ExtractiveReader implements Reader {
       return n !== undefined && listedItems(c.leaf.text) >= n;
     };
     const forward = FORWARD.test(question);
+    const describes = asksCompanyActivity(question);
+    // "Which geographic region had the biggest drop …?": rows of a table whose heading or lead-in names the kind.
+    const kind = superlativeKind(question);
+    const kindTerms = kind ? supportTerms(kind) : [];
+    const ofKind = (c: Candidate) =>
+      kindTerms.length > 0 && c.leaf.kind === 'row' && kindTerms.some((t) => c.context.has(t) || (c.leadIn?.has(t) ?? false));
     const support = (c: Candidate, part: QuestionPart): number => {
       const mine = partCoverage(part, c.own, c.context, weight);
       // A leaf whose own words share only periods with the question ("2022", "2023") says nothing about what it asks.
@@ -250,13 +279,39 @@ export class ExtractiveReader implements Reader {
       const own = named.length > 0 && named.every((t) => PERIOD_TERM.test(t)) ? PERIOD_ONLY * mine.coverage : mine.coverage;
       const passage = partCoverage(part, c.passage, c.context, weight).coverage;
       const cue = (answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined || listsEnough(part, c) ? CUE_BONUS : 0) + (forward && FORWARD.test(c.leaf.text) ? CUE_BONUS : 0);
-      return own + PASSAGE_WEIGHT * passage + cue + DENSE_WEIGHT * c.dense + (c.namedSource ? NAMED_SOURCE_BONUS : 0) + (rowBonus.get(c) ?? 0) - (partRows.has(c) ? PART_ROW_PENALTY : 0);
+      const described = describes && c.leaf.kind === 'sentence' && COMPANY_DESCRIPTION.test(c.leaf.text) ? DESCRIPTION_BONUS : 0;
+      return (
+        own +
+        PASSAGE_WEIGHT * passage +
+        cue +
+        described +
+        (ofKind(c) ? KIND_TABLE_BONUS : 0) +
+        DENSE_WEIGHT * c.dense +
+        (c.namedSource ? NAMED_SOURCE_BONUS : 0) +
+        (rowBonus.get(c) ?? 0) -
+        (partRows.has(c) ? PART_ROW_PENALTY : 0)
+      );
     };
-    const rank = (part: QuestionPart) => quotable.map((c) => ({ c, s: support(c, part) })).sort((a, b) => b.s - a.s || a.c.order - b.c.order);
+    // Two copies of one line (the same row in two tables) tie exactly: the one whose table's lead-in is about the question goes first —
+    // the lead-in that covers more of the question, and of two that cover as much, the one with fewer words of its own
+    // ("Cash and cash equivalents were as follows" over "Cash, cash equivalents and restricted cash reported on … are reconciled to …").
+    const leadInCover = (c: Candidate, part: QuestionPart) => {
+      if (!c.leadIn || c.leadIn.size === 0) return 0;
+      const cover = partCoverage(part, c.leadIn, new Set(), weight).coverage;
+      const asked = new Set(part.terms);
+      return cover + [...c.leadIn].filter((t) => asked.has(t)).length / c.leadIn.size;
+    };
+    const rank = (part: QuestionPart) =>
+      quotable
+        .map((c) => ({ c, s: support(c, part) }))
+        .sort((a, b) => b.s - a.s || (a.c.leaf.text === b.c.leaf.text ? leadInCover(b.c, part) - leadInCover(a.c, part) : 0) || a.c.order - b.c.order);
 
     // Part terms read as the support terms read the evidence (possessives folded: "Tesla's" → tesla);
     // a statement's name says where to look, not what to match ("… in the balance sheet" is no term an auditor's sentence answers).
     const whereTerms = statementNameTerms(asked, figure);
+    // So do the words that ask what a company does ("What industry does Acme primarily operate in?"): the sentence that
+    // answers describes the company ("we are a global leader in packaging") and need not say "industry" or "operate".
+    if (describes) for (const t of COMPANY_ACTIVITY_TERMS) whereTerms.add(t);
     const withTerms = (p: QuestionPart): QuestionPart => {
       const terms = [...new Set(supportTerms(p.text))];
       const what = terms.filter((t) => !whereTerms.has(t));

@@ -201,3 +201,56 @@ describe('ExtractiveReader: what a filing question is about', () => {
     assert.equal(a.citations[0]!.nodeId, expected.id, a.text);
   });
 });
+
+describe('ExtractiveReader: tables by their lead-in, and the company described', () => {
+  const reader = new ExtractiveReader();
+  const row = (header: string, text: string, file: string): RegionNode => ({ ...leaf(text, 'row'), header, anchor: { file, page: 7 } });
+  const table = (id: string, rows: RegionNode[], file: string, leadIn: string | undefined, context?: string): EvidenceRegion => ({
+    itemId: id,
+    itemTitle: 'FORM 10-Q',
+    file,
+    node: { id: `${id}/0`, kind: 'table', modality: 'table', text: rows.map((r) => r.text).join('\n'), anchor: { file, page: 7 }, children: rows.map((r) => (context ? { ...r, context } : r)) },
+    score: 0.4,
+    leafScores: new Map(rows.map((r) => [r.id, 0.4])),
+    element: { document: 'FORM 10-Q', graphNodeId: `${id}/0`, type: 'table', summary: '', page: 7, order: 0, ...(leadIn ? { leadIn } : {}) },
+  });
+
+  it('of two copies of one line that tie, quotes the one whose lead-in is about the question', async () => {
+    const header = 'July 29, 2023 | January 28, 2023';
+    const note = row(header, 'Cash and cash equivalents $ 1,093 $ 1,874', 'q.pdf');
+    const liquidity = row(header, 'Cash and cash equivalents $ 1,093 $ 1,874', 'q.pdf');
+    const a = await reader.answer('Was there any drop in Cash & Cash equivalents between FY 2023 and Q2 of FY2024?', {
+      text: '',
+      tokens: 0,
+      truncated: false,
+      regions: [
+        table('note', [note], 'q.pdf', 'Cash, cash equivalents and restricted cash reported on our balance sheets are reconciled to the total shown on our statements of cash flows as follows:'),
+        table('liquidity', [liquidity], 'q.pdf', 'Cash and cash equivalents were as follows ($ in millions):'),
+      ],
+    });
+    assert.equal(a.citations[0]!.nodeId, liquidity.id, a.text);
+  });
+
+  it('answers which thing of a kind ranks first from a table whose heading or lead-in names the kind', async () => {
+    const header = 'Three Months Ended | 2023 | 2022 | % Change';
+    const segment = row(header, 'Hospital Products 12,100 26,900 (55)', 'p.pdf');
+    const region = row(header, 'Developed Rest of World 1,306 3,400 (62)', 'p.pdf');
+    const a = await reader.answer('For Acme, which geographic region had the biggest drop in Q2 2023 year over year revenues?', {
+      text: '',
+      tokens: 0,
+      truncated: false,
+      regions: [table('segments', [segment], 'p.pdf', 'The following provides selected revenues by reportable segment:'), table('regions', [region], 'p.pdf', 'The following summarizes revenues by geographic area:')],
+    });
+    assert.equal(a.citations[0]!.nodeId, region.id, a.text);
+  });
+
+  it('answers what industry a company is in with the sentence that describes the company', async () => {
+    const segment = leaf('Flexibles: consists of operations that manufacture flexible packaging in the food, medical and other industries.');
+    const described = leaf('Today, we are a global leader in developing and producing responsible packaging for food and beverages.');
+    const a = await reader.answer('What industry does Acme primarily operate in?', input([
+      { title: 'Acme 10-K', leaves: [segment], score: 0.4 },
+      { title: 'Acme 10-K', leaves: [described], score: 0.4 },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, described.id, a.text);
+  });
+});

@@ -2,7 +2,19 @@
 // quotable regions): what the no-LLM critic and the extractive reader decide with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeQuestion, answerTypeOf, isPeriodOrCurrency, isPeriodSpan, nestedReference, questionFocus, questionParts, splitConjoined } from '../../../src/core/text/question';
+import {
+  analyzeQuestion,
+  answerTypeOf,
+  asksCompanyActivity,
+  COMPANY_DESCRIPTION,
+  isPeriodOrCurrency,
+  isPeriodSpan,
+  nestedReference,
+  questionFocus,
+  questionParts,
+  splitConjoined,
+  superlativeKind,
+} from '../../../src/core/text/question';
 import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
@@ -167,5 +179,29 @@ describe('reporting periods and currencies as questions write them', () => {
     assert.equal(isPeriodSpan('USD'), true);
     assert.equal(isPeriodSpan('Best Buy'), false);
     assert.equal(isPeriodSpan('FY2023 Annual Report'), false);
+  });
+});
+
+describe('filing questions about the company and about which thing ranks first', () => {
+  it('knows a question about what the company does, "what business" included', () => {
+    for (const q of ['What industry does AMCOR primarily operate in?', 'What does Foot Locker do?', 'What business is Block in?', "What is 3M's core business?", 'Which sector does Acme operate in?', 'What line of business is Acme in?'])
+      assert.ok(asksCompanyActivity(q), q);
+    for (const q of ['What does Pfizer expect to pay to spin off Upjohn?', 'What businesses did AMCOR acquire in FY2023?', 'What does the company do to reduce costs?', 'Who founded the business?', 'What is the FY2018 capital expenditure amount?'])
+      assert.ok(!asksCompanyActivity(q), q);
+  });
+
+  it('knows a sentence that describes what a company is or does', () => {
+    for (const s of ['Amcor is a global leader in developing and producing responsible packaging.', 'Today, we are a global leader in packaging.', 'We design, manufacture and sell athletic footwear.', '3M is a diversified technology company.', 'The Company operates in two segments.'])
+      assert.ok(COMPANY_DESCRIPTION.test(s), s);
+    for (const s of ['Net sales increased 5% in fiscal 2023.', 'Acme plc is a public limited company incorporated under the laws of Jersey.', 'This is a company-wide program.', 'The following table provides details of our revenue.', 'Revenue growth was the highest in the company history.'])
+      assert.ok(!COMPANY_DESCRIPTION.test(s), s);
+  });
+
+  it('reads the kind a "which … had the biggest …" question picks from, without the names before it', () => {
+    assert.equal(superlativeKind('Which region had the worst topline performance for MGM during FY2022?'), 'region');
+    assert.equal(superlativeKind('For Pfizer, which geographic region had the biggest drop in Q22023 revenues?'), 'geographic region');
+    assert.equal(superlativeKind('Which Best Buy product category performed the best (by top line) in Q2?'), 'product category');
+    assert.equal(superlativeKind('Which team won the cup?'), undefined);
+    assert.equal(superlativeKind('What was the largest acquisition?'), undefined);
   });
 });
