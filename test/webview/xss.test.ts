@@ -156,8 +156,9 @@ describe('XSS corpus through index → ask → inspector', () => {
       await page.click('vscode-button.canopy-expand-kept');
       const rows = await page.$$eval('vscode-tree-item', (els) => els.map((e) => (e as HTMLElement).dataset.nodeId!));
       let clicked = 0;
-      for (const id of rows.slice(0, 60)) {
-        // Clicking a branch toggles it, so some rows hide others: click those still shown.
+      // Deepest rows first: clicking a branch toggles it and would hide the rows under it.
+      for (const id of rows.slice(0, 60).reverse()) {
+        // Click those still shown.
         const label = page.locator(`vscode-tree-item[data-node-id="${id.replace(/["\\]/g, '\\$&')}"] > .canopy-node-label`);
         if (!(await label.isVisible())) continue;
         await label.click();
