@@ -33,7 +33,7 @@
  * ("This has traditionally been called the third use of the law").
  */
 import { leavesOf } from '../compress/baselines';
-import { analyzeQuestion, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, superlativeKind, type QuestionPart } from '../text/question';
+import { analyzeQuestion, askedKindWords, asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, questionFocus, superlativeKind, type QuestionPart } from '../text/question';
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import { questionSourceNames, sourcePreference, squash } from './sources';
@@ -312,6 +312,9 @@ export class ExtractiveReader implements Reader {
     // So do the words that ask what a company does ("What industry does Acme primarily operate in?"): the sentence that
     // answers describes the company ("we are a global leader in packaging") and need not say "industry" or "operate".
     if (describes) for (const t of COMPANY_ACTIVITY_TERMS) whereTerms.add(t);
+    // So do the words that name the kind of answer asked for ("What year did Genghis Khan die?", "What type of rally …?"): the
+    // sentence that answers names the year or the rally ("died in 1227", "a pep rally"), not the word "year" or "type".
+    for (const t of supportTerms(askedKindWords(question).join(' '))) whereTerms.add(t);
     const withTerms = (p: QuestionPart): QuestionPart => {
       const terms = [...new Set(supportTerms(p.text))];
       const what = terms.filter((t) => !whereTerms.has(t));

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   analyzeQuestion,
+  askedKindWords,
   answerTypeOf,
   asksCompanyActivity,
   COMPANY_DESCRIPTION,
@@ -19,6 +20,15 @@ import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, suppor
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
+  it('names the words that say what kind of answer is asked: a unit of date, a type or kind', () => {
+    assert.deepEqual(askedKindWords('What year did Genghis Khan die?'), ['year']);
+    assert.deepEqual(askedKindWords('What day of the week does the Time for Reflection take place?'), ['day', 'week']);
+    assert.deepEqual(askedKindWords('In which century was it built?'), ['century']);
+    assert.deepEqual(askedKindWords('What type of rally was held?'), ['type']);
+    assert.deepEqual(askedKindWords('How many years did the war last?'), []);
+    assert.deepEqual(askedKindWords('What stadium did Super Bowl 50 take place in?'), []);
+  });
+
   it('finds the phrase that makes a question multi-hop by its form, and none in a lookup', () => {
     const hops: Array<[string, string]> = [
       ["What team was Anna Benson's husband on?", "Anna Benson's husband"],
