@@ -272,3 +272,13 @@ describe('ExtractiveReader: the words that name the kind of answer', () => {
     assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
   });
 });
+
+describe('ExtractiveReader: irregular verbs', () => {
+  it('reads "died" as the "die" a question asks with: "What year did Genghis Khan die?" → "… died in August 1227"', async () => {
+    const reader = new ExtractiveReader();
+    const custom = leaf('Genghis Khan wished to die without spilling blood, as was the custom.');
+    const answer = leaf('Genghis Khan died in August 1227 during the fall of Yinchuan.');
+    const a = await reader.answer('What year did Genghis Khan die?', input([{ title: 'Genghis Khan', leaves: [custom, answer] }]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+  });
+});

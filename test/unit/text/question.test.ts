@@ -16,7 +16,7 @@ import {
   splitConjoined,
   superlativeKind,
 } from '../../../src/core/text/question';
-import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
+import { answerCue, askedListSize, foldIrregularVerbs, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
@@ -132,6 +132,12 @@ describe('region support', () => {
 });
 
 describe('question focus and support terms (extractive reader)', () => {
+  it('reads irregular verb forms as their base form, leaving forms that are other words alone', () => {
+    assert.equal(foldIrregularVerbs('Genghis Khan died in 1227; the war began and Tesla grew up'), 'Genghis Khan die in 1227; the war begin and Tesla grow up');
+    assert.deepEqual(supportTerms('He won the race'), supportTerms('He win the race'));
+    assert.equal(foldIrregularVerbs('He left the Fed in Lent and found a shot'), 'He left the Fed in Lent and found a shot');
+  });
+
   it('keeps the sentence that asks and its definitions, drops instructions, lead-ins and units', () => {
     assert.equal(
       questionFocus("We want to calculate a financial metric. Please help us compute it. Here's the question: what is the FY2022 retention ratio for General Mills? Round answer to two decimal places."),
