@@ -68,6 +68,20 @@ export function answerTypeOf(clause: string): AnswerType {
 }
 
 /**
+ * The words that name the kind of answer a question asks for, which the sentence that answers need
+ * not repeat: a unit of date ("What year did Genghis Khan die?", "In which century …", "What day
+ * of the week …" → year; day, week) — "He died in 1227" names no year, while "during the later
+ * years of his reign" does — and a kind ("What type of rally was held?" → type), which a sentence
+ * about "all types of classes" shares while "a pep rally" does not. Lower-case words as the
+ * question writes them; empty when it asks no such thing.
+ */
+export function askedKindWords(question: string): string[] {
+  const date = /\b(?:what|which)\s+(year|date|day|month|decade|century)(?:\s+of\s+the\s+(week|year|month))?\b/i.exec(question);
+  const kind = /\b(?:what|which)\s+(types?|kinds?|sorts?)\s+of\b/i.exec(question);
+  return [...(date ? [date[1]!, ...(date[2] ? [date[2]] : [])] : []), ...(kind ? [kind[1]!] : [])].map((w) => w.toLowerCase());
+}
+
+/**
  * Splits a question into the things it asks: at "?" between questions, and at ", and" / "and" /
  * ";" when a wh-word follows (a new clause asking something else). A clause without its own
  * content terms is not a part of its own.

@@ -25,6 +25,37 @@ export function foldPossessives(text: string): string {
 }
 
 /**
+ * Irregular English verb forms under their base form, which a question asks with after "did"
+ * ("When did the war begin?", "What year did Genghis Khan die?") while the evidence tells in the
+ * past ("began in 1618", "died in 1227"); Porter stemming joins regular forms only ("died" → di,
+ * "die" → die). Forms that are also common other words or names ("left", "found", "rose", "saw",
+ * "lay", "bound", "shot", "Lent", "Fed", "Met") are left alone.
+ */
+const IRREGULAR_FORMS: ReadonlyArray<readonly [string, string]> = [
+  ['arise', 'arose arisen'], ['bear', 'bore borne'], ['become', 'became'], ['begin', 'began begun'], ['bend', 'bent'],
+  ['break', 'broke broken'], ['breed', 'bred'], ['bring', 'brought'], ['build', 'built'], ['buy', 'bought'], ['catch', 'caught'],
+  ['choose', 'chose chosen'], ['deal', 'dealt'], ['die', 'died dies dying'], ['draw', 'drew drawn'], ['drive', 'drove driven'],
+  ['eat', 'ate eaten'], ['fall', 'fell fallen'], ['feel', 'felt'], ['fight', 'fought'], ['flee', 'fled'], ['fly', 'flew flown'],
+  ['forbid', 'forbade forbidden'], ['forget', 'forgot forgotten'], ['freeze', 'froze frozen'], ['give', 'gave given'], ['go', 'went gone'],
+  ['grow', 'grew grown'], ['hide', 'hid hidden'], ['hold', 'held'], ['keep', 'kept'], ['know', 'knew known'],
+  ['lead', 'led'], ['lose', 'lost'], ['make', 'made'], ['mean', 'meant'], ['overcome', 'overcame'],
+  ['overthrow', 'overthrew overthrown'], ['pay', 'paid'], ['ride', 'rode ridden'], ['ring', 'rang rung'], ['rise', 'risen'], ['run', 'ran'],
+  ['say', 'said'], ['seek', 'sought'], ['sell', 'sold'], ['send', 'sent'], ['shake', 'shook shaken'], ['shrink', 'shrank shrunk'],
+  ['sing', 'sang sung'], ['sink', 'sank sunk'], ['sleep', 'slept'], ['speak', 'spoke spoken'], ['spend', 'spent'],
+  ['stand', 'stood'], ['steal', 'stole stolen'], ['strike', 'struck stricken'], ['swear', 'swore sworn'], ['swim', 'swam swum'],
+  ['take', 'took taken'], ['teach', 'taught'], ['tear', 'tore torn'], ['tell', 'told'], ['think', 'thought'], ['throw', 'threw thrown'],
+  ['understand', 'understood'], ['undertake', 'undertook undertaken'], ['wake', 'woke woken'], ['wear', 'wore worn'], ['win', 'won'],
+  ['withdraw', 'withdrew withdrawn'], ['write', 'wrote written'],
+];
+const BASE_FORM = new Map(IRREGULAR_FORMS.flatMap(([base, forms]) => forms.split(' ').map((f) => [f, base] as const)));
+const IRREGULAR_WORD = new RegExp(`\\b(?:${[...BASE_FORM.keys()].join('|')})\\b`, 'gi');
+
+/** Irregular verb forms read as their base form: "died" → die, "began" → begin (IRREGULAR_FORMS). */
+export function foldIrregularVerbs(text: string): string {
+  return text.replace(IRREGULAR_WORD, (w) => BASE_FORM.get(w.toLowerCase()) ?? w);
+}
+
+/**
  * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
  * Tesla, teachers), decades ("1970's" → 1970s), formulas whose subscript became a separate
  * digit ("O 2" → O2), fiscal years ("FY2021" → 2021), words a PDF split ("Shee t") and financial
@@ -33,7 +64,7 @@ export function foldPossessives(text: string): string {
  * Both sides of a comparison (question parts and evidence) must be read with it.
  */
 export function supportTerms(text: string): string[] {
-  let folded = foldPossessives(text)
+  let folded = foldIrregularVerbs(foldPossessives(text))
     .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
     // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
     .replace(/\b(\d{2,4})['’]s\b/g, '$1s')

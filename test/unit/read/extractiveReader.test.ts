@@ -254,3 +254,44 @@ describe('ExtractiveReader: tables by their lead-in, and the company described',
     assert.equal(a.citations[0]!.nodeId, described.id, a.text);
   });
 });
+
+describe('ExtractiveReader: the words that name the kind of answer', () => {
+  const reader = new ExtractiveReader();
+
+  it('does not match the asked kind of date: "What year …?" is answered by the year, not by a sentence about years', async () => {
+    const years = leaf('Years after the siege of Leiden ended, the city founded a university.');
+    const answer = leaf('The siege of Leiden ended on 3 October 1574.');
+    const a = await reader.answer('What year did the siege of Leiden end?', input([{ title: 'History', leaves: [years, answer] }]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+  });
+
+  it('does not match "type" in "What type of …?": the answer names the thing, not its type', async () => {
+    const types = leaf('All types of classes are held in the gym.');
+    const answer = leaf('Students held a pep rally before the game.');
+    const a = await reader.answer('What type of rally was held?', input([{ title: 'Campus', leaves: [types, answer] }]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+  });
+});
+
+describe('ExtractiveReader: irregular verbs', () => {
+  it('reads "died" as the "die" a question asks with: "What year did Genghis Khan die?" → "… died in August 1227"', async () => {
+    const reader = new ExtractiveReader();
+    const custom = leaf('Genghis Khan wished to die without spilling blood, as was the custom.');
+    const answer = leaf('Genghis Khan died in August 1227 during the fall of Yinchuan.');
+    const a = await reader.answer('What year did Genghis Khan die?', input([{ title: 'Genghis Khan', leaves: [custom, answer] }]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+  });
+});
+
+describe('ExtractiveReader: the things the question names', () => {
+  it('prefers a sentence about the named thing over one from elsewhere that shares the other words', async () => {
+    const reader = new ExtractiveReader();
+    const elsewhere = leaf('Hinduism is the most common religion in the state.');
+    const answer = leaf('Tesla was raised an Orthodox Christian.');
+    const a = await reader.answer('What religion did Tesla practise?', input([
+      { title: 'Demographics', leaves: [elsewhere], score: 0.5 },
+      { title: 'Early years', leaves: [answer], score: 0.45 },
+    ]));
+    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
+  });
+});

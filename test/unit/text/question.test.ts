@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   analyzeQuestion,
+  askedKindWords,
   answerTypeOf,
   asksCompanyActivity,
   COMPANY_DESCRIPTION,
@@ -15,10 +16,19 @@ import {
   splitConjoined,
   superlativeKind,
 } from '../../../src/core/text/question';
-import { answerCue, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
+import { answerCue, askedListSize, foldIrregularVerbs, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
 
 describe('question analysis', () => {
+  it('names the words that say what kind of answer is asked: a unit of date, a type or kind', () => {
+    assert.deepEqual(askedKindWords('What year did Genghis Khan die?'), ['year']);
+    assert.deepEqual(askedKindWords('What day of the week does the Time for Reflection take place?'), ['day', 'week']);
+    assert.deepEqual(askedKindWords('In which century was it built?'), ['century']);
+    assert.deepEqual(askedKindWords('What type of rally was held?'), ['type']);
+    assert.deepEqual(askedKindWords('How many years did the war last?'), []);
+    assert.deepEqual(askedKindWords('What stadium did Super Bowl 50 take place in?'), []);
+  });
+
   it('finds the phrase that makes a question multi-hop by its form, and none in a lookup', () => {
     const hops: Array<[string, string]> = [
       ["What team was Anna Benson's husband on?", "Anna Benson's husband"],
@@ -122,6 +132,12 @@ describe('region support', () => {
 });
 
 describe('question focus and support terms (extractive reader)', () => {
+  it('reads irregular verb forms as their base form, leaving forms that are other words alone', () => {
+    assert.equal(foldIrregularVerbs('Genghis Khan died in 1227; the war began and Tesla grew up'), 'Genghis Khan die in 1227; the war begin and Tesla grow up');
+    assert.deepEqual(supportTerms('He won the race'), supportTerms('He win the race'));
+    assert.equal(foldIrregularVerbs('He left the Fed in Lent and found a shot'), 'He left the Fed in Lent and found a shot');
+  });
+
   it('keeps the sentence that asks and its definitions, drops instructions, lead-ins and units', () => {
     assert.equal(
       questionFocus("We want to calculate a financial metric. Please help us compute it. Here's the question: what is the FY2022 retention ratio for General Mills? Round answer to two decimal places."),
