@@ -13,8 +13,6 @@
  *    question (a date for "when", an amount for "how much", a name for "who", an enumeration of
  *    that many things for "What are three kinds of …?");
  *  - its score against the query (a cosine), as a tie-breaker;
- *  - less UNNAMED_PENALTY when the question names things and neither the leaf, its passage nor its
- *    title names any of them (a sentence from another article that shares the other words);
  *  - for filing questions: a row's statement-line bonus (rows.ts), less PART_ROW_PENALTY when
  *    another kept table of the file carries the same line item with far larger figures (a
  *    segment's or a guarantor group's row beside the whole company's); half its own coverage for
@@ -106,17 +104,6 @@ const FORWARD = /\b(expect(s|ed|ing)?|anticipat(e|es|ed|ing)|intend(s|ed)? to|pl
  * Domestic "Best Buy 931 …" on the gold page (one more [1] on the gold page in the 33 questions).
  */
 const PART_ROW_PENALTY = 0.2;
-/**
- * What a leaf loses when the question names things ("What religion did Tesla grow up in?") and
- * neither the leaf, its passage nor its item's title names any of them, not even in another form
- * ("Victorians" for Victoria): "Hinduism is the fastest growing religion", from another article,
- * matches the question's other words. A penalty rather than a rule, since a sentence may name its
- * subject by a pronoun; not applied when the question names a source (a filing, an article's
- * title), which NAMED_SOURCE_BONUS already prefers. From two 150-question SQuAD samples (seeds 31
- * and 11: one more answer with the gold string each; seed 7 and the 33 FinanceBench questions
- * unchanged).
- */
-const UNNAMED_PENALTY = 0.2;
 /** What a leaf gains when its file or item is named by the question ("… for 3M?" → 3M_2018_10K.pdf). */
 const NAMED_SOURCE_BONUS = 0.3;
 /**
@@ -285,21 +272,6 @@ export class ExtractiveReader implements Reader {
     const kindTerms = kind ? supportTerms(kind) : [];
     const ofKind = (c: Candidate) =>
       kindTerms.length > 0 && c.leaf.kind === 'row' && kindTerms.some((t) => c.context.has(t) || (c.leadIn?.has(t) ?? false));
-    // The question's named things as support terms; a leaf names one when it has a term that is one or begins one ("kenya" ↔ "kenyan").
-    const namedThings = analysis.entities.map((e) => supportTerms(e)).filter((ts) => ts.length > 0);
-    const hasForm = (set: ReadonlySet<string>, t: string) => {
-      if (set.has(t)) return true;
-      if (t.length < 4) return false;
-      for (const x of set) if (x.length >= 4 && (x.startsWith(t) || t.startsWith(x))) return true;
-      return false;
-    };
-    const unnamed = new Map<Candidate, boolean>();
-    const namesNothing = (c: Candidate) => {
-      if (someNamed || namedThings.length === 0) return false;
-      let v = unnamed.get(c);
-      if (v === undefined) unnamed.set(c, (v = !namedThings.some((ts) => ts.some((t) => hasForm(c.own, t) || hasForm(c.context, t) || hasForm(c.passage, t)))));
-      return v;
-    };
     const support = (c: Candidate, part: QuestionPart): number => {
       const mine = partCoverage(part, c.own, c.context, weight);
       // A leaf whose own words share only periods with the question ("2022", "2023") says nothing about what it asks.
@@ -309,8 +281,7 @@ export class ExtractiveReader implements Reader {
       const cue = (answerCue(part.answerType, c.leaf.text, questionTerms) !== undefined || listsEnough(part, c) ? CUE_BONUS : 0) + (forward && FORWARD.test(c.leaf.text) ? CUE_BONUS : 0);
       const described = describes && c.leaf.kind === 'sentence' && COMPANY_DESCRIPTION.test(c.leaf.text) ? DESCRIPTION_BONUS : 0;
       return (
-        own -
-        (namesNothing(c) ? UNNAMED_PENALTY : 0) +
+        own +
         PASSAGE_WEIGHT * passage +
         cue +
         described +

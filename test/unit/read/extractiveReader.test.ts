@@ -282,16 +282,3 @@ describe('ExtractiveReader: irregular verbs', () => {
     assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
   });
 });
-
-describe('ExtractiveReader: the things the question names', () => {
-  it('prefers a sentence about the named thing over one from elsewhere that shares the other words', async () => {
-    const reader = new ExtractiveReader();
-    const elsewhere = leaf('Hinduism is the most common religion in the state.');
-    const answer = leaf('Tesla was raised an Orthodox Christian.');
-    const a = await reader.answer('What religion did Tesla practise?', input([
-      { title: 'Demographics', leaves: [elsewhere], score: 0.5 },
-      { title: 'Early years', leaves: [answer], score: 0.45 },
-    ]));
-    assert.equal(a.citations[0]!.nodeId, answer.id, a.text);
-  });
-});
