@@ -43,8 +43,8 @@
  */
 import { sentenceSpans } from '../ingest/sentences';
 import { analyzeQuestion, isPeriodOrCurrency, isPeriodSpan, nestedReference, questionFocus, type QuestionAnalysis, type QuestionPart } from '../text/question';
-import { answerCue, foldPossessives, partCoverage, termWeights } from '../text/support';
-import { contentTerms, entitySpans, indexTerm, words } from '../text/terms';
+import { answerCue, foldPossessives, isDateWordSpan, partCoverage, termWeights } from '../text/support';
+import { contentTerms, entitySpans, indexTerm, isNumberSpan, isStopword, words } from '../text/terms';
 import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
 
@@ -99,7 +99,25 @@ function withoutPeriods(a: QuestionAnalysis): QuestionAnalysis {
   const entities = (es: string[]) => es.filter((e) => !isPeriodSpan(e));
   const parts = a.parts.map((p) => ({ ...p, terms: terms(p.terms), entities: entities(p.entities) })).filter((p) => p.terms.length > 0 || p.entities.length > 0);
   const named = entities(a.entities);
-  return { ...a, parts: parts.length > 0 ? parts : a.parts, terms: terms(a.terms), entities: named, comparison: a.comparison && named.length >= 2 };
+  const compared = entities(a.compared);
+  return { ...a, parts: parts.length > 0 ? parts : a.parts, terms: terms(a.terms), entities: named, comparison: compared.length >= 2, compared: compared.length >= 2 ? compared : [] };
+}
+
+/**
+ * Whether a sentence names a compared thing by its whole name, not by a word of it: the name's
+ * words in order (any case, any punctuation between them) in the sentence or its item's title, and
+ * not going on as a longer name ("The Wild" is named in "Disney's The Wild (2006)" and by "Killer:
+ * Dead or Alive" for "Killer", not in "Running Wild with Bear Grylls", "wild dogs" or "the Wild
+ * Card round").
+ */
+function namesWhole(u: Unit, name: string): boolean {
+  const ws = words(name);
+  if (ws.length === 0) return true;
+  const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Case-insensitive, so "a capitalised word follows" is checked on the text after each match.
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])${ws.map(escape).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'giu');
+  const named = (text: string) => [...text.matchAll(re)].some((m) => !/^\s+\p{Lu}/u.test(text.slice(m.index + m[0].length)));
+  return named(u.text) || named(namedSubject(u.title));
 }
 
 function unitsOf(evidence: readonly EvidenceView[]): Unit[] {
@@ -142,7 +160,7 @@ export class RuleCritic implements Critic {
     units: readonly Unit[],
     weight: (term: string) => number,
     bridgesIn: (sources: readonly Unit[]) => string[],
-  ): { anchor: string; bridges: string[] } | undefined {
+  ): { anchor: string; bridges: string[]; said: Unit[] } | undefined {
     // The phrase as the question goes on from it ("the county where V…" → "… where Van Hook Township is located"), possessives folded.
     const phrase = new Set(contentTerms(foldPossessives(phraseText)));
     let anchor: { title: string; subject: Set<string> } | undefined;
@@ -159,7 +177,7 @@ export class RuleCritic implements Critic {
       .sort((a, b) => b.c - a.c || a.i - b.i)
       .slice(0, this.bridgeSources)
       .map((x) => x.u);
-    return { anchor: anchor.title, bridges: bridgesIn(sources) };
+    return { anchor: anchor.title, bridges: bridgesIn(sources), said: sources };
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
@@ -180,7 +198,8 @@ export class RuleCritic implements Critic {
       // title, names every one ("Stephanie Miller (born …), host of a talk radio show" covers the
       // words of "When was the host of … Religion on the Line born?" but says nothing of it).
       const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
-      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t)));
+      const compared = isComparedPart(part) ? part.text : undefined;
+      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t))) && (compared === undefined || namesWhole(u, compared));
       const scored = units
         .map((u) => {
           const own = partCoverage(part, u.own, u.context, weight);
@@ -207,12 +226,17 @@ export class RuleCritic implements Critic {
     };
 
     // A comparison asks the same of each named thing: each needs evidence about it.
+    const isComparedPart = (part: QuestionPart) => analysis.comparison && part.entities.length === 1 && part.text === part.entities[0];
     const parts: QuestionPart[] =
       analysis.comparison && analysis.parts.length === 1
-        ? analysis.entities.map((e) => ({ text: e, answerType: 'other' as const, terms: [...new Set(contentTerms(e))], entities: [e] }))
+        ? analysis.compared.map((e) => ({ text: e, answerType: 'other' as const, terms: [...new Set(contentTerms(e))], entities: [e] }))
         : analysis.parts;
     const judged = parts.map(judgePart);
-    const missingEntities = analysis.entities.filter((e) => !contentTerms(e).every((t) => evidenceTerms.has(t)));
+    // A named thing is in the evidence when its words are, as words and not as stems: the film
+    // "Arrival" is not in "Johnson arrived in Hollywood" (a plural or possessive still counts).
+    const evidenceWords = new Set(units.flatMap((u) => [...words(u.text), ...words(u.title)]));
+    const hasWord = (w: string) => evidenceWords.has(w) || evidenceWords.has(`${w}s`) || evidenceWords.has(`${w}'s`) || evidenceWords.has(`${w}’s`) || (w.endsWith('s') && evidenceWords.has(w.slice(0, -1)));
+    const missingEntities = analysis.entities.filter((e) => !words(e).every((w) => isStopword(w) || hasWord(w)));
     const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
@@ -236,7 +260,7 @@ export class RuleCritic implements Critic {
       for (const u of sources) {
         for (const entity of entitySpans(u.text)) {
           const terms = contentTerms(entity);
-          if (terms.length === 0 || /^\d/.test(entity)) continue;
+          if (terms.length === 0 || isNumberSpan(entity) || isDateWordSpan(entity)) continue; // a number or a month is no next hop
           if (terms.every((t) => questionTerms.has(t))) continue; // the question already names it
           if (aboutSeenItem(entity)) continue; // an item about it was retrieved
           if (terms.every((t) => asked.has(t))) continue; // already searched for
@@ -264,12 +288,13 @@ export class RuleCritic implements Critic {
     // introduce are the bridge. Sentences chosen by the whole question's words come from wherever
     // those words are common and bring unrelated names.
     const anchored = nested ? this.nestedBridges(input.question.slice(Math.max(0, input.question.indexOf(nested))), units, weight, bridgesIn) : undefined;
-    let hopGap: { firstHop: string; bridges: string[] } | undefined;
-    if (covered && anchored && anchored.bridges.length > 0) hopGap = { firstHop: anchored.anchor, bridges: anchored.bridges };
+    // `said`: the first hop's sentences the bridges come from; what they say is answered.
+    let hopGap: { firstHop: string; bridges: string[]; said: Unit[] } | undefined;
+    if (covered && anchored && anchored.bridges.length > 0) hopGap = { firstHop: anchored.anchor, bridges: anchored.bridges, said: anchored.said };
     else if (covered && nested && judged.every((j) => j.ranked[0] !== undefined && namedByQuestion(j.ranked[0].title))) {
       const firstHop = judged.map((j) => j.ranked[0]!);
       const found = bridgesIn(firstHop);
-      if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found };
+      if (found.length > 0) hopGap = { firstHop: firstHop[0]!.title, bridges: found, said: firstHop };
     }
     let sufficient = covered && hopGap === undefined;
     // The answer's own bridge: the sentences that answer the parts introduce a named thing the
@@ -312,7 +337,10 @@ export class RuleCritic implements Critic {
     if (hopGap) {
       missing.push(...hopGap.bridges);
       bridges.push(...hopGap.bridges);
-      const firstHopTerms = new Set(contentTerms(hopGap.firstHop));
+      // The bridge, with what the question asks that the first hop's sentences do not say: "the
+      // university at which Dick Biddle served as head football coach" is said ("he served as head
+      // football coach at Colgate University"), so the search is for Colgate University itself.
+      const firstHopTerms = new Set([...contentTerms(hopGap.firstHop), ...hopGap.said.flatMap((u) => [...u.own])]);
       const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
       queries.push([...hopGap.bridges, ...rest].join(' '));
     }
@@ -326,7 +354,8 @@ export class RuleCritic implements Critic {
         if (sources.length >= this.bridgeSources) break;
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
-      const partBridges = (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
+      // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
+      const partBridges = isComparedPart(parts.find((p) => p.text === verdict.part) ?? parts[0]!) ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);

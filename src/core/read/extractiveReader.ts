@@ -320,11 +320,11 @@ export class ExtractiveReader implements Reader {
       const what = terms.filter((t) => !whereTerms.has(t));
       return { ...p, terms: what.length > 0 ? what : terms };
     };
-    const entityTerms = analysis.entities.map((e) => supportTerms(e));
+    const entityTerms = analysis.compared.map((e) => supportTerms(e));
     // A comparison asks the same thing of each named thing: one part per entity.
     const parts: QuestionPart[] =
       analysis.comparison && analysis.parts.length === 1
-        ? analysis.entities.map((e, i) => {
+        ? analysis.compared.map((e, i) => {
             const base = withTerms(analysis.parts[0]!);
             return { ...base, terms: [...new Set([...entityTerms[i]!, ...base.terms.filter((t) => !entityTerms.some((x) => x.includes(t)))])] };
           })

@@ -28,6 +28,8 @@ export interface QuestionAnalysis {
   entities: string[];
   /** A comparison of two or more named things ("Were X and Y of the same nationality?", "Which is older, X or Y?"). */
   comparison: boolean;
+  /** The named things a comparison compares (empty when the question is none). */
+  compared: string[];
 }
 
 const WH = new Set(['what', 'when', 'where', 'which', 'who', 'whom', 'whose', 'why', 'how']);
@@ -107,16 +109,21 @@ const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 
 /**
  * "Scott Derrickson and Ed Wood" is two names, "Kiss and Tell" one: a span is split at "and" /
- * "or" when every side is itself a name of two or more capitalised words.
+ * "or" when every side is itself a name of two or more capitalised words (`paired`: of one or
+ * more, when the question pairs them with "both" / "either" / "neither").
  */
-export function splitConjoined(entity: string): string[] {
+export function splitConjoined(entity: string, paired = false): string[] {
   const sides = entity.split(/\s+(?:and|or|&)\s+/);
   if (sides.length < 2) return [entity];
-  const name = (s: string) => (s.match(/\p{Lu}[\p{L}'’.-]*/gu) ?? []).length >= 2;
+  const name = (s: string) => (s.match(/\p{Lu}[\p{L}'’.-]*/gu) ?? []).length >= (paired ? 1 : 2);
   return sides.every(name) ? sides : [entity];
 }
 
-const entitiesOf = (text: string): string[] => unique(entitySpans(text).flatMap(splitConjoined));
+/** A question that pairs named things ("both Silphium and Heliotropium", "either X or Y") splits even one-word names. */
+const entitiesOf = (text: string): string[] => {
+  const paired = /\b(?:both|either|neither)\b/i.test(text);
+  return unique(entitySpans(text).flatMap((e) => splitConjoined(e, paired)));
+};
 
 export function analyzeQuestion(question: string): QuestionAnalysis {
   const parts = questionParts(question).map((text) => ({
@@ -126,11 +133,27 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
     entities: entitiesOf(text),
   }));
   const entities = entitiesOf(question);
-  const lower = question.toLowerCase();
+  const candidates = comparedThings(entities);
+  // The comparing word must be the question's own: not inside a title it names ("The First Easter
+  // Rabbit"), and "of the same name" names a source, it compares nothing.
+  let rest = question;
+  for (const e of entities) rest = rest.split(e).join(' ');
+  const lower = rest.toLowerCase().replace(/\bof the same name\b/g, ' ');
   const comparison =
-    entities.length >= 2 &&
+    candidates.length >= 2 &&
     (/\b(both|same|either|neither|compared?|than|older|younger|earlier|later|first|larger|smaller|bigger|longer|shorter|taller|higher|lower|more|less|fewer)\b/.test(lower) || /,? or /.test(lower));
-  return { question, parts, terms: unique(contentTerms(question)), entities, comparison };
+  return { question, parts, terms: unique(contentTerms(question)), entities, comparison, compared: comparison ? candidates : [] };
+}
+
+/**
+ * The named things a comparison can compare: not a bare number or year ("the 1941 film"), and not
+ * a name inside another the question names ("Easter" in "the animated Easter special \"The First
+ * Easter Rabbit\"").
+ */
+function comparedThings(entities: readonly string[]): string[] {
+  const named = entities.filter((e) => !/^[\d\s.,%$€£–-]+$/.test(e));
+  const termsOf = named.map((e) => new Set(contentTerms(e)));
+  return named.filter((e, i) => termsOf[i]!.size > 0 && !termsOf.some((o, j) => j !== i && o.size > termsOf[i]!.size && [...termsOf[i]!].every((t) => o.has(t))));
 }
 
 /**

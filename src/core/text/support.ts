@@ -10,7 +10,7 @@
  * the extractive reader quotes, per part, the region with the best support.
  */
 import type { AnswerType, QuestionPart } from './question';
-import { contentTerms, entitySpans, indexTerm, words } from './terms';
+import { contentTerms, entitySpans, indexTerm, isNumberSpan, words } from './terms';
 
 const SPLIT_WORD = /(\p{L}{3,}) ([b-hj-z])(?=[\s.,;:)]|$)/gu;
 
@@ -146,6 +146,8 @@ const YEAR = /\b(1[0-9]{3}|20[0-9]{2})s?\b/;
 /** A span made of month and weekday names only ("February", "Monday, March"). */
 const ONLY_DATE_WORDS =
   /^(?:(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?[\s,]*)+$/i;
+/** A span that names only months or weekdays: a date, never a thing with an item of its own. */
+export const isDateWordSpan = (span: string): boolean => ONLY_DATE_WORDS.test(span);
 const DATE_WORDS = /\b(\d{1,2}(st|nd|rd|th) century|centuries|decade|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|bc|bce|ad|ce)\b/i;
 /**
  * A number, written or in figures; a vague quantity counts ("How many ways …?" → "There are
@@ -179,8 +181,9 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
     }
     case 'person':
     case 'place': {
-      // A date is not a name: "(born 16 February 1988)" offers no country or person.
-      for (const e of entitySpans(text)) if (!/^\d/.test(e) && !ONLY_DATE_WORDS.test(e) && fresh(e)) return e;
+      // A date is not a name: "(born 16 February 1988)" offers no country or person; nor is an
+      // acronym a person ("premiered on NBC").
+      for (const e of entitySpans(text)) if (!isNumberSpan(e) && !ONLY_DATE_WORDS.test(e) && !(type === 'person' && /^\p{Lu}{2,}$/u.test(e)) && fresh(e)) return e;
       return undefined;
     }
     default:

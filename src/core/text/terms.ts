@@ -107,7 +107,9 @@ export function contentTerms(text: string): string[] {
  */
 export function entitySpans(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]/g)) found.push(m[1]!.trim());
+  // A quotation opens on a word and closes after one: the closing quote of one title and the
+  // opening quote of the next do not quote what lies between them.
+  for (const m of text.matchAll(/["“](?=[^\s"”])([^"”\n]{2,80})(?<=[^\s"“])["”]/g)) found.push(m[1]!.trim());
   // A line break ends a run: a heading and the sentence below it are not one name.
   for (const line of text.split(/\n+/)) found.push(...lineEntities(line));
   return [...new Set(found)];
@@ -151,6 +153,10 @@ function lineEntities(line: string): string[] {
     } else if (/^\d[\d,.]*$/.test(w)) {
       flush();
       found.push(w);
+    } else if (/^\d+(?:st|nd|rd|th|d)$/.test(w)) {
+      // An ordinal opens the name it precedes: "the 6th Armored Division", "1st Baron Revelstoke".
+      flush();
+      pendingJoiners = [w];
     } else if (run.length > 0 && joiners.has(w)) {
       pendingJoiners.push(w);
     } else {
@@ -160,4 +166,9 @@ function lineEntities(line: string): string[] {
   }
   flush();
   return found;
+}
+
+/** A span that is a number or date ("1950", "16 February 1988"), not a name an ordinal opens ("6th Armored Division"). */
+export function isNumberSpan(span: string): boolean {
+  return /^\d/.test(span) && !/^\d+(?:st|nd|rd|th|d) /.test(span);
 }

@@ -183,6 +183,49 @@ describe('RuleCritic', () => {
     assert.ok((again.details as { noNewQuery?: string }).noNewQuery);
   });
 
+  it('finds a named thing in the evidence by its words, not their stems', async () => {
+    const question = 'Which actor acted in the film Arrival?';
+    const stem = await judge(question, [{ title: 'Dan Rowe', text: 'The actor Dan Rowe arrived in Hollywood in 1990 and acted in a film.' }]);
+    assert.deepEqual((stem.details as { missingEntities: string[] }).missingEntities, ['Arrival']);
+    assert.equal(stem.sufficient, false);
+    assert.match(stem.followUpQuery ?? '', /Arrival/);
+    // A plural or a possessive still names it.
+    const named = await judge(question, [{ title: 'Dan Rowe', text: "The actor Dan Rowe acted in the film Arrival's sequel." }]);
+    assert.deepEqual((named.details as { missingEntities: string[] }).missingEntities, []);
+  });
+
+  it('takes a compared thing as named only by its whole name', async () => {
+    const question = 'Which animated film was released first, The Country Bears or The Wild?';
+    const bears = { title: 'The Country Bears', text: 'The Country Bears is a 2002 American animated film.' };
+    for (const other of [
+      { title: 'Running Wild with Bear Grylls', text: 'Running Wild with Bear Grylls is a 2014 series, with wild dogs.' },
+      { title: '2013 Chargers season', text: 'The Chargers won the Wild Card round, then lost in the Divisional round.' },
+    ]) {
+      const partly = await judge(question, [bears, other]);
+      assert.equal(partly.sufficient, false, JSON.stringify(partly.details));
+      // Searched for by its name alone: what a sentence about something else names is no bridge to it.
+      assert.equal(partly.followUpQuery, 'The Wild');
+    }
+    const mentioned = await judge(question, [bears, { title: 'Disney films of 2006', text: "Disney's The Wild (2006) is an American animated film." }]);
+    assert.equal(mentioned.sufficient, true, JSON.stringify(mentioned.details));
+    // A compared title the question capitalises its own way, or splits at a colon, is still named.
+    const colon = await judge('Which film came out first, Killer: Dead Or Alive or Blue Harbour?', [
+      { title: 'Killer: Dead or Alive', text: 'Killer: Dead or Alive is a 2006 thriller film.' },
+      { title: 'Blue Harbour', text: 'Blue Harbour is a 1998 film.' },
+    ]);
+    assert.equal(colon.sufficient, true, JSON.stringify(colon.details));
+    const whole = await judge(question, [bears, { title: 'The Wild', text: 'The Wild is a 2006 American animated film.' }]);
+    assert.equal(whole.sufficient, true, JSON.stringify(whole.details));
+  });
+
+  it('searches for a nested question\'s bridge without the words its first hop already says, and never for a month', async () => {
+    const question = 'What is the area of the university at which Dan Rowe served as head football coach?';
+    const v = await judge(question, [{ title: 'Dan Rowe', text: 'In November 1995 he served as head football coach at Harlow University, winning 40 games.' }]);
+    assert.equal(v.sufficient, false, JSON.stringify(v.details));
+    assert.deepEqual((v.details as { bridges: string[] }).bridges, ['Harlow University']);
+    assert.equal(v.followUpQuery, 'Harlow University area');
+  });
+
   it('needs every named thing of a comparison in the evidence', async () => {
     const question = 'Were Scott Derrickson and Ed Wood of the same nationality?';
     const one = await judge(question, [{ title: 'Scott Derrickson', text: 'Scott Derrickson is an American director, screenwriter and producer.' }]);
@@ -199,6 +242,19 @@ describe('RuleCritic', () => {
 describe('entitySpans', () => {
   it('finds capitalised runs with joiners, numbers and quoted phrases, skipping sentence-initial stop words', () => {
     assert.deepEqual(entitySpans('The Bank of England was founded in 1694 under a "Royal Charter".').sort(), ['1694', 'Bank of England', 'Royal Charter'].sort());
+  });
+});
+
+describe('entitySpans: ordinals and quotations', () => {
+  it('lets an ordinal open the name it precedes, and keeps numbers apart', () => {
+    assert.deepEqual(entitySpans('He led the 6th Armored Division in 1944, then the 432d Wing.').sort(), ['1944', '432d Wing', '6th Armored Division']);
+    assert.deepEqual(entitySpans('He came 2nd in the race.'), []);
+  });
+  it('does not quote what lies between one quotation and the next', () => {
+    const text = 'a cast member on "Alpha" (1995) before appearing in films such as "The Last Kiss".';
+    assert.deepEqual(entitySpans(text).sort(), ['1995', 'Alpha', 'The Last Kiss']);
+    // A stray closing quote opens nothing either.
+    assert.deepEqual(entitySpans('" (1995) before appearing in films such as "The Last Kiss"').filter((e) => e.includes('before')), []);
   });
 });
 

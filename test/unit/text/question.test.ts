@@ -88,6 +88,20 @@ describe('question analysis', () => {
     assert.equal(a.comparison, true);
     assert.equal(analyzeQuestion('When did the 1973 oil crisis begin?').comparison, false);
   });
+
+  it('compares only named things the question itself compares', () => {
+    const compared = (q: string) => analyzeQuestion(q).compared;
+    assert.deepEqual(compared('Which animated film was released first, The Country Bears or The Wild?'), ['The Country Bears', 'The Wild']);
+    // A comparing word inside a title, or "of the same name", compares nothing; nor is a year a compared thing.
+    assert.deepEqual(compared('Which author influenced the animated Easter television special "The First Easter Rabbit"?'), []);
+    assert.deepEqual(compared('Who directed the 1941 film based on the novel of the same name by Zane Grey?'), []);
+    assert.equal(analyzeQuestion('Who directed the 1941 film based on the novel of the same name by Zane Grey?').comparison, false);
+    // A name inside another the question names is not a second thing ("Easter" in the title).
+    assert.deepEqual(compared('Which is older, the Easter special "The First Easter Rabbit" or Frosty?'), ['The First Easter Rabbit', 'Frosty']);
+    // "both" / "either" pair one-word names too.
+    assert.deepEqual(compared('Are both genera Silphium and Heliotropium genera of flowering plants?'), ['Silphium', 'Heliotropium']);
+    assert.deepEqual(analyzeQuestion('Is Silphium and Heliotropium a band?').entities, ['Silphium and Heliotropium']);
+  });
 });
 
 describe('region support', () => {
@@ -118,6 +132,12 @@ describe('region support', () => {
     const c = new Set(contentTerms('In which country did Ada Nkem win a gold medal?'));
     assert.equal(answerCue('place', 'Ada Nkem (born 16 February 1988) is a hurdler.', c), undefined, 'a month is no place');
     assert.equal(answerCue('place', 'Ada Nkem won gold in March at the games in Qatar.', c), 'Qatar');
+    // An acronym is no person ("premiered on NBC"); a name an ordinal opens is a name, not a number.
+    const w = new Set(contentTerms('Which author influenced the special?'));
+    assert.equal(answerCue('person', 'The special premiered on NBC, later airing on CBS.', w), undefined);
+    assert.equal(answerCue('person', 'The special premiered on NBC, based on a story by Margery Williams.', w), 'Margery Williams');
+    assert.equal(answerCue('place', 'It was filmed in the USA.', w), 'USA');
+    assert.equal(answerCue('person', 'It was made by the 1st Baron Revelstoke.', w), '1st Baron Revelstoke');
   });
 
   it('never lets an answer quote a heading, a caption, a title-like line or a fragment', () => {
