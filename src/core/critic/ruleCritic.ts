@@ -110,14 +110,14 @@ function withoutPeriods(a: QuestionAnalysis): QuestionAnalysis {
  * Dead or Alive" for "Killer", not in "Running Wild with Bear Grylls", "wild dogs" or "the Wild
  * Card round").
  */
-function namesWhole(u: Unit, name: string): boolean {
+function namesWhole(name: string): (u: Unit) => boolean {
   const ws = words(name);
-  if (ws.length === 0) return true;
+  if (ws.length === 0) return () => true;
   const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // Case-insensitive, so "a capitalised word follows" is checked on the text after each match.
   const re = new RegExp(`(?<![\\p{L}\\p{N}])${ws.map(escape).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'giu');
   const named = (text: string) => [...text.matchAll(re)].some((m) => !/^\s+\p{Lu}/u.test(text.slice(m.index + m[0].length)));
-  return named(u.text) || named(namedSubject(u.title));
+  return (u) => named(u.text) || named(namedSubject(u.title));
 }
 
 function unitsOf(evidence: readonly EvidenceView[]): Unit[] {
@@ -198,8 +198,8 @@ export class RuleCritic implements Critic {
       // title, names every one ("Stephanie Miller (born …), host of a talk radio show" covers the
       // words of "When was the host of … Religion on the Line born?" but says nothing of it).
       const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
-      const compared = isComparedPart(part) ? part.text : undefined;
-      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t))) && (compared === undefined || namesWhole(u, compared));
+      const wholeName = isComparedPart(part) ? namesWhole(part.text) : undefined;
+      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t))) && (wholeName === undefined || wholeName(u));
       const scored = units
         .map((u) => {
           const own = partCoverage(part, u.own, u.context, weight);
