@@ -310,7 +310,7 @@ export class RuleCritic implements Critic {
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = candidates.join(' ');
       if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
-        const probed = await input.probe(query, signal, candidates);
+        const probed = await input.probe(query, signal);
         for (const entity of candidates) {
           const terms = new Set(contentTerms(entity));
           const item = probed?.find((p) => {
@@ -328,8 +328,6 @@ export class RuleCritic implements Critic {
 
     const missing: string[] = [...missingEntities];
     const bridges: string[] = [];
-    /** Compared things no sentence names yet: searched for by name. */
-    const comparedMissing: string[] = [];
     const queries: string[] = [];
     if (answerBridge) {
       missing.push(answerBridge.entity);
@@ -357,9 +355,7 @@ export class RuleCritic implements Critic {
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
-      const comparedPart = isComparedPart(parts.find((p) => p.text === verdict.part) ?? parts[0]!);
-      if (comparedPart) comparedMissing.push(verdict.part);
-      const partBridges = comparedPart ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
+      const partBridges = isComparedPart(parts.find((p) => p.text === verdict.part) ?? parts[0]!) ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);
@@ -378,12 +374,8 @@ export class RuleCritic implements Critic {
     if (!sufficient) {
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = [...new Set(queries)].join(' ').replace(/\s+/g, ' ').trim();
-      if (query && !previous.has(query.toLowerCase())) {
-        verdict.followUpQuery = query;
-        // What the follow-up looks for by name: the next round takes those things' own items first.
-        const names = [...new Set([...bridges, ...missingEntities, ...comparedMissing])];
-        if (names.length > 0) verdict.followUpNames = names;
-      } else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
+      if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
+      else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
     // A question that names its subject only through another thing ("Anna Benson's husband",
     // "the venue that held …") needs the described thing's own item, which a search by the
@@ -392,7 +384,7 @@ export class RuleCritic implements Critic {
     if (hop) details.nestedReference = hop;
     // The answer's bridge was found by its own search, which the next round reuses.
     if (verdict.followUpQuery && input.probe && this.lookAhead && !hop && !answerBridge) {
-      const probed = await input.probe(verdict.followUpQuery, signal, verdict.followUpNames);
+      const probed = await input.probe(verdict.followUpQuery, signal);
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
         const mentioned = new Set(units.flatMap((u) => [...u.own]));
@@ -402,7 +394,6 @@ export class RuleCritic implements Critic {
         if (!gain.worth) {
           details.noNewQuery = `a search for “${verdict.followUpQuery}” finds nothing that answers better: ${gain.reason}`;
           delete verdict.followUpQuery;
-          delete verdict.followUpNames;
         }
       }
     }

@@ -11,8 +11,6 @@ import type { ScoreComponents } from '../../contracts/trace';
 import { reciprocalRankFusion, type Ranked } from './fusion';
 import { RRF_EQUAL, type FusionSetting } from './profile';
 import type { Retrieval, RetrieveOptions, Retriever } from './retriever';
-import { words } from '../text/terms';
-import { namedSubject } from '../text/titles';
 
 export interface HybridOptions {
   dense: boolean;
@@ -21,27 +19,9 @@ export interface HybridOptions {
   fusion?: FusionSetting;
 }
 
-/**
- * How deep a name's own search looks for the item its title names (its lexical ranking; the dense
- * one only when retrieval has no lexical side — a cosine query per name cost a third more time on
- * the HotpotQA pool for one more question of MuSiQue's 100).
- */
-const TITLE_SEARCH = 30;
-
-/**
- * A title or name as words, without a leading article or honorific: "The Venture Bros." and
- * "Venture Bros" alike, "Sir Thomas More" and "Thomas More".
- */
-function titleKey(text: string): string {
-  const ws = words(text);
-  return (/^(the|a|an|sir|dame|lord|lady|saint|st|dr|mr|mrs|ms)$/.test(ws[0] ?? '') && ws.length > 1 ? ws.slice(1) : ws).join(' ');
-}
-
 interface FusedEntry {
   id: string;
   fused: number;
-  /** Taken first: its title names a thing the follow-up looks for. */
-  titleMatch?: true;
   dense?: { rank: number; score: number };
   bm25?: { rank: number; score: number };
   bm25Flat?: { rank: number; score: number };
@@ -110,8 +90,7 @@ export class HybridRetriever implements Retriever {
     const dense = this.options.dense ? await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter) : [];
     const lexical = this.options.bm25 ? await this.index.lexical.query(query, pool, options.modalities) : [];
     const flat = this.flatWeight() > 0 ? await this.index.lexical.query(query, pool, options.modalities, 'flat') : [];
-    const ranked = this.fuse(dense, lexical, flat).filter((f) => !options.excludeIds?.has(f.id));
-    const fused = options.titled && options.titled.length > 0 ? await this.titledFirst(ranked, options.titled, options) : ranked;
+    const fused = this.fuse(dense, lexical, flat).filter((f) => !options.excludeIds?.has(f.id));
 
     const components = (f: FusedEntry): ScoreComponents => {
       const s: ScoreComponents = { fused: f.fused };
@@ -121,45 +100,11 @@ export class HybridRetriever implements Retriever {
       return s;
     };
     const top = withNamedSources(fused, k, options.named, (id) => this.index.fileOf(id));
-    const items = await Promise.all(
-      top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: { ...components(f), ...(f.named ? { namedSource: true } : {}), ...(f.titleMatch ? { titleMatch: true } : {}) } })),
-    );
+    const items = await Promise.all(top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: { ...components(f), ...(f.named ? { namedSource: true } : {}) } })));
     return {
       items,
       candidates: fused.slice(0, Math.max(k, options.candidates ?? 50)).map((f) => ({ itemId: f.id, scores: components(f) })),
     };
-  }
-
-  /**
-   * The ranked candidates with the items whose title names one of `names` first (marked
-   * `titleMatch`): the item about a bridge the follow-up looks for, which the query's words rank
-   * below k when they are common or stop words ("Thomas More"). Each name is searched for on its
-   * own (lexically, its top `TITLE_SEARCH`), and the best-ranked item its title names exactly is
-   * taken: one small search per name, and a title read per item looked at.
-   */
-  private async titledFirst(ranked: FusedEntry[], names: readonly string[], options: RetrieveOptions): Promise<FusedEntry[]> {
-    const wanted = [...new Set(names.map(titleKey).filter((k) => k.length > 0))];
-    const first: FusedEntry[] = [];
-    const taken = new Set<string>();
-    const filter = options.modalities ? { modalities: options.modalities } : undefined;
-    for (const key of wanted) {
-      const name = names.find((n) => titleKey(n) === key)!;
-      const dense = this.options.dense && !this.options.bm25 ? await this.index.vectors.query(await this.embedQuery(name, options.signal), TITLE_SEARCH, filter) : [];
-      const own = this.fuse(
-        dense,
-        this.options.bm25 ? await this.index.lexical.query(name, TITLE_SEARCH, options.modalities) : [],
-        this.flatWeight() > 0 ? await this.index.lexical.query(name, TITLE_SEARCH, options.modalities, 'flat') : [],
-      ).filter((f) => !options.excludeIds?.has(f.id) && !taken.has(f.id));
-      for (const f of own.slice(0, TITLE_SEARCH)) {
-        if (titleKey(namedSubject((await this.index.item(f.id)).title)) !== key) continue;
-        // Its scores are the follow-up query's when it ranked there too, else the name's own search.
-        first.push({ ...(ranked.find((r) => r.id === f.id) ?? f), titleMatch: true });
-        taken.add(f.id);
-        break;
-      }
-    }
-    if (first.length === 0) return ranked;
-    return [...first, ...ranked.filter((f) => !taken.has(f.id))];
   }
 
   /** The flat BM25 list's weight: only a linear fusion of both rankers uses it. */
