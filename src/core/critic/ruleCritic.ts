@@ -193,6 +193,8 @@ export class RuleCritic implements Critic {
     const weight = termWeights(units.map((u) => u.own));
     const evidenceTerms = new Set(units.flatMap((u) => [...u.own, ...u.context]));
 
+    // A part that is one compared thing (a comparison's part per named thing, below).
+    const isComparedPart = (part: QuestionPart) => analysis.comparison && part.entities.length === 1 && part.text === part.entities[0];
     const judgePart = (part: QuestionPart): { verdict: PartVerdict; ranked: Unit[] } => {
       // A sentence answers a part about named things only when it is about them: it, or its item's
       // title, names every one ("Stephanie Miller (born …), host of a talk radio show" covers the
@@ -226,7 +228,6 @@ export class RuleCritic implements Critic {
     };
 
     // A comparison asks the same of each named thing: each needs evidence about it.
-    const isComparedPart = (part: QuestionPart) => analysis.comparison && part.entities.length === 1 && part.text === part.entities[0];
     const parts: QuestionPart[] =
       analysis.comparison && analysis.parts.length === 1
         ? analysis.compared.map((e) => ({ text: e, answerType: 'other' as const, terms: [...new Set(contentTerms(e))], entities: [e] }))
@@ -234,7 +235,7 @@ export class RuleCritic implements Critic {
     const judged = parts.map(judgePart);
     // A named thing is in the evidence when its words are, as words and not as stems: the film
     // "Arrival" is not in "Johnson arrived in Hollywood" (a plural or possessive still counts).
-    const evidenceWords = new Set(units.flatMap((u) => [...words(u.text), ...words(u.title)]));
+    const evidenceWords = new Set(analysis.entities.length > 0 ? units.flatMap((u) => [...words(u.text), ...words(u.title)]) : []);
     const hasWord = (w: string) => evidenceWords.has(w) || evidenceWords.has(`${w}s`) || evidenceWords.has(`${w}'s`) || evidenceWords.has(`${w}’s`) || (w.endsWith('s') && evidenceWords.has(w.slice(0, -1)));
     const missingEntities = analysis.entities.filter((e) => !words(e).every((w) => isStopword(w) || hasWord(w)));
     const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
@@ -344,7 +345,7 @@ export class RuleCritic implements Critic {
       const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
       queries.push([...hopGap.bridges, ...rest].join(' '));
     }
-    for (const { verdict, ranked } of judged) {
+    for (const [i, { verdict, ranked }] of judged.entries()) {
       if (verdict.answered) continue;
       const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
       missing.push(...words);
@@ -355,7 +356,7 @@ export class RuleCritic implements Critic {
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
-      const partBridges = isComparedPart(parts.find((p) => p.text === verdict.part) ?? parts[0]!) ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
+      const partBridges = isComparedPart(parts[i]!) ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);

@@ -5,7 +5,7 @@
  * named entities. The no-LLM critic judges sufficiency part by part with it, and the extractive
  * reader picks one answering sentence per part with it (src/core/text/support.ts).
  */
-import { contentTerms, entitySpans, words } from './terms';
+import { contentTerms, entitySpans, isNumberSpan, words } from './terms';
 
 /** The kind of answer a question (part) expects; `other` when nothing in its wording says. */
 export type AnswerType = 'date' | 'number' | 'person' | 'place' | 'yesno' | 'other';
@@ -151,7 +151,7 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
  * Easter Rabbit\"").
  */
 function comparedThings(entities: readonly string[]): string[] {
-  const named = entities.filter((e) => !/^[\d\s.,%$€£–-]+$/.test(e));
+  const named = entities.filter((e) => !isNumberSpan(e));
   const termsOf = named.map((e) => new Set(contentTerms(e)));
   return named.filter((e, i) => termsOf[i]!.size > 0 && !termsOf.some((o, j) => j !== i && o.size > termsOf[i]!.size && [...termsOf[i]!].every((t) => o.has(t))));
 }

@@ -183,7 +183,7 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
     case 'place': {
       // A date is not a name: "(born 16 February 1988)" offers no country or person; nor is an
       // acronym a person ("premiered on NBC").
-      for (const e of entitySpans(text)) if (!isNumberSpan(e) && !ONLY_DATE_WORDS.test(e) && !(type === 'person' && /^\p{Lu}{2,}$/u.test(e)) && fresh(e)) return e;
+      for (const e of entitySpans(text)) if (!isNumberSpan(e) && !isDateWordSpan(e) && !(type === 'person' && /^\p{Lu}{2,}$/u.test(e)) && fresh(e)) return e;
       return undefined;
     }
     default:
