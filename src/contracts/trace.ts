@@ -193,6 +193,8 @@ export const ScoreComponents = z.object({
   fused: num,
   /** Ranked below k but taken into the top k because its file is a source the question names (retrieve/hybrid.ts). */
   namedSource: z.optional(bool),
+  /** Taken to the first places because its title names a thing the follow-up looks for (retrieve/hybrid.ts). */
+  titleMatch: z.optional(bool),
 });
 export type ScoreComponents = z.output<typeof ScoreComponents>;
 
@@ -342,6 +344,8 @@ export const TraceCritic = z.object({
   sufficient: bool,
   missing: list(str),
   followUpQuery: z.optional(str),
+  /** The named things the follow-up looks for, whose own items its retrieval takes first. */
+  followUpNames: z.optional(list(str)),
   source: str,
   details: z.optional(z.record(z.string(), z.unknown())),
 });

@@ -13,7 +13,7 @@ import { NODE_VECTOR_RECIPE } from '../core/encode/nodeVectors';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import { CorpusIndex } from '../core/index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../core/index/indexer';
-import { INDEX_FORMAT, paths } from '../core/index/layout';
+import { INDEX_FORMAT, paths, TITLE_KEYS } from '../core/index/layout';
 import { LocalStore } from '../core/index/localStore';
 import type { Discovery, DiscoveredFile } from '../core/ingest/discover';
 import type { ParsedDocument } from '../core/ingest/parsedDocument';
@@ -153,12 +153,15 @@ export async function indexPoolFiles(discovery: Discovery, indexDir: string, opt
 }
 
 /** The format of the index a cached pool holds, from its CURRENT pointer; undefined when unreadable. */
-function cachedFormat(indexDir: string): number | undefined {
+/** Whether a cached pool index is of this Canopy's index format and title keys. */
+function cachedIsCurrent(indexDir: string): boolean {
   try {
-    const m = JSON.parse(readFileSync(paths(indexDir).current, 'utf8')) as { format?: unknown };
-    return typeof m.format === 'number' ? m.format : undefined;
+    const current = JSON.parse(readFileSync(paths(indexDir).current, 'utf8')) as { format?: unknown; generation?: unknown };
+    if (current.format !== INDEX_FORMAT || typeof current.generation !== 'number') return false;
+    const manifest = JSON.parse(readFileSync(paths(indexDir).manifest(current.generation), 'utf8')) as { titleKeys?: unknown };
+    return manifest.titleKeys === TITLE_KEYS;
   } catch {
-    return undefined;
+    return false;
   }
 }
 
@@ -172,9 +175,9 @@ export async function openPoolIndex(docs: PoolDoc[], options: PoolIndexOptions):
   const store = new LocalStore(indexDir);
   const { discovery, docOfFile } = await writePoolFiles(join(dir, 'files'), docs);
   let built: IndexSummary | undefined;
-  // A cached pool index of an older index format (written by an earlier Canopy) is rebuilt.
-  if (existsSync(marker) && cachedFormat(indexDir) !== INDEX_FORMAT) {
-    log.log('info', `pool index ${indexDir} has an older index format: rebuilding it`);
+  // A cached pool index of an older index format or title keys (written by an earlier Canopy) is rebuilt.
+  if (existsSync(marker) && !cachedIsCurrent(indexDir)) {
+    log.log('info', `pool index ${indexDir} has an older index format or title keys: rebuilding it`);
     rmSync(marker, { force: true });
     rmSync(indexDir, { recursive: true, force: true });
   }

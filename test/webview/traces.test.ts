@@ -224,6 +224,9 @@ describe('inspector with real traces', () => {
     const t = structuredClone(real.rounds);
     assert.ok(t.rounds.length >= 2);
     t.rounds[0]!.retrieved.at(-1)!.scores.namedSource = true;
+    // Round 1's follow-up looks for a named thing, whose item round 2 took first (retrieve/hybrid.ts `titled`).
+    t.rounds[0]!.critic!.followUpNames = ['Oak Hall', 'Ash Lane'];
+    t.rounds[1]!.retrieved[0]!.scores.titleMatch = true;
     const { page } = await inspect(t);
     try {
       await page.click('vscode-tab-header[data-tab="rounds"]');
@@ -241,6 +244,7 @@ describe('inspector with real traces', () => {
         for (const [j, it] of r.retrieved.entries()) {
           assert.ok(cells[j]![1]!.startsWith(it.title));
           assert.equal(cells[j]![1]!.includes('named by the question'), it.scores.namedSource === true, cells[j]![1]);
+          assert.equal(cells[j]![1]!.includes('named by the follow-up'), it.scores.titleMatch === true, cells[j]![1]);
           if (it.scores.dense !== undefined) assert.ok(cells[j]![2]!.startsWith(it.scores.dense.toFixed(3)), cells[j]![2]);
           if (it.scores.bm25 !== undefined) assert.ok(cells[j]![3]!.startsWith(it.scores.bm25.toFixed(3)), cells[j]![3]);
           if (it.scores.bm25Flat !== undefined) assert.ok(cells[j]![4]!.startsWith(it.scores.bm25Flat.toFixed(3)), cells[j]![4]);
@@ -252,6 +256,9 @@ describe('inspector with real traces', () => {
           assert.ok(critic.includes(r.critic.sufficient ? 'sufficient' : 'not sufficient'));
           for (const m of r.critic.missing) assert.ok(critic.includes(m), m);
           if (r.critic.followUpQuery) assert.equal(await card.locator('.canopy-followup q').textContent(), r.critic.followUpQuery);
+          const names = card.locator('.canopy-followup-names');
+          if (r.critic.followUpQuery && r.critic.followUpNames) assert.equal(await names.textContent(), `Looks for, by title: ${r.critic.followUpNames.join(' · ')}`);
+          else assert.equal(await names.count(), 0);
         }
       }
       // The follow-up of round 1 is the query of round 2.

@@ -83,6 +83,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
           open,
           el('div', { class: 'canopy-muted canopy-file' }, it.file),
           ...(it.scores.namedSource ? [el('div', { class: 'canopy-muted canopy-named', title: 'Ranked below k, taken into the top k because the question names its file' }, 'named by the question')] : []),
+          ...(it.scores.titleMatch ? [el('div', { class: 'canopy-muted canopy-named', title: 'Taken first because its title names a thing the follow-up looks for' }, 'named by the follow-up')] : []),
         ),
         rankCell(it.scores.dense, it.scores.denseRank),
         rankCell(it.scores.bm25, it.scores.bm25Rank),
@@ -113,6 +114,9 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
       verdict.append(el('p', { class: 'canopy-label' }, 'Missing'), chips);
     }
     if (c.followUpQuery) verdict.append(el('p', { class: 'canopy-followup' }, el('span', { class: 'canopy-label' }, r.round < total ? 'Follow-up query → next round ' : 'Follow-up query (not run) '), el('q', {}, c.followUpQuery)));
+    if (c.followUpQuery && c.followUpNames && c.followUpNames.length > 0) {
+      verdict.append(el('p', { class: 'canopy-muted canopy-followup-names' }, el('span', { class: 'canopy-label' }, 'Looks for, by title: '), c.followUpNames.join(' · ')));
+    }
     card.append(verdict);
   } else {
     card.append(el('p', { class: 'canopy-muted' }, 'No critic verdict for this round.'));

@@ -34,9 +34,10 @@ export interface CriticInput {
   /**
    * What a follow-up query would retrieve beyond the evidence (the next round's own retrieval,
    * run ahead and reused by that round), when the caller can search; undefined when it cannot.
-   * A critic may look before it asks for another round.
+   * A critic may look before it asks for another round. `names`: the named things the query looks
+   * for (as in `CriticVerdict.followUpNames`), whose own items the retrieval takes first.
    */
-  probe?: (query: string, signal?: AbortSignal) => Promise<ProbeItem[] | undefined>;
+  probe?: (query: string, signal?: AbortSignal, names?: readonly string[]) => Promise<ProbeItem[] | undefined>;
 }
 
 export interface CriticVerdict {
@@ -44,6 +45,12 @@ export interface CriticVerdict {
   /** What the critic found missing, in words or terms. */
   missing: string[];
   followUpQuery?: string;
+  /**
+   * The named things the follow-up looks for (bridges, missing named things): an item whose title
+   * names one of them exactly is that thing's own item, which the next round's retrieval takes
+   * first — a search by words can miss it ("Thomas More": "more" is a stop word).
+   */
+  followUpNames?: string[];
   /** Which critic produced the verdict and, for the rule, what it saw. */
   source: 'rule' | 'llm' | 'llm-fallback-rule';
   details?: Record<string, unknown>;

@@ -311,7 +311,7 @@ export class RuleCritic implements Critic {
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = candidates.join(' ');
       if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
-        const probed = await input.probe(query, signal);
+        const probed = await input.probe(query, signal, candidates);
         for (const entity of candidates) {
           const terms = new Set(contentTerms(entity));
           const item = probed?.find((p) => {
@@ -329,6 +329,8 @@ export class RuleCritic implements Critic {
 
     const missing: string[] = [...missingEntities];
     const bridges: string[] = [];
+    /** Compared things no sentence names yet: searched for by name. */
+    const comparedMissing: string[] = [];
     const queries: string[] = [];
     if (answerBridge) {
       missing.push(answerBridge.entity);
@@ -356,7 +358,9 @@ export class RuleCritic implements Critic {
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
-      const partBridges = isComparedPart(parts[i]!) ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
+      const comparedPart = isComparedPart(parts[i]!);
+      if (comparedPart) comparedMissing.push(verdict.part);
+      const partBridges = comparedPart ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);
@@ -375,8 +379,12 @@ export class RuleCritic implements Critic {
     if (!sufficient) {
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = [...new Set(queries)].join(' ').replace(/\s+/g, ' ').trim();
-      if (query && !previous.has(query.toLowerCase())) verdict.followUpQuery = query;
-      else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
+      if (query && !previous.has(query.toLowerCase())) {
+        verdict.followUpQuery = query;
+        // What the follow-up looks for by name: the next round takes those things' own items first.
+        const names = [...new Set([...bridges, ...missingEntities, ...comparedMissing])];
+        if (names.length > 0) verdict.followUpNames = names;
+      } else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
     // A question that names its subject only through another thing ("Anna Benson's husband",
     // "the venue that held …") needs the described thing's own item, which a search by the
@@ -385,7 +393,7 @@ export class RuleCritic implements Critic {
     if (hop) details.nestedReference = hop;
     // The answer's bridge was found by its own search, which the next round reuses.
     if (verdict.followUpQuery && input.probe && this.lookAhead && !hop && !answerBridge) {
-      const probed = await input.probe(verdict.followUpQuery, signal);
+      const probed = await input.probe(verdict.followUpQuery, signal, verdict.followUpNames);
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
         const mentioned = new Set(units.flatMap((u) => [...u.own]));
@@ -395,6 +403,7 @@ export class RuleCritic implements Critic {
         if (!gain.worth) {
           details.noNewQuery = `a search for “${verdict.followUpQuery}” finds nothing that answers better: ${gain.reason}`;
           delete verdict.followUpQuery;
+          delete verdict.followUpNames;
         }
       }
     }

@@ -39,8 +39,8 @@ export function namedFiles(question: string): RetrieveOptions['named'] {
 export function retrievalSource(retriever: Retriever, question?: string): CandidateSource {
   const named = question === undefined ? undefined : namedFiles(question);
   return {
-    async candidates({ query, want, routing }, signal) {
-      const retrieval = await retriever.retrieve(query, want, { modalities: routing.modalities, ...(named ? { named } : {}), ...(signal ? { signal } : {}) });
+    async candidates({ query, want, routing, names }, signal) {
+      const retrieval = await retriever.retrieve(query, want, { modalities: routing.modalities, ...(named ? { named } : {}), ...(names && names.length > 0 ? { titled: names } : {}), ...(signal ? { signal } : {}) });
       return {
         kind: 'ranked',
         ranked: retrieval.items.map((r) => ({ itemId: r.item.id, rank: r.rank, scores: r.scores, item: r.item })),

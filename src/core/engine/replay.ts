@@ -53,7 +53,14 @@ function sameEvidenceRecorded(trace: AskTrace, live: RoundCritic): RoundCritic {
       const rec = trace.rounds[input.round - 1]?.critic;
       if (rec && rec.details?.evidenceKey === evidenceKey(input.evidence)) {
         const { evidenceKey: _key, ...details } = rec.details;
-        return { sufficient: rec.sufficient, missing: [...rec.missing], ...(rec.followUpQuery ? { followUpQuery: rec.followUpQuery } : {}), source: rec.source as CriticVerdict['source'], details };
+        return {
+          sufficient: rec.sufficient,
+          missing: [...rec.missing],
+          ...(rec.followUpQuery ? { followUpQuery: rec.followUpQuery } : {}),
+          ...(rec.followUpNames ? { followUpNames: [...rec.followUpNames] } : {}),
+          source: rec.source as CriticVerdict['source'],
+          details,
+        };
       }
       return live.judge(input, signal);
     },

@@ -50,6 +50,8 @@ export interface RoundRequest {
   /** Items already in the evidence (reported again as repeated, never compressed again). */
   held: ReadonlySet<string>;
   routing: TraceRouting;
+  /** The named things a follow-up looks for (the critic's `followUpNames`), whose own items come first. */
+  names?: readonly string[];
 }
 
 /** One ranked candidate; `item` is set when the source has the item at hand (live retrieval). */
@@ -184,16 +186,18 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
   const rounds: TraceRound[] = [];
   const previousQueries: string[] = [];
   let query = config.firstQuery ?? config.question;
+  let names: readonly string[] = [];
+  const sameSearch = (a: { query: string; names?: readonly string[] }, b: { query: string; names?: readonly string[] }) => a.query === b.query && (a.names ?? []).join('\u0000') === (b.names ?? []).join('\u0000');
   let stop: AskTrace['stop'] | undefined;
   // A follow-up query the critic probed: the next round reuses that retrieval.
-  let probed: { query: string; got: RoundCandidates } | undefined;
+  let probed: { query: string; names: readonly string[]; got: RoundCandidates } | undefined;
 
   for (let round = 1; round <= config.maxRounds; round++) {
     throwIfCancelled(signal);
     const roundStart = clock.now();
     const held = new Set(evidence.keys());
-    const request: RoundRequest = { round, query, want: config.topK + held.size, held, routing: config.routing };
-    const got = probed?.query === query ? probed.got : await deps.source.candidates(request, signal);
+    const request: RoundRequest = { round, query, want: config.topK + held.size, held, routing: config.routing, ...(names.length > 0 ? { names } : {}) };
+    const got = probed && sameSearch(probed, { query, names }) ? probed.got : await deps.source.candidates(request, signal);
     probed = undefined;
     if (got.kind === 'diverged') {
       stop = { reason: 'replay-diverged', round: round - 1, note: got.note };
@@ -293,13 +297,13 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     // it asks for one; only a source that has the items at hand (live retrieval) can show them.
     const probe =
       round < config.maxRounds
-        ? async (q: string, sig?: AbortSignal): Promise<ProbeItem[] | undefined> => {
-            const next: RoundRequest = { round: round + 1, query: q, want: config.topK + evidence.size, held: new Set(evidence.keys()), routing: config.routing };
+        ? async (q: string, sig?: AbortSignal, n: readonly string[] = []): Promise<ProbeItem[] | undefined> => {
+            const next: RoundRequest = { round: round + 1, query: q, want: config.topK + evidence.size, held: new Set(evidence.keys()), routing: config.routing, ...(n.length > 0 ? { names: n } : {}) };
             const ahead = await deps.source.candidates(next, sig);
             if (ahead.kind !== 'ranked') return undefined;
             const items = ahead.ranked.filter((c) => !evidence.has(c.itemId)).slice(0, config.topK);
             if (items.some((c) => !c.item)) return undefined;
-            probed = { query: q, got: ahead };
+            probed = { query: q, names: n, got: ahead };
             return items.map((c) => ({ itemId: c.itemId, title: c.item!.title, leaves: leavesOf(c.item!.root).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text)) }));
           }
         : undefined;
@@ -330,6 +334,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     }
     previousQueries.push(judged.followUpQuery);
     query = judged.followUpQuery;
+    names = judged.followUpNames ?? [];
   }
 
   // Evidence in the order the rounds found it, regions in document order; a node reaches the

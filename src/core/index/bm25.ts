@@ -25,6 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import { indexTerm, words } from '../text/terms';
+import { titleKeyOf } from '../text/titles';
 
 export interface LexicalDoc {
   id: string;
@@ -51,7 +52,8 @@ const K1 = 1.2;
 const B = 0.75;
 const DELTA = 0;
 const MAGIC = Buffer.from('CNPYBM25', 'ascii');
-const VERSION = 1;
+/** 2: with each item's title key (format 1, read still, has none: its items are found by no title). */
+const VERSION = 2;
 const MAX_TF = 0xffff;
 
 /** Terms and their frequencies in one field of one document (length: its distinct words). */
@@ -85,6 +87,7 @@ export class Bm25Index {
   private idCache: Array<string | undefined>;
   private idToDoc: Map<string, number> | undefined;
   private scratch: { score: Float64Array; quality: Uint16Array; seen: Int32Array } | undefined;
+  private byKey: Map<string, number[]> | undefined;
 
   private constructor(
     /** Document ids, UTF-8, delimited by idOffsets. */
@@ -100,12 +103,15 @@ export class Bm25Index {
     private readonly termOffsets: Uint32Array,
     /** Per field: posting offsets per term (T + 1), document numbers, frequencies. */
     private readonly postings: Array<{ offsets: Uint32Array; docs: Uint32Array; tfs: Uint16Array }>,
+    /** Title keys (text/titles.ts `titleKeyOf`), UTF-8, delimited by keyOffsets; all empty in a format-1 index. */
+    private readonly keyBytes: Uint8Array,
+    private readonly keyOffsets: Uint32Array,
   ) {
     this.idCache = new Array<string | undefined>(this.size);
   }
 
   static empty(): Bm25Index {
-    return Bm25Index.fromDraft([], [], new Map(), []);
+    return Bm25Index.fromDraft([], [], new Map(), [], []);
   }
 
   /** Builds an index over `docs` (ids must be unique). */
@@ -128,6 +134,35 @@ export class Bm25Index {
       this.idCache[doc] = s;
     }
     return s;
+  }
+
+  /** The item's title key (empty when the index was written without keys). */
+  titleKey(doc: number): string {
+    return this.termDecoder.decode(this.keyBytes.subarray(this.keyOffsets[doc]!, this.keyOffsets[doc + 1]!));
+  }
+
+  /**
+   * For each key, the ids of the items whose title key it is (document order), only the given
+   * modalities when set; a key no item has is absent. The key table is built at the first call.
+   */
+  titled(keys: readonly string[], modalities?: readonly string[]): Map<string, string[]> {
+    if (!this.byKey) {
+      this.byKey = new Map();
+      for (let i = 0; i < this.size; i++) {
+        const key = this.titleKey(i);
+        if (!key) continue;
+        const list = this.byKey.get(key);
+        if (list) list.push(i);
+        else this.byKey.set(key, [i]);
+      }
+    }
+    const allowed = modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
+    const out = new Map<string, string[]>();
+    for (const key of keys) {
+      const docs = (this.byKey.get(key) ?? []).filter((d) => !allowed || allowed.has(this.modalityCodes[d]!));
+      if (docs.length > 0) out.set(key, docs.map((d) => this.id(d)));
+    }
+    return out;
   }
 
   has(id: string): boolean {
@@ -173,11 +208,13 @@ export class Bm25Index {
     const ids: string[] = [];
     const modalities: string[] = [];
     const lengths: number[] = [];
+    const keys: string[] = [];
     for (let i = 0; i < this.size; i++) {
       const id = this.id(i);
       if (drop.has(id)) continue;
       keep[i] = ids.length;
       ids.push(id);
+      keys.push(this.titleKey(i));
       modalities.push(this.modalityNames[this.modalityCodes[i]!]!);
       for (let f = 0; f < FIELDS; f++) lengths.push(this.fieldLength[i * FIELDS + f]!);
     }
@@ -208,6 +245,7 @@ export class Bm25Index {
       seen.add(d.id);
       const n = ids.length;
       ids.push(d.id);
+      keys.push(titleKeyOf(d.title));
       modalities.push(d.modality);
       [d.title, d.text].forEach((text, f) => {
         const { length, tf } = termsOf ? termsOf(d, f as 0 | 1) : fieldTerms(text);
@@ -221,16 +259,12 @@ export class Bm25Index {
         }
       });
     }
-    return Bm25Index.fromDraft(ids, modalities, draft, lengths);
+    return Bm25Index.fromDraft(ids, modalities, draft, lengths, keys);
   }
 
-  private static fromDraft(ids: string[], modalities: string[], draft: Draft, lengths: number[]): Bm25Index {
-    const enc = new TextEncoder();
-    const idChunks = ids.map((s) => enc.encode(s));
-    const idOffsets = new Uint32Array(ids.length + 1);
-    idChunks.forEach((c, i) => (idOffsets[i + 1] = idOffsets[i]! + c.length));
-    const idBytes = new Uint8Array(idOffsets[ids.length]!);
-    idChunks.forEach((c, i) => idBytes.set(c, idOffsets[i]!));
+  private static fromDraft(ids: string[], modalities: string[], draft: Draft, lengths: number[], keys: string[]): Bm25Index {
+    const [idBytes, idOffsets] = packStrings(ids);
+    const [keyBytes, keyOffsets] = packStrings(keys);
     const names = [...new Set(modalities)].sort();
     if (names.length > 255) throw new Error('more than 255 modalities');
     const codeOf = new Map(names.map((n, i) => [n, i]));
@@ -261,7 +295,7 @@ export class Bm25Index {
       });
       return { offsets, docs, tfs };
     });
-    return new Bm25Index(idBytes, idOffsets, names, modalityCodes, fieldLength, avg, termBytes, termOffsets, postings);
+    return new Bm25Index(idBytes, idOffsets, names, modalityCodes, fieldLength, avg, termBytes, termOffsets, postings, keyBytes, keyOffsets);
   }
 
   private term(t: number): string {
@@ -406,7 +440,7 @@ export class Bm25Index {
     return heap.sorted().map(({ index, score: s }) => ({ id: this.id(index), score: s }));
   }
 
-  /** The binary form: header, ids, modalities, field lengths, terms, postings, SHA-256 of all before it. */
+  /** The binary form: header, ids, modalities, field lengths, terms, postings, title keys, SHA-256 of all before it. */
   toBuffer(): Buffer {
     const enc = new TextEncoder();
     const names = enc.encode(JSON.stringify(this.modalityNames));
@@ -439,6 +473,8 @@ export class Bm25Index {
       aligned(view(p.docs));
       aligned(view(p.tfs));
     }
+    aligned(view(this.keyOffsets));
+    aligned(this.keyBytes);
     const body = Buffer.concat(parts);
     return Buffer.concat([body, createHash('sha256').update(body).digest()]);
   }
@@ -448,7 +484,7 @@ export class Bm25Index {
     const buf = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
     if (buf.length < 64 || !buf.subarray(0, 8).equals(MAGIC)) throw new Error('not a Canopy BM25 index');
     const version = buf.readUInt32LE(8);
-    if (version !== VERSION) throw new Error(`BM25 index format ${version}, expected ${VERSION}`);
+    if (version !== VERSION && version !== 1) throw new Error(`BM25 index format ${version}, expected ${VERSION}`);
     const body = buf.subarray(0, buf.length - 32);
     if (!createHash('sha256').update(body).digest().equals(buf.subarray(buf.length - 32))) throw new Error('BM25 index checksum mismatch (damaged file)');
     // Typed views need aligned offsets: copy once into a fresh, aligned buffer.
@@ -483,10 +519,25 @@ export class Bm25Index {
       const tfs = take(p * 2, (o) => new Uint16Array(own.buffer, o, p));
       return { offsets, docs, tfs };
     });
+    const keyOffsets = version === 1 ? new Uint32Array(n + 1) : take((n + 1) * 4, (o) => new Uint32Array(own.buffer, o, n + 1));
+    const keyLen = keyOffsets[n]!;
+    const keyBytes = version === 1 ? new Uint8Array(0) : take(keyLen, (o) => own.subarray(o, o + keyLen));
     if (at !== own.length) throw new Error('BM25 index has trailing bytes');
     if (idOffsets[n] !== idLen) throw new Error('BM25 index ids are inconsistent');
-    return new Bm25Index(idBytes, idOffsets, names, codes, lengths, avg, termBytes, termOffsets, postings);
+    for (let i = 0; i < n; i++) if (keyOffsets[i + 1]! < keyOffsets[i]!) throw new Error('BM25 index title keys are inconsistent');
+    return new Bm25Index(idBytes, idOffsets, names, codes, lengths, avg, termBytes, termOffsets, postings, keyBytes, keyOffsets);
   }
+}
+
+/** Strings as UTF-8 bytes and the offsets that delimit them (length + 1). */
+function packStrings(strings: readonly string[]): [Uint8Array, Uint32Array] {
+  const enc = new TextEncoder();
+  const chunks = strings.map((s) => enc.encode(s));
+  const offsets = new Uint32Array(strings.length + 1);
+  chunks.forEach((c, i) => (offsets[i + 1] = offsets[i]! + c.length));
+  const bytes = new Uint8Array(offsets[strings.length]!);
+  chunks.forEach((c, i) => bytes.set(c, offsets[i]!));
+  return [bytes, offsets];
 }
 
 /** The k largest scores seen, as a min-heap; ties keep the lower index first. */

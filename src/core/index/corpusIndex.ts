@@ -50,6 +50,14 @@ export class CorpusIndex {
     }
   }
 
+  /**
+   * The items a title names, by title key (text/titles.ts): for each key the ids of the items whose
+   * title's key it is, from the store's key table — no document is read.
+   */
+  titled(keys: readonly string[], modalities?: readonly string[]): Promise<Map<string, string[]>> {
+    return this.reader.titled(keys, modalities ? { modalities } : undefined);
+  }
+
   /** The local store's folder (topic banks and scorers live there); undefined for a database store. */
   get dir(): string | undefined {
     return this.store.localDir;

@@ -57,6 +57,12 @@ export interface GenerationReader {
   dense(vector: Float32Array, k: number, filter?: SearchFilter): Promise<SearchHit[]>;
   /** Top-k ids by the store's lexical ranking of `text` (OR over its terms), best first. */
   lexical(text: string, k: number, filter?: SearchFilter): Promise<SearchHit[]>;
+  /**
+   * The items a title names, by title key (text/titles.ts `titleKey`; an item's key is
+   * `titleKeyOf` its title): for each key, the ids of the items whose key it is; a key no item
+   * has is absent. Items written before the stores kept keys are found by none.
+   */
+  titled(keys: readonly string[], filter?: SearchFilter): Promise<Map<string, string[]>>;
   /** A parsed document by its content key (FileEntry.doc). */
   document(key: string): Promise<ParsedDocument>;
   /** Every item vector of the generation (the topic compass fits its topics on them). */

@@ -15,7 +15,7 @@ import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { isWriteErrno, writeError } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
 import type { IndexStore, ItemRecord } from './indexStore';
-import { INDEX_FORMAT, type FileEntry, type IndexError, type IndexManifest } from './layout';
+import { INDEX_FORMAT, TITLE_KEYS, type FileEntry, type IndexError, type IndexManifest } from './layout';
 
 /** Parses one file; `onProgress` hears about progress inside it (pages read, leaves encoded), when the parser reports any. */
 export type ParseFn = (relPath: string, bytes: Uint8Array, signal?: AbortSignal, onProgress?: (progress: ParseProgress) => void) => Promise<ParsedDocument>;
@@ -144,8 +144,11 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       previous !== undefined &&
       previous.encoderId === deps.embeddings.id &&
       previous.branchingFactor === deps.branchingFactor &&
-      previous.parserVersion === deps.parserVersion;
-    if (previous && !compatible) log.log('info', 'encoder, branching factor or parser changed: re-indexing every file');
+      previous.parserVersion === deps.parserVersion &&
+      previous.titleKeys === TITLE_KEYS;
+    if (previous && !compatible) {
+      log.log('info', previous.titleKeys === TITLE_KEYS ? 'encoder, branching factor or parser changed: re-indexing every file' : 'the index predates its title keys: re-indexing every file');
+    }
     const base = compatible ? previous : undefined;
     // Above every generation the store holds, so a rebuild never writes over a stale generation's data.
     const generation = Math.max(previous?.generation ?? 0, ...(await store.generations())) + 1;
@@ -275,6 +278,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       encoderId: deps.embeddings.id,
       branchingFactor: deps.branchingFactor,
       parserVersion: deps.parserVersion,
+      titleKeys: TITLE_KEYS,
       files,
       errors,
       skipped: discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason })),

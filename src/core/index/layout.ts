@@ -25,6 +25,12 @@ import { CanopyError, ErrorCodes } from '../errors';
 import { writeFileAtomic } from '../store/atomicFile';
 
 export const INDEX_FORMAT = 2;
+/**
+ * The recipe of the title keys the stores keep for the title lookup (text/titles.ts `titleKeyOf`).
+ * A generation whose manifest names another (or none: written before the stores kept keys) is
+ * rebuilt from the documents at the next index (the embedding cache keeps its vectors).
+ */
+export const TITLE_KEYS = 1;
 
 export interface FileEntry {
   hash: string;
@@ -54,6 +60,8 @@ export interface IndexManifest {
   encoderId: string;
   branchingFactor: number;
   parserVersion: string;
+  /** The title-key recipe its lexical index was written with (`TITLE_KEYS`); absent in indexes written before. */
+  titleKeys?: number;
   files: Record<string, FileEntry>;
   errors: IndexError[];
   skipped: Array<{ file: string; reason: string }>;

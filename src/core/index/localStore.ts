@@ -180,6 +180,7 @@ export class LocalStore implements IndexStore {
       size: vectors.size,
       dense: async (vector: Float32Array, k: number, filter?: SearchFilter): Promise<SearchHit[]> => vectors.query(vector, k, filter?.modalities),
       lexical: async (text: string, k: number, filter?: SearchFilter): Promise<SearchHit[]> => lexical.query(text, k, filter?.modalities, filter?.scoring),
+      titled: async (keys: readonly string[], filter?: SearchFilter) => lexical.titled(keys, filter?.modalities),
       document: (key: string) => readDocument(dir, key),
       entries: async () => vectors.all().map((v) => ({ id: v.id, vector: v.vector })),
       close: async () => vectors.close(),

@@ -36,6 +36,7 @@ import type { VectorCache } from '../encode/vectorCache';
 import { CanopyError, ErrorCodes } from '../errors';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import { words } from '../text/terms';
+import { titleKeyOf } from '../text/titles';
 import { Bm25Index } from './bm25';
 import type { GenerationChanges, GenerationReader, IndexStore, SearchFilter, SearchHit } from './indexStore';
 import { INDEX_FORMAT, type IndexManifest } from './layout';
@@ -194,6 +195,11 @@ export class PostgresStore implements IndexStore {
           throw new CanopyError(ErrorCodes.indexVersion, `the Postgres store ${this.location} has format ${format.rows[0].value}, this Canopy reads format ${INDEX_FORMAT}`);
         }
         await c.query(`INSERT INTO ${s}.meta (key, value) VALUES ('format', $1) ON CONFLICT (key) DO NOTHING`, [String(INDEX_FORMAT)]);
+        // Items written before the store kept title keys have none: they are found by no title until re-indexed.
+        if ((await c.query<{ t: string | null }>(`SELECT to_regclass($1) AS t`, [`${s}.items`])).rows[0]?.t) {
+          await c.query(`ALTER TABLE ${s}.items ADD COLUMN IF NOT EXISTS title_key text`);
+          await c.query(`CREATE INDEX IF NOT EXISTS items_title_key ON ${s}.items (title_key)`);
+        }
       } finally {
         c.release();
       }
@@ -222,8 +228,9 @@ export class PostgresStore implements IndexStore {
       const s = this.s;
       await c.query(`CREATE TABLE IF NOT EXISTS ${s}.items (
         id text NOT NULL, gen_from integer NOT NULL, gen_to integer,
-        file text NOT NULL, modality text NOT NULL, tsv tsvector NOT NULL, embedding vector(${dim}) NOT NULL,
+        file text NOT NULL, modality text NOT NULL, tsv tsvector NOT NULL, embedding vector(${dim}) NOT NULL, title_key text,
         PRIMARY KEY (id, gen_from))`);
+      await c.query(`CREATE INDEX IF NOT EXISTS items_title_key ON ${s}.items (title_key)`);
       await c.query(`CREATE INDEX IF NOT EXISTS items_live ON ${s}.items (gen_to, gen_from)`);
       await c.query(`CREATE INDEX IF NOT EXISTS items_tsv ON ${s}.items USING gin (tsv)`);
       await c.query(`INSERT INTO ${s}.meta (key, value) VALUES ('dim', $1)`, [String(dim)]);
@@ -345,11 +352,11 @@ export class PostgresStore implements IndexStore {
       for (let i = 0; i < changes.upsert.length; i += INSERT_BATCH) {
         const batch = changes.upsert.slice(i, i + INSERT_BATCH);
         await this.query(
-          `INSERT INTO ${s}.items (id, gen_from, file, modality, tsv, embedding)
+          `INSERT INTO ${s}.items (id, gen_from, file, modality, tsv, embedding, title_key)
            SELECT id, $1, file, modality,
                   setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', body), 'B'),
-                  embedding::vector
-           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(id, file, modality, title, body, embedding)`,
+                  embedding::vector, title_key
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(id, file, modality, title, body, embedding, title_key)`,
           [
             to,
             batch.map((u) => u.id),
@@ -358,6 +365,7 @@ export class PostgresStore implements IndexStore {
             batch.map((u) => u.title),
             batch.map((u) => u.text),
             batch.map((u) => vectorLiteral(u.vector)),
+            batch.map((u) => titleKeyOf(u.title)),
           ],
         );
       }
@@ -442,6 +450,24 @@ export class PostgresStore implements IndexStore {
           [terms.join(' or '), generation, k, ...(mods ? [[...mods]] : [])],
         );
         return r.rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+      },
+      titled: async (keys: readonly string[], filter?: SearchFilter): Promise<Map<string, string[]>> => {
+        const out = new Map<string, string[]>();
+        const wanted = [...new Set(keys.filter((k) => k.length > 0))];
+        if (size === 0 || wanted.length === 0) return out;
+        const mods = filter?.modalities;
+        const r = await this.query<{ id: string; title_key: string }>(
+          `SELECT id, title_key FROM ${s}.items
+           WHERE title_key = ANY($1::text[]) AND ${visible('$2')}${mods ? ' AND modality = ANY($3::text[])' : ''}
+           ORDER BY id`,
+          [wanted, generation, ...(mods ? [[...mods]] : [])],
+        );
+        for (const row of r.rows) {
+          const list = out.get(row.title_key);
+          if (list) list.push(row.id);
+          else out.set(row.title_key, [row.id]);
+        }
+        return out;
       },
       document: async (key: string): Promise<ParsedDocument> => {
         const r = await this.query<{ body: string }>(`SELECT body FROM ${s}.documents WHERE key = $1`, [key]);

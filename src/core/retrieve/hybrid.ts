@@ -11,6 +11,7 @@ import type { ScoreComponents } from '../../contracts/trace';
 import { reciprocalRankFusion, type Ranked } from './fusion';
 import { RRF_EQUAL, type FusionSetting } from './profile';
 import type { Retrieval, RetrieveOptions, Retriever } from './retriever';
+import { titleKey } from '../text/titles';
 
 export interface HybridOptions {
   dense: boolean;
@@ -22,6 +23,8 @@ export interface HybridOptions {
 interface FusedEntry {
   id: string;
   fused: number;
+  /** Taken first: its title names a thing the follow-up looks for. */
+  titleMatch?: true;
   dense?: { rank: number; score: number };
   bm25?: { rank: number; score: number };
   bm25Flat?: { rank: number; score: number };
@@ -90,7 +93,8 @@ export class HybridRetriever implements Retriever {
     const dense = this.options.dense ? await this.index.vectors.query(await this.embedQuery(query, options.signal), pool, filter) : [];
     const lexical = this.options.bm25 ? await this.index.lexical.query(query, pool, options.modalities) : [];
     const flat = this.flatWeight() > 0 ? await this.index.lexical.query(query, pool, options.modalities, 'flat') : [];
-    const fused = this.fuse(dense, lexical, flat).filter((f) => !options.excludeIds?.has(f.id));
+    const ranked = this.fuse(dense, lexical, flat).filter((f) => !options.excludeIds?.has(f.id));
+    const fused = options.titled && options.titled.length > 0 ? await this.titledFirst(ranked, options.titled, options) : ranked;
 
     const components = (f: FusedEntry): ScoreComponents => {
       const s: ScoreComponents = { fused: f.fused };
@@ -100,11 +104,40 @@ export class HybridRetriever implements Retriever {
       return s;
     };
     const top = withNamedSources(fused, k, options.named, (id) => this.index.fileOf(id));
-    const items = await Promise.all(top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: { ...components(f), ...(f.named ? { namedSource: true } : {}) } })));
+    const items = await Promise.all(
+      top.map(async (f, rank) => ({ item: await this.index.item(f.id), rank, scores: { ...components(f), ...(f.named ? { namedSource: true } : {}), ...(f.titleMatch ? { titleMatch: true } : {}) } })),
+    );
     return {
       items,
       candidates: fused.slice(0, Math.max(k, options.candidates ?? 50)).map((f) => ({ itemId: f.id, scores: components(f) })),
     };
+  }
+
+  /**
+   * The ranked candidates with the items whose title names one of `names` first (marked
+   * `titleMatch`): the item about a bridge the follow-up looks for, which the query's words rank
+   * below k when they are common or stop words ("Thomas More"). The store's title keys
+   * (CorpusIndex.titled) find them without reading a document; of several items one name titles,
+   * the best-ranked in the candidates, else the first the store holds, is taken.
+   */
+  private async titledFirst(ranked: FusedEntry[], names: readonly string[], options: RetrieveOptions): Promise<FusedEntry[]> {
+    const wanted = [...new Set(names.map(titleKey).filter((k) => k.length > 0))];
+    const found = await this.index.titled(wanted, options.modalities);
+    if (found.size === 0) return ranked;
+    const rankOf = new Map(ranked.map((f, i) => [f.id, i]));
+    const first: FusedEntry[] = [];
+    const taken = new Set<string>();
+    for (const key of wanted) {
+      const ids = (found.get(key) ?? []).filter((id) => !options.excludeIds?.has(id) && !taken.has(id));
+      if (ids.length === 0) continue;
+      const id = ids.reduce((best, x) => ((rankOf.get(x) ?? Infinity) < (rankOf.get(best) ?? Infinity) ? x : best));
+      // Its scores are the follow-up query's when it ranked there; an item the query missed has none.
+      const at = rankOf.get(id);
+      first.push({ ...(at !== undefined ? ranked[at]! : { id, fused: 0 }), titleMatch: true });
+      taken.add(id);
+    }
+    if (first.length === 0) return ranked;
+    return [...first, ...ranked.filter((f) => !taken.has(f.id))];
   }
 
   /** The flat BM25 list's weight: only a linear fusion of both rankers uses it. */

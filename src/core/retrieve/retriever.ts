@@ -29,6 +29,11 @@ export interface RetrieveOptions {
     prefer(file: string): number;
     reserve: number;
   };
+  /**
+   * Named things the query looks for (a follow-up round's bridges): among the ranked candidates,
+   * the items whose title names exactly one of them take the first places (scores `titleMatch`).
+   */
+  titled?: readonly string[];
   signal?: AbortSignal;
 }
 

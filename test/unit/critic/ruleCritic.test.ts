@@ -24,6 +24,7 @@ describe('RuleCritic', () => {
     assert.equal(firstHop.sufficient, false, 'the first hop covers every word, but the director has no item yet');
     assert.ok(firstHop.missing.includes('Maren Holt'), JSON.stringify(firstHop.missing));
     assert.match(firstHop.followUpQuery ?? '', /^Maren Holt\b/);
+    assert.deepEqual(firstHop.followUpNames, ['Maren Holt', 'Norway'], 'the next round takes the items titled so first');
     const gap = (firstHop.details as { hopGap: { nestedReference: string; firstHop: string } }).hopGap;
     assert.deepEqual([gap.nestedReference, gap.firstHop], ['the director of', 'Blue Harbour']);
 
@@ -205,6 +206,7 @@ describe('RuleCritic', () => {
       assert.equal(partly.sufficient, false, JSON.stringify(partly.details));
       // Searched for by its name alone: what a sentence about something else names is no bridge to it.
       assert.equal(partly.followUpQuery, 'The Wild');
+      assert.deepEqual(partly.followUpNames, ['The Wild']);
     }
     const mentioned = await judge(question, [bears, { title: 'Disney films of 2006', text: "Disney's The Wild (2006) is an American animated film." }]);
     assert.equal(mentioned.sufficient, true, JSON.stringify(mentioned.details));

@@ -71,3 +71,30 @@ describe('round engine: the critic looks ahead', () => {
     assert.deepEqual([...src.calls.keys()], [question]);
   });
 });
+
+describe('round engine: the things a follow-up names', () => {
+  it('hands the critic’s follow-up names to the next round’s retrieval and reuses a probe only for the same names', async () => {
+    const requests: Array<{ round: number; query: string; names?: readonly string[] }> = [];
+    const src: CandidateSource = {
+      async candidates({ round, query, names }) {
+        requests.push({ round, query, ...(names ? { names } : {}) });
+        const items = query === question ? [survey] : [survey, advice];
+        return { kind: 'ranked', ranked: items.map((item, rank) => ({ itemId: item.id, rank, scores: { fused: 1 - rank / 10 }, item })), candidates: [] };
+      },
+    };
+    // A critic that asks once for "Oak Hall" by name, looking ahead without names first.
+    const critic = roundCritic({
+      kind: 'rule',
+      async judge({ round, probe }) {
+        if (round > 1) return { sufficient: true, missing: [], source: 'rule' };
+        await probe?.('oak hall', undefined, []);
+        return { sufficient: false, missing: ['Oak Hall'], followUpQuery: 'oak hall', followUpNames: ['Oak Hall'], source: 'rule' };
+      },
+    });
+    const result = await runRounds(config, { source: src, scorer: scorer(), critic, tokens: bpeTokenCounter() });
+    assert.equal(result.rounds.length, 2);
+    assert.deepEqual(result.rounds[0]!.critic!.followUpNames, ['Oak Hall']);
+    // The probe (no names) is not round 2's search (one name): round 2 retrieves again, with the name.
+    assert.deepEqual(requests.map((r) => [r.round, r.query, r.names ?? []]), [[1, question, []], [2, 'oak hall', []], [2, 'oak hall', ['Oak Hall']]]);
+  });
+});

@@ -1,6 +1,7 @@
 // Canopy's binary BM25 index: the same scores as MiniSearch (the library it replaces) on real
 // text, incremental updates equal to a fresh build, a binary round trip, damaged files refused.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -134,5 +135,39 @@ describe('Bm25Index', () => {
     assert.throws(() => Bm25Index.fromBuffer(bad), /checksum mismatch/);
     assert.throws(() => Bm25Index.fromBuffer(Buffer.from('not an index at all, not at all, not at all, not at all, no')), /not a Canopy BM25 index/);
     assert.deepEqual(Bm25Index.fromBuffer(Bm25Index.empty().toBuffer()).query('anything', 5), []);
+  });
+
+  it('keeps each item\'s title key through updates and its binary form; a format-1 index has none', () => {
+    const titled: LexicalDoc[] = [
+      { id: 'a', title: 'Thomas More', text: 'Lord Chancellor', modality: 'text' },
+      { id: 'b', title: 'Newark, New Jersey', text: 'a city', modality: 'text' },
+      { id: 'c', title: 'Newark (table)', text: 'population', modality: 'table' },
+      { id: 'd', title: 'The Venture Bros.', text: 'an animated series', modality: 'text' },
+    ];
+    const ix = Bm25Index.build(titled);
+    assert.deepEqual([0, 1, 2, 3].map((d) => ix.titleKey(d)), ['thomas more', 'newark', 'newark', 'venture bros']);
+    assert.deepEqual([...ix.titled(['newark', 'venture bros', 'thomas', 'no such title'])], [
+      ['newark', ['b', 'c']],
+      ['venture bros', ['d']],
+    ]);
+    assert.deepEqual(ix.titled(['newark'], ['table']).get('newark'), ['c']);
+    // Kept items keep their keys through an update; a replaced item gets its new title's.
+    const updated = ix.update(['a'], [{ id: 'b', title: 'Newark, Delaware', text: 'a city', modality: 'text' }, { id: 'e', title: 'Sir Thomas More', text: 'saint', modality: 'text' }]);
+    assert.deepEqual([...updated.titled(['thomas more', 'newark'])], [
+      ['thomas more', ['e']],
+      ['newark', ['c', 'b']],
+    ]);
+    const back = Bm25Index.fromBuffer(updated.toBuffer());
+    assert.deepEqual([...back.titled(['thomas more', 'newark'])], [...updated.titled(['thomas more', 'newark'])]);
+    // The same index as format 1 wrote it (no key section): read, searched, found by no title.
+    const body = ix.toBuffer().subarray(0, -32);
+    const pad = (n: number) => n + ((8 - (n % 8)) % 8);
+    const keyBytes = Buffer.byteLength(['thomas more', 'newark', 'newark', 'venture bros'].join(''));
+    const v1 = Buffer.from(body.subarray(0, body.length - pad(5 * 4) - pad(keyBytes)));
+    v1.writeUInt32LE(1, 8);
+    const old = Bm25Index.fromBuffer(Buffer.concat([v1, createHash('sha256').update(v1).digest()]));
+    assert.deepEqual(old.query('animated series', 2), ix.query('animated series', 2));
+    assert.equal(old.titled(['newark']).size, 0);
+    assert.equal(old.titleKey(0), '');
   });
 });

@@ -1,7 +1,7 @@
 // Incremental, crash-safe indexing with the real parser, store and BM25 index.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -114,6 +114,27 @@ describe('indexer', () => {
     const corpus = await CorpusIndex.open(new LocalStore(dir));
     assert.match(corpus.manifest.files['ash.md']!.staleError ?? '', /ash\.md/);
     assert.equal((await search('ash dieback fungal'))[0], 'ash.md', 'the last good version is still searchable');
+  });
+
+  it('an index written before its title keys is re-indexed whole, and its items are then found by title', async () => {
+    await index();
+    const titled = async () => {
+      const corpus = await CorpusIndex.open(new LocalStore(dir));
+      try {
+        return await corpus.titled(['oaks', 'ash']);
+      } finally {
+        await corpus.close();
+      }
+    };
+    assert.deepEqual([...(await titled()).keys()], ['oaks', 'ash']);
+    // The manifest as an earlier Canopy wrote it: no title keys.
+    const live = (await readCurrent(dir))!;
+    const m = JSON.parse(readFileSync(paths(dir).manifest(live), 'utf8')) as Record<string, unknown>;
+    delete m.titleKeys;
+    writeFileSync(paths(dir).manifest(live), JSON.stringify(m));
+    const { summary } = await index();
+    assert.equal(summary.parsed, 3, 'every file parsed again');
+    assert.deepEqual([...(await titled()).keys()], ['oaks', 'ash']);
   });
 
   it('rebuilds a corrupt or version-mismatched index with a message instead of crashing', async () => {

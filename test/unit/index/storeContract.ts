@@ -20,6 +20,7 @@ import { discoverFiles } from '../../../src/core/ingest/discover';
 import type { ParsedDocument } from '../../../src/core/ingest/parsedDocument';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
+import { titleKey } from '../../../src/core/text/titles';
 import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
 
 export interface StoreUnderTest {
@@ -253,6 +254,30 @@ export function describeStoreContract(name: string, make: () => Promise<StoreUnd
         ['plots'],
       );
       await r.close();
+    });
+
+    it('titled: the items a title names, by key, across generations and modalities', async () => {
+      const named = [
+        ...first(),
+        record({ id: 'more', file: 'more.md', modality: 'text', title: 'Thomas More', text: 'Lord Chancellor of England.', axis: 5 }),
+        record({ id: 'newark', file: 'newark.md', modality: 'text', title: 'Newark, New Jersey', text: 'A city in Essex County.', axis: 6 }),
+        record({ id: 'newark-t', file: 'newark.csv', modality: 'table', title: 'Newark (table)', text: 'population 311,549', axis: 7 }),
+      ];
+      await generation(store, undefined, 1, named, { upsert: named, remove: [] });
+      const r = await store.open(1);
+      const got = await r.titled([titleKey('Sir Thomas More'), titleKey('Newark'), titleKey('Thomas'), titleKey('Ash'), '']);
+      assert.deepEqual(got.get('thomas more'), ['more'], 'an honorific is no part of the key');
+      assert.deepEqual(new Set(got.get('newark')), new Set(['newark', 'newark-t']), 'a title is keyed by its named subject, without disambiguation');
+      assert.equal(got.has('thomas'), false, 'a key names a whole title, not a word of it');
+      assert.deepEqual(got.get('ash'), ['ash']);
+      assert.deepEqual((await r.titled(['newark'], { modalities: ['table'] })).get('newark'), ['newark-t']);
+      // A removed item is found by no title in the next generation; its reader of generation 1 still finds it.
+      await generation(store, 1, 2, named.filter((x) => x.id !== 'more'), { upsert: [], remove: ['more'] });
+      const r2 = await store.open(2);
+      assert.equal((await r2.titled(['thomas more'])).size, 0);
+      assert.deepEqual((await r.titled(['thomas more'])).get('thomas more'), ['more']);
+      await r.close();
+      await r2.close();
     });
 
     it('hybrid: the retriever fuses the dense and lexical rankings of the store', async () => {
