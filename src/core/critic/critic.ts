@@ -38,6 +38,11 @@ export interface CriticInput {
    * for (as in `CriticVerdict.followUpNames`), whose own items the retrieval takes first.
    */
   probe?: (query: string, signal?: AbortSignal, names?: readonly string[]) => Promise<ProbeItem[] | undefined>;
+  /**
+   * Which of these named things have an item of their own (its title names exactly that thing)
+   * that the evidence lacks, when the caller can look titles up; undefined when it cannot.
+   */
+  ownItems?: (names: readonly string[]) => Promise<ReadonlySet<string>>;
 }
 
 export interface CriticVerdict {

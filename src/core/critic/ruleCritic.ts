@@ -14,8 +14,13 @@
  * rule, not a guarantee. Otherwise the follow-up query is built from what is missing: for each
  * unanswered part, its uncovered words, and the *bridge* — a named thing that the part's
  * best-supporting sentences introduce (not in the question) and that no retrieved item is about
- * yet, which is where the second hop of a multi-hop question lies. A query already issued is never
- * repeated; with nothing new to ask, the verdict says so and names what is missing.
+ * yet, which is where the second hop of a multi-hop question lies. When the caller can look titles
+ * up (`CriticInput.ownItems`), a named thing with an item of its own is the likelier bridge: those
+ * the kept sentences of the items the question names introduce come first, and of names a
+ * sentence introduces as often, one with an item.
+ * The verdict names what the follow-up looks for (`followUpNames`), whose own items the next
+ * round takes first. A query already issued is never repeated; with nothing new to ask, the
+ * verdict says so and names what is missing.
  *
  * When the parts are answered, the critic (with `lookAhead`) still searches for the named things
  * the answering sentences introduce that no retrieved item is about: an item the index holds about
@@ -256,7 +261,17 @@ export class RuleCritic implements Critic {
       return seenTitleTerms.some((title) => terms.every((t) => title.has(t)));
     };
 
-    const bridgesIn = (sources: readonly Unit[]) => {
+    // A part's bridge sources: its best sentences, one per item, `bridgeSources` of them.
+    const bridgeSourcesOf = (ranked: readonly Unit[]) => {
+      const sources: Unit[] = [];
+      for (const u of ranked) {
+        if (sources.length >= this.bridgeSources) break;
+        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
+      }
+      return sources;
+    };
+    // Named things the sources introduce, weighted by how often (a name of several words counts more).
+    const candidatesIn = (sources: readonly Unit[]) => {
       const counts = new Map<string, number>();
       for (const u of sources) {
         for (const entity of entitySpans(u.text)) {
@@ -268,21 +283,47 @@ export class RuleCritic implements Critic {
           counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
         }
       }
-      return [...counts.entries()]
-        .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+      return counts;
+    };
+    const namedByQuestion = (title: string) => {
+      const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
+      return terms.length > 0 && terms.every((t) => questionTerms.has(t));
+    };
+    // What the items the question names introduce (their kept sentences).
+    const namedCounts = candidatesIn(units.filter((u) => namedByQuestion(u.title)));
+    // Which candidate bridges have an item of their own the evidence lacks (its title names exactly
+    // that thing): of the sentences any bridge may come from (each part's best ones, the items the
+    // question names), one title lookup. Of two names a sentence introduces as often, the one with
+    // an item is the likelier next hop ("Harrison Ford (in his film debut) as a bellhop" among the
+    // cast of "Dead Heat on a Merry-Go-Round"); the answer's own bridge is ranked without it (it
+    // sent answered comparisons on a round to fetch a name's item).
+    let own: ReadonlySet<string> = new Set();
+    if (input.ownItems) {
+      const names = new Set(namedCounts.keys());
+      for (const j of judged) {
+        for (const name of candidatesIn(bridgeSourcesOf(j.ranked)).keys()) names.add(name);
+      }
+      if (names.size > 0) own = await input.ownItems([...names]);
+    }
+    // The named things the items the question names introduce (in their kept sentences) that have
+    // an item of their own: the likeliest next hop of an unanswered part ("The character Jack from
+    // While You Were Sleeping" → "… Bill Pullman as Jack …"; "Which American film actor starred in
+    // … Johnny Angel?" → "The movie stars George Raft …"), though its best sentences name others.
+    const namedOwn = [...namedCounts.entries()]
+      .filter(([e]) => own.has(e))
+      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+      .map(([e]) => e);
+    const bridgesIn = (sources: readonly Unit[], preferOwn = true): string[] =>
+      [...candidatesIn(sources).entries()]
+        .sort((a, b) => b[1] - a[1] || (preferOwn ? Number(own.has(b[0])) - Number(own.has(a[0])) : 0) || b[0].length - a[0].length)
         .slice(0, this.maxBridges)
         .map(([e]) => e);
-    };
 
     // A question multi-hop by its form is answered beyond the thing it names: when every part's
     // best sentence lies in an item about a thing the question names (the first hop) and that
     // sentence introduces a named thing no retrieved item is about (the bridge), the second hop
     // is still missing however well the words are covered.
     const nested = nestedReference(input.question);
-    const namedByQuestion = (title: string) => {
-      const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
-      return terms.length > 0 && terms.every((t) => questionTerms.has(t));
-    };
     // The nested phrase's own first hop: the item about the thing it names ("Anna Benson's
     // husband" → the Anna Benson item), and in it the sentences that say the relation ("husband",
     // "actress who played Susan Walker", "the county where … is located"); the named things they
@@ -307,7 +348,7 @@ export class RuleCritic implements Critic {
     let answerBridge: { entity: string; item: string; query: string } | undefined;
     if (sufficient && this.lookAhead && input.probe) {
       const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
-      const candidates = firstHop.length === judged.length ? bridgesIn(firstHop) : [];
+      const candidates = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = candidates.join(' ');
       if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
@@ -352,15 +393,12 @@ export class RuleCritic implements Critic {
       const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
       missing.push(...words);
       // Bridges: named things the part's best sentences (from different items) introduce.
-      const sources: Unit[] = [];
-      for (const u of ranked) {
-        if (sources.length >= this.bridgeSources) break;
-        if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
-      }
+      const sources = bridgeSourcesOf(ranked);
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
       const comparedPart = isComparedPart(parts[i]!);
       if (comparedPart) comparedMissing.push(verdict.part);
-      const partBridges = comparedPart ? [] : (anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources)).filter((e) => !bridges.includes(e));
+      const found = anchored && anchored.bridges.length > 0 ? anchored.bridges : bridgesIn(sources);
+      const partBridges = comparedPart ? [] : [...new Set([...namedOwn, ...found])].slice(0, this.maxBridges).filter((e) => !bridges.includes(e));
       bridges.push(...partBridges);
       const query = [...partBridges, ...(words.length > 0 ? words : [verdict.part])].join(' ').replace(/\s+/g, ' ').trim();
       if (query) queries.push(query);
@@ -374,6 +412,7 @@ export class RuleCritic implements Critic {
       minCoverage: this.minCoverage,
       ...(hopGap ? { hopGap: { nestedReference: nested, firstHop: hopGap.firstHop, bridges: hopGap.bridges } } : {}),
       ...(answerBridge ? { answerBridge } : {}),
+      ...(own.size > 0 ? { ownItems: [...own] } : {}),
     };
     const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
     if (!sufficient) {

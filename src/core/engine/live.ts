@@ -48,6 +48,7 @@ export function retrievalSource(retriever: Retriever, question?: string): Candid
         ...(retrieval.topics ? { topics: retrieval.topics } : {}),
       };
     },
+    ...(retriever.titled ? { titled: (names: readonly string[], routing) => retriever.titled!(names, routing.modalities) } : {}),
   };
 }
 

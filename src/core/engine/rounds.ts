@@ -79,6 +79,8 @@ export type RoundCandidates =
 
 export interface CandidateSource {
   candidates(request: RoundRequest, signal?: AbortSignal): Promise<RoundCandidates>;
+  /** For each name, the ids of the items whose title names it, when the source can look titles up (live retrieval). */
+  titled?(names: readonly string[], routing: TraceRouting): Promise<Map<string, string[]>>;
   /** What the source reused, recomputed or could not do (replay notes). */
   notes?(): string[];
 }
@@ -307,8 +309,17 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
             return items.map((c) => ({ itemId: c.itemId, title: c.item!.title, leaves: leavesOf(c.item!.root).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text)) }));
           }
         : undefined;
+    // Which named things have an item of their own the evidence lacks (a bridge's own item).
+    const titled = deps.source.titled;
+    const ownItems =
+      round < config.maxRounds && titled
+        ? async (names: readonly string[]): Promise<Set<string>> => {
+            const found = await titled.call(deps.source, names, config.routing);
+            return new Set([...found].filter(([, ids]) => ids.some((id) => !evidence.has(id))).map(([name]) => name));
+          }
+        : undefined;
     const judged = await deps.critic.judge(
-      { question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries, ...(probe ? { probe } : {}) },
+      { question: config.question, round, evidence: views, seenTitles: views.map((v) => v.title), previousQueries, ...(probe ? { probe } : {}), ...(ownItems ? { ownItems } : {}) },
       signal,
     );
     if ('noVerdict' in judged) {

@@ -10,6 +10,7 @@ import type { CorpusIndex } from '../index/corpusIndex';
 import type { ScoreComponents } from '../../contracts/trace';
 import { reciprocalRankFusion, type Ranked } from './fusion';
 import { RRF_EQUAL, type FusionSetting } from './profile';
+import type { Modality } from '../../contracts/region';
 import type { Retrieval, RetrieveOptions, Retriever } from './retriever';
 import { titleKey } from '../text/titles';
 
@@ -138,6 +139,16 @@ export class HybridRetriever implements Retriever {
     }
     if (first.length === 0) return ranked;
     return [...first, ...ranked.filter((f) => !taken.has(f.id))];
+  }
+
+  async titled(names: readonly string[], modalities?: readonly Modality[]): Promise<Map<string, string[]>> {
+    const byKey = await this.index.titled([...new Set(names.map(titleKey).filter((k) => k.length > 0))], modalities);
+    const out = new Map<string, string[]>();
+    for (const name of names) {
+      const ids = byKey.get(titleKey(name));
+      if (ids) out.set(name, ids);
+    }
+    return out;
   }
 
   /** The flat BM25 list's weight: only a linear fusion of both rankers uses it. */

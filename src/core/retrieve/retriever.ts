@@ -46,4 +46,6 @@ export interface Retrieval {
 
 export interface Retriever {
   retrieve(query: string, k: number, options?: RetrieveOptions): Promise<Retrieval>;
+  /** For each name, the ids of the items whose title names it (text/titles.ts `titleKey`); a name no item has is absent. */
+  titled?(names: readonly string[], modalities?: readonly Modality[]): Promise<Map<string, string[]>>;
 }

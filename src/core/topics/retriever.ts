@@ -5,7 +5,7 @@
  * Each retrieval carries a TopicTrace: the selected topics (ids, labels, weights) and, per
  * candidate, its score with and without the topic signals and its rank before and after.
  */
-import type { Item } from '../../contracts/region';
+import type { Item, Modality } from '../../contracts/region';
 import type { Retrieval, RetrievedItem, RetrieveOptions, Retriever } from '../retrieve/retriever';
 import type { ScoreComponents, TraceTopics } from '../../contracts/trace';
 import type { TopicBank } from './bank';
@@ -49,6 +49,10 @@ export class TopicCompassRetriever implements Retriever {
     const { candidates, ...compass } = options;
     this.compass = { ...defaultCompassOptions, ...compass };
     this.candidateCount = candidates ?? 50;
+  }
+
+  titled(names: readonly string[], modalities?: readonly Modality[]): Promise<Map<string, string[]>> {
+    return this.inner.titled ? this.inner.titled(names, modalities) : Promise.resolve(new Map());
   }
 
   async retrieve(query: string, k: number, options: RetrieveOptions = {}): Promise<TopicRetrieval> {

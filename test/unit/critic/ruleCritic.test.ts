@@ -171,6 +171,56 @@ describe('RuleCritic', () => {
     assert.ok(!(v2.details as { bridges: string[] }).bridges.includes('Shirley Temple'));
   });
 
+  it('of names a sentence introduces as often, takes first one with an item of its own, and names what it looks for', async () => {
+    const question = 'Who did the actor who played a bellhop in Dead Heat on a Merry-Go-Round play in Star Wars?';
+    const evidence = [
+      {
+        itemId: 'dh',
+        title: 'Dead Heat on a Merry-Go-Round',
+        rank: 0,
+        round: 1,
+        keptTexts: ['Dead Heat on a Merry-Go-Round is a 1966 crime film written and directed by Bernard Girard, starring James Coburn, Camilla Sparv, Aldo Ray, Todd Armstrong, Robert Webber, Rose Marie, and Harrison Ford (in his film debut) as a bellhop.'],
+      },
+    ];
+    const input = { ...base, question, evidence, seenTitles: ['Dead Heat on a Merry-Go-Round'] };
+    const plain = await critic.judge(input);
+    const plainBridges = (plain.details as { bridges: string[] }).bridges;
+    assert.ok(!plainBridges.includes('Harrison Ford'), `without titles the cast's longest names come first: ${plainBridges.join(', ')}`);
+    const asked: string[][] = [];
+    const v = await critic.judge({
+      ...input,
+      ownItems: async (names) => {
+        asked.push([...names]);
+        return new Set(names.filter((n) => n === 'Harrison Ford'));
+      },
+    });
+    assert.ok(asked[0]!.includes('Harrison Ford') && asked[0]!.includes('James Coburn'), 'the names the sentence introduces are looked up once');
+    assert.equal(asked.length, 1);
+    const details = v.details as { bridges: string[]; ownItems?: string[] };
+    assert.equal(details.bridges[0], 'Harrison Ford');
+    assert.deepEqual(details.ownItems, ['Harrison Ford']);
+    assert.match(v.followUpQuery ?? '', /^Harrison Ford/);
+    assert.ok(v.followUpNames?.includes('Harrison Ford'), 'the follow-up looks for it by title');
+  });
+
+  it('follows first a named thing with an item of its own that an item the question names introduces', async () => {
+    const question = 'The character Jack from While You Were Sleeping was born in what year?';
+    const evidence = [
+      { title: 'Jack and the Beanstalk', text: 'Jack and the Beanstalk is an English fairy tale, first published in 1734 beside Sleeping Beauty and Simple Simon.' },
+      { title: 'Jack Gantos', text: 'Jack Gantos, the character writer born that year in Mount Pleasant, wrote Jack Henry books while sleeping little.' },
+      { title: 'While You Were Sleeping (film)', text: 'While You Were Sleeping is a 1995 romantic comedy film directed by Jon Turteltaub.' },
+      { title: 'While You Were Sleeping (film)', text: 'It stars Sandra Bullock as Lucy, a token collector, and Bill Pullman as Jack, the brother of a man whose life she saves.' },
+    ].map((e, i) => ({ itemId: e.title, title: e.title, rank: i, round: 1, keptTexts: [e.text] }));
+    const input = { ...base, question, evidence, seenTitles: evidence.map((e) => e.title) };
+    const plain = await critic.judge(input);
+    assert.equal(plain.sufficient, false);
+    assert.ok(!(plain.details as { bridges: string[] }).bridges.includes('Bill Pullman'), 'the part\'s best sentences name other things');
+    const v = await critic.judge({ ...input, ownItems: async (names) => new Set(names.filter((n) => n === 'Bill Pullman' || n === 'Simple Simon')) });
+    const bridges = (v.details as { bridges: string[] }).bridges;
+    assert.equal(bridges[0], 'Bill Pullman', `bridges: ${bridges.join(', ')}`);
+    assert.ok(v.followUpNames?.includes('Bill Pullman'));
+  });
+
   it('never repeats a query it already issued: it says there is nothing new to ask', async () => {
     const question = 'Which government position did the actress hold?';
     const evidence = [{ title: 'Film', text: 'The actress starred in a comedy about a teenager.' }];

@@ -97,4 +97,36 @@ describe('round engine: the things a follow-up names', () => {
     // The probe (no names) is not round 2's search (one name): round 2 retrieves again, with the name.
     assert.deepEqual(requests.map((r) => [r.round, r.query, r.names ?? []]), [[1, question, []], [2, 'oak hall', []], [2, 'oak hall', ['Oak Hall']]]);
   });
+
+  it('tells the critic which named things have an item of their own the evidence lacks, before the last round only', async () => {
+    const titledCalls: string[][] = [];
+    const src: CandidateSource = {
+      async candidates({ query }) {
+        const items = query === question ? [survey] : [survey, advice];
+        return { kind: 'ranked', ranked: items.map((item, rank) => ({ itemId: item.id, rank, scores: { fused: 1 - rank / 10 }, item })), candidates: [] };
+      },
+      async titled(names) {
+        titledCalls.push([...names]);
+        // "Survey" titles an item already in the evidence; "Recommendations" one it lacks.
+        return new Map([
+          ['Survey', [survey.id]],
+          ['Recommendations', [advice.id]],
+        ]);
+      },
+    };
+    const seen: Array<{ round: number; own: string[] | undefined }> = [];
+    const critic = roundCritic({
+      kind: 'rule',
+      async judge({ round, ownItems }) {
+        seen.push({ round, own: ownItems ? [...(await ownItems(['Survey', 'Recommendations', 'Nowhere']))] : undefined });
+        return round < 2 ? { sufficient: false, missing: ['x'], followUpQuery: `follow-up ${round}`, source: 'rule' } : { sufficient: true, missing: [], source: 'rule' };
+      },
+    });
+    await runRounds({ ...config, maxRounds: 2 }, { source: src, scorer: scorer(), critic, tokens: bpeTokenCounter() });
+    assert.deepEqual(seen, [
+      { round: 1, own: ['Recommendations'] },
+      { round: 2, own: undefined },
+    ]);
+    assert.deepEqual(titledCalls, [['Survey', 'Recommendations', 'Nowhere']]);
+  });
 });

@@ -63,3 +63,14 @@ it('matches a title without disambiguation or article, prefers the best-ranked o
   const none = await retriever(idx).retrieve('populous city state', 2, { titled: ['Nowhere Town'] });
   assert.deepEqual(none.items.map((i) => i.item.id), (await retriever(idx).retrieve('populous city state', 2)).items.map((i) => i.item.id));
 });
+
+it('answers which names title an item, by the caller\'s names', async () => {
+  const { index: idx, read } = index();
+  const found = await retriever(idx).titled(['Sir Thomas More', 'Newark', 'Nowhere Town', 'the Venture Bros']);
+  assert.deepEqual([...found], [
+    ['Sir Thomas More', ['c']],
+    ['Newark', ['e', 'g']],
+    ['the Venture Bros', ['f']],
+  ]);
+  assert.deepEqual(read, [], 'no document is read');
+});
