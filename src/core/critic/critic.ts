@@ -40,7 +40,8 @@ export interface CriticInput {
   probe?: (query: string, signal?: AbortSignal, names?: readonly string[]) => Promise<ProbeItem[] | undefined>;
   /**
    * Which of these named things have an item of their own (its title names exactly that thing)
-   * that the evidence lacks, when the caller can look titles up; undefined when it cannot.
+   * that no round retrieved (of several so titled, none), when the caller can look titles up;
+   * undefined when it cannot.
    */
   ownItems?: (names: readonly string[]) => Promise<ReadonlySet<string>>;
 }

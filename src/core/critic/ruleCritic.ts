@@ -7,7 +7,8 @@
  *    already name (text/support.ts);
  *    a sentence that does not name every named thing of the part (in its text or its item's
  *    title) counts half its coverage: it may share the words, but it is about something else;
- *  - every named thing in the question must be mentioned somewhere in the evidence, and a
+ *  - every named thing in the question must be mentioned somewhere in the evidence (and, when the
+ *    caller can look titles up, an item the index holds about it must have been retrieved), and a
  *    comparison of named things ("Were X and Y of the same nationality?") needs a kept sentence
  *    about each of them.
  * When every part is answered the evidence is sufficient and the rounds stop — this is a stopping
@@ -243,7 +244,7 @@ export class RuleCritic implements Critic {
     const evidenceWords = new Set(analysis.entities.length > 0 ? units.flatMap((u) => [...words(u.text), ...words(u.title)]) : []);
     const hasWord = (w: string) => evidenceWords.has(w) || evidenceWords.has(`${w}s`) || evidenceWords.has(`${w}'s`) || evidenceWords.has(`${w}’s`) || (w.endsWith('s') && evidenceWords.has(w.slice(0, -1)));
     const missingEntities = analysis.entities.filter((e) => !words(e).every((w) => isStopword(w) || hasWord(w)));
-    const covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
+    let covered = judged.every((j) => j.verdict.answered) && missingEntities.length === 0;
 
     // Report and query with the question's own words, not their stems.
     const surface = new Map<string, string>();
@@ -296,15 +297,22 @@ export class RuleCritic implements Critic {
     // question names), one title lookup. Of two names a sentence introduces as often, the one with
     // an item is the likelier next hop ("Harrison Ford (in his film debut) as a bellhop" among the
     // cast of "Dead Heat on a Merry-Go-Round"); the answer's own bridge is ranked without it (it
-    // sent answered comparisons on a round to fetch a name's item).
+    // sent answered comparisons on a round to fetch a name's item) but, outside a comparison,
+    // takes the named items' own-item names first.
     let own: ReadonlySet<string> = new Set();
     if (input.ownItems) {
       const names = new Set(namedCounts.keys());
       for (const j of judged) {
         for (const name of candidatesIn(bridgeSourcesOf(j.ranked)).keys()) names.add(name);
       }
+      for (const e of analysis.entities) names.add(e);
       if (names.size > 0) own = await input.ownItems([...names]);
     }
+    // A named thing of the question that the index holds an item about, never retrieved, is
+    // missing however well its words are covered ("Robin Roberts" in the Academy Awards pre-show's
+    // paragraph, not the newscaster's own; "Silphium" in a family's list of genera).
+    const namedAbsent = analysis.entities.filter((e) => own.has(e) && !missingEntities.includes(e));
+    if (namedAbsent.length > 0) covered = false;
     // The named things the items the question names introduce (in their kept sentences) that have
     // an item of their own: the likeliest next hop of an unanswered part ("The character Jack from
     // While You Were Sleeping" → "… Bill Pullman as Jack …"; "Which American film actor starred in
@@ -348,7 +356,11 @@ export class RuleCritic implements Critic {
     let answerBridge: { entity: string; item: string; query: string } | undefined;
     if (sufficient && this.lookAhead && input.probe) {
       const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
-      const candidates = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
+      // The named things with an item of their own that the items the question names introduce
+      // first ("What county is Ron Teachworth from?" → Rochester Hills), except in a comparison,
+      // whose compared things are all named.
+      const said = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
+      const candidates = analysis.comparison ? said : [...new Set([...namedOwn, ...said])].slice(0, this.maxBridges);
       const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
       const query = candidates.join(' ');
       if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
@@ -404,6 +416,11 @@ export class RuleCritic implements Critic {
       if (query) queries.push(query);
     }
     if (missingEntities.length > 0) queries.push(missingEntities.join(' '));
+    if (namedAbsent.length > 0) {
+      missing.push(...namedAbsent);
+      bridges.push(...namedAbsent.filter((e) => !bridges.includes(e)));
+      queries.push(namedAbsent.join(' '));
+    }
 
     const details: Record<string, unknown> = {
       parts: judged.map((j) => j.verdict),
@@ -413,6 +430,7 @@ export class RuleCritic implements Critic {
       ...(hopGap ? { hopGap: { nestedReference: nested, firstHop: hopGap.firstHop, bridges: hopGap.bridges } } : {}),
       ...(answerBridge ? { answerBridge } : {}),
       ...(own.size > 0 ? { ownItems: [...own] } : {}),
+      ...(namedAbsent.length > 0 ? { namedAbsent } : {}),
     };
     const verdict: CriticVerdict = { sufficient, missing: sufficient ? [] : missing, source: 'rule', details };
     if (!sufficient) {

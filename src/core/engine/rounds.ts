@@ -309,13 +309,13 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
             return items.map((c) => ({ itemId: c.itemId, title: c.item!.title, leaves: leavesOf(c.item!.root).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text)) }));
           }
         : undefined;
-    // Which named things have an item of their own the evidence lacks (a bridge's own item).
+    // Which named things have an item of their own that no round retrieved (a bridge's own item).
     const titled = deps.source.titled;
     const ownItems =
       round < config.maxRounds && titled
         ? async (names: readonly string[]): Promise<Set<string>> => {
             const found = await titled.call(deps.source, names, config.routing);
-            return new Set([...found].filter(([, ids]) => ids.some((id) => !evidence.has(id))).map(([name]) => name));
+            return new Set([...found].filter(([, ids]) => ids.length > 0 && ids.every((id) => !evidence.has(id))).map(([name]) => name));
           }
         : undefined;
     const judged = await deps.critic.judge(

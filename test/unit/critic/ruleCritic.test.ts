@@ -221,6 +221,27 @@ describe('RuleCritic', () => {
     assert.ok(v.followUpNames?.includes('Bill Pullman'));
   });
 
+  it('asks for a named thing of the question whose own item no round retrieved, however well its words are covered', async () => {
+    const question = 'Often seen at the Academy Awards pre-show, what is Robin Roberts\'s occupation?';
+    const evidence = [
+      {
+        itemId: 'pre',
+        title: 'Academy Awards pre-show',
+        rank: 0,
+        round: 1,
+        keptTexts: ['The Academy Awards pre-show is often hosted by media personalities, such as Robin Roberts, whose occupation is journalism.'],
+      },
+    ];
+    const input = { ...base, question, evidence, seenTitles: ['Academy Awards pre-show'] };
+    const plain = await critic.judge(input);
+    assert.equal(plain.sufficient, true, JSON.stringify(plain.details));
+    const v = await critic.judge({ ...input, ownItems: async (names) => new Set(names.filter((n) => n === 'Robin Roberts')) });
+    assert.equal(v.sufficient, false);
+    assert.deepEqual((v.details as { namedAbsent?: string[] }).namedAbsent, ['Robin Roberts']);
+    assert.ok(v.followUpNames?.includes('Robin Roberts'));
+    assert.match(v.followUpQuery ?? '', /Robin Roberts/);
+  });
+
   it('never repeats a query it already issued: it says there is nothing new to ask', async () => {
     const question = 'Which government position did the actress hold?';
     const evidence = [{ title: 'Film', text: 'The actress starred in a comedy about a teenager.' }];
@@ -380,6 +401,33 @@ describe('entitySpans at sentence starts and line breaks', () => {
       const plain = await new RuleCritic({ lookAhead: false }).judge({ ...base, question, evidence, seenTitles: ['Harbour Wing'], probe: async () => (probed++, []) });
       assert.equal(plain.sufficient, true);
       assert.equal(probed, 0);
+    });
+
+    it('looks first for a named thing with an item of its own that an item the question names introduces, outside a comparison', async () => {
+      const question = 'What county is Ron Teachworth from?';
+      const evidence = [
+        { itemId: 'rt', title: 'Ron Teachworth', rank: 0, round: 1, keptTexts: ['Ron Teachworth is an American artist and filmmaker from Wayne County.', 'He grew up in Rochester Hills.'] },
+        { itemId: 'gb', title: 'Going Back (film)', rank: 1, round: 1, keptTexts: ['Going Back is a 1983 drama film directed by Ron Teachworth and starring Bruce Campbell.'] },
+      ];
+      const probes: Array<{ q: string; names: readonly string[] }> = [];
+      const judgeWith = (q: string, ownItems?: (names: readonly string[]) => Promise<ReadonlySet<string>>) =>
+        new RuleCritic({ lookAhead: true }).judge({
+          ...base,
+          question: q,
+          evidence,
+          seenTitles: evidence.map((e) => e.title),
+          probe: async (query, _signal, names = []) => {
+            probes.push({ q: query, names });
+            return names.includes('Rochester Hills') ? [{ itemId: 'rh', title: 'Rochester Hills, Michigan', leaves: ['Rochester Hills is a city in Oakland County.'] }] : [];
+          },
+          ...(ownItems ? { ownItems } : {}),
+        });
+      const plain = await judgeWith(question);
+      assert.equal(plain.sufficient, true, 'without titles the answer stands');
+      const v = await judgeWith(question, async (names) => new Set(names.filter((n) => n === 'Rochester Hills')));
+      assert.equal(v.sufficient, false, JSON.stringify(v.details));
+      assert.equal((v.details as { answerBridge: { item: string } }).answerBridge.item, 'Rochester Hills, Michigan');
+      assert.ok(probes.at(-1)!.names.includes('Rochester Hills'), JSON.stringify(probes));
     });
 
     it('stops when the search brings no new item at all', async () => {

@@ -98,7 +98,7 @@ describe('round engine: the things a follow-up names', () => {
     assert.deepEqual(requests.map((r) => [r.round, r.query, r.names ?? []]), [[1, question, []], [2, 'oak hall', []], [2, 'oak hall', ['Oak Hall']]]);
   });
 
-  it('tells the critic which named things have an item of their own the evidence lacks, before the last round only', async () => {
+  it('tells the critic which named things have an item of their own that no round retrieved, before the last round only', async () => {
     const titledCalls: string[][] = [];
     const src: CandidateSource = {
       async candidates({ query }) {
@@ -107,10 +107,12 @@ describe('round engine: the things a follow-up names', () => {
       },
       async titled(names) {
         titledCalls.push([...names]);
-        // "Survey" titles an item already in the evidence; "Recommendations" one it lacks.
+        // "Survey" titles an item already in the evidence; "Recommendations" one it lacks; "Plots"
+        // two, one of them retrieved.
         return new Map([
           ['Survey', [survey.id]],
           ['Recommendations', [advice.id]],
+          ['Plots', ['plots-2024', survey.id]],
         ]);
       },
     };
@@ -118,7 +120,7 @@ describe('round engine: the things a follow-up names', () => {
     const critic = roundCritic({
       kind: 'rule',
       async judge({ round, ownItems }) {
-        seen.push({ round, own: ownItems ? [...(await ownItems(['Survey', 'Recommendations', 'Nowhere']))] : undefined });
+        seen.push({ round, own: ownItems ? [...(await ownItems(['Survey', 'Recommendations', 'Plots', 'Nowhere']))] : undefined });
         return round < 2 ? { sufficient: false, missing: ['x'], followUpQuery: `follow-up ${round}`, source: 'rule' } : { sufficient: true, missing: [], source: 'rule' };
       },
     });
@@ -127,6 +129,6 @@ describe('round engine: the things a follow-up names', () => {
       { round: 1, own: ['Recommendations'] },
       { round: 2, own: undefined },
     ]);
-    assert.deepEqual(titledCalls, [['Survey', 'Recommendations', 'Nowhere']]);
+    assert.deepEqual(titledCalls, [['Survey', 'Recommendations', 'Plots', 'Nowhere']]);
   });
 });
