@@ -176,13 +176,14 @@ describe('RuleCritic', () => {
     const evidence = [
       {
         itemId: 'dh',
-        title: 'Dead Heat on a Merry-Go-Round',
+        title: 'Crime films of 1966',
         rank: 0,
         round: 1,
         keptTexts: ['Dead Heat on a Merry-Go-Round is a 1966 crime film written and directed by Bernard Girard, starring James Coburn, Camilla Sparv, Aldo Ray, Todd Armstrong, Robert Webber, Rose Marie, and Harrison Ford (in his film debut) as a bellhop.'],
       },
     ];
-    const input = { ...base, question, evidence, seenTitles: ['Dead Heat on a Merry-Go-Round'] };
+    // An item the question does not name, so only the tie-break between equal counts can lift the name.
+    const input = { ...base, question, evidence, seenTitles: ['Crime films of 1966'] };
     const plain = await critic.judge(input);
     const plainBridges = (plain.details as { bridges: string[] }).bridges;
     assert.ok(!plainBridges.includes('Harrison Ford'), `without titles the cast's longest names come first: ${plainBridges.join(', ')}`);
