@@ -262,17 +262,21 @@ export class RuleCritic implements Critic {
       return seenTitleTerms.some((title) => terms.every((t) => title.has(t)));
     };
 
-    // A part's bridge sources: its best sentences, one per item, `bridgeSources` of them.
-    const bridgeSourcesOf = (ranked: readonly Unit[]) => {
+    // Each part's bridge sources: its best sentences, one per item, `bridgeSources` of them.
+    const partSources = judged.map(({ ranked }) => {
       const sources: Unit[] = [];
       for (const u of ranked) {
         if (sources.length >= this.bridgeSources) break;
         if (!sources.some((s) => s.itemId === u.itemId)) sources.push(u);
       }
       return sources;
-    };
-    // Named things the sources introduce, weighted by how often (a name of several words counts more).
+    });
+    // Named things the sources introduce, weighted by how often (a name of several words counts
+    // more); a part's sources are read once, for the title lookup and for its bridges.
+    const counted = new WeakMap<readonly Unit[], Map<string, number>>();
     const candidatesIn = (sources: readonly Unit[]) => {
+      const known = counted.get(sources);
+      if (known) return known;
       const counts = new Map<string, number>();
       for (const u of sources) {
         for (const entity of entitySpans(u.text)) {
@@ -284,6 +288,7 @@ export class RuleCritic implements Critic {
           counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
         }
       }
+      counted.set(sources, counts);
       return counts;
     };
     const namedByQuestion = (title: string) => {
@@ -302,9 +307,7 @@ export class RuleCritic implements Critic {
     let own: ReadonlySet<string> = new Set();
     if (input.ownItems) {
       const names = new Set(namedCounts.keys());
-      for (const j of judged) {
-        for (const name of candidatesIn(bridgeSourcesOf(j.ranked)).keys()) names.add(name);
-      }
+      for (const sources of partSources) for (const name of candidatesIn(sources).keys()) names.add(name);
       for (const e of analysis.entities) names.add(e);
       if (names.size > 0) own = await input.ownItems([...names]);
     }
@@ -400,12 +403,12 @@ export class RuleCritic implements Critic {
       const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
       queries.push([...hopGap.bridges, ...rest].join(' '));
     }
-    for (const [i, { verdict, ranked }] of judged.entries()) {
+    for (const [i, { verdict }] of judged.entries()) {
       if (verdict.answered) continue;
       const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
       missing.push(...words);
       // Bridges: named things the part's best sentences (from different items) introduce.
-      const sources = bridgeSourcesOf(ranked);
+      const sources = partSources[i]!;
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.
       const comparedPart = isComparedPart(parts[i]!);
       if (comparedPart) comparedMissing.push(verdict.part);

@@ -156,13 +156,18 @@ export class Bm25Index {
         else this.byKey.set(key, [i]);
       }
     }
-    const allowed = modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
+    const allowed = this.modalityCodesOf(modalities);
     const out = new Map<string, string[]>();
     for (const key of keys) {
       const docs = (this.byKey.get(key) ?? []).filter((d) => !allowed || allowed.has(this.modalityCodes[d]!));
       if (docs.length > 0) out.set(key, docs.map((d) => this.id(d)));
     }
     return out;
+  }
+
+  /** The codes of the given modalities (undefined: all). */
+  private modalityCodesOf(modalities: readonly string[] | undefined): Set<number> | undefined {
+    return modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
   }
 
   has(id: string): boolean {
@@ -370,7 +375,7 @@ export class Bm25Index {
         }
       }
     }
-    const allowed = modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
+    const allowed = this.modalityCodesOf(modalities);
     const heap = new TopK(k);
     for (const d of touched) {
       const final = score[d]! * quality[d]!;
@@ -430,7 +435,7 @@ export class Bm25Index {
         }
       }
     }
-    const allowed = modalities ? new Set(modalities.map((m) => this.modalityNames.indexOf(m)).filter((c) => c >= 0)) : undefined;
+    const allowed = this.modalityCodesOf(modalities);
     const heap = new TopK(k);
     for (const d of touched) {
       seen[d] = -1;

@@ -122,14 +122,18 @@ export class HybridRetriever implements Retriever {
    * the best-ranked in the candidates, else the first the store holds, is taken.
    */
   private async titledFirst(ranked: FusedEntry[], names: readonly string[], options: RetrieveOptions): Promise<FusedEntry[]> {
-    const wanted = [...new Set(names.map(titleKey).filter((k) => k.length > 0))];
-    const found = await this.index.titled(wanted, options.modalities);
+    const found = await this.titled(names, options.modalities);
     if (found.size === 0) return ranked;
     const rankOf = new Map(ranked.map((f, i) => [f.id, i]));
     const first: FusedEntry[] = [];
     const taken = new Set<string>();
-    for (const key of wanted) {
-      const ids = (found.get(key) ?? []).filter((id) => !options.excludeIds?.has(id) && !taken.has(id));
+    const keys = new Set<string>();
+    for (const [name, titledIds] of found) {
+      // Names of one key ("Sir Thomas More", "Thomas More") take one item.
+      const key = titleKey(name);
+      if (keys.has(key)) continue;
+      keys.add(key);
+      const ids = titledIds.filter((id) => !options.excludeIds?.has(id) && !taken.has(id));
       if (ids.length === 0) continue;
       const id = ids.reduce((best, x) => ((rankOf.get(x) ?? Infinity) < (rankOf.get(best) ?? Infinity) ? x : best));
       // Its scores are the follow-up query's when it ranked there; an item the query missed has none.
@@ -141,6 +145,7 @@ export class HybridRetriever implements Retriever {
     return [...first, ...ranked.filter((f) => !taken.has(f.id))];
   }
 
+  /** For each name, the ids of the items whose title key is the name's (names no item has are absent). */
   async titled(names: readonly string[], modalities?: readonly Modality[]): Promise<Map<string, string[]>> {
     const byKey = await this.index.titled([...new Set(names.map(titleKey).filter((k) => k.length > 0))], modalities);
     const out = new Map<string, string[]>();
