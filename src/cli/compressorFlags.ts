@@ -22,10 +22,11 @@ export const compressorFlagsHelp = `  --gate-items <share>   CANOPY's rank gate:
                          (default 0.3; ${ITEM_SHARE.min}–${ITEM_SHARE.max}; 0 = no gate; canopy.compressor.items)
   --whole-below <chars>  with the gate: a kept item of at most this many characters stays whole
                          (default 600; 0 = none; canopy.compressor.wholeBelow)
-  --min-items <n>        with the gate: the fewest items kept for their rank (default 4;
+  --min-items <n>        with the gate: the fewest items kept in all, filled by rank (default 4;
                          canopy.compressor.minItems)
-  --glimpse <n>          every region CANOPY drops keeps its n best-scoring leaves (default 1;
-                         0 = none, the plain rule; canopy.compressor.glimpse)
+  --glimpse <n>          every region CANOPY drops keeps n of its leaves (default 1): below its
+                         parent the best-scoring, outside the gate the best per token (0 = none,
+                         the plain rule; canopy.compressor.glimpse)
   --node-score <s>       what CANOPY's rule compares: profile (default: the encoder profile's
                          weights, the built-in one's dense=1,lexical=0.5,model=coverage), dense
                          (the cosine alone; canopy.compressor.nodeScore), or weights

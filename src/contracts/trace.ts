@@ -62,7 +62,7 @@ export const CompressorSetting = z.discriminatedUnion('name', [
     items: z.optional(num),
     /** Items of at most this many characters that the gate keeps are kept whole, not refined. */
     wholeBelow: z.optional(num),
-    /** The rank gate keeps at least this many items for their rank (default 1). */
+    /** The rank gate keeps at least this many items in all, the next by rank while fewer are kept (default 1). */
     minItems: z.optional(num),
     /**
      * Every region CANOPY drops — an item outside the rank gate, a sibling below its parent —

@@ -8,6 +8,9 @@ import type { Item, RegionNode } from '../../contracts/region';
 import { keepAboveThreshold, keepFlatTopM, keepWholeItems, leavesOf, type KeptByItem } from './baselines';
 import { gateItems, glimpseLeaves, type ItemGateVerdict } from './itemGate';
 import { glimpseVerdicts, projectItem, subtreeVerdicts, type NodeVerdict } from './projection';
+import { bpeTokenCounter, type TokenCounter } from './tokens';
+
+let sharedTokens: TokenCounter | undefined;
 
 /** The best score among a region's leaves. */
 const bestLeafScore = (root: RegionNode, score: (n: RegionNode) => number): number => Math.max(...leavesOf(root).map(score));
@@ -19,6 +22,7 @@ export function compress(
   score: (n: RegionNode) => number,
   aggregate: boolean,
   question = '',
+  tokens: TokenCounter = (sharedTokens ??= bpeTokenCounter()),
 ): { kept: KeptByItem; verdicts: Map<string, NodeVerdict[]>; gate?: Map<string, ItemGateVerdict> } {
   const verdicts = new Map<string, NodeVerdict[]>();
   switch (setting.name) {
@@ -36,7 +40,10 @@ export function compress(
           const v: NodeVerdict[] = [{ nodeId: item.root.id, decision: 'descend', rule: 'glimpse', score: score(item.root), depth: 0 }];
           // The chosen leaves are the glimpse; every other region, sections included, went with the
           // item (as under a dropped sibling in projection.ts) and says so in the trace.
-          kept.set(item.id, glimpseVerdicts(item.root, 0, new Set(glimpseLeaves(item.root, setting.glimpse, score)), score, v));
+          // Its glimpse is the leaf with the best score per token: the gate judged the item not
+          // worth its tokens, so what stays of it should cost little (docs/evaluation.md).
+          const cost = (n: RegionNode) => tokens.count(n.header ? `${n.header}\n${n.text}` : n.text);
+          kept.set(item.id, glimpseVerdicts(item.root, 0, new Set(glimpseLeaves(item.root, setting.glimpse, score, cost)), score, v));
           verdicts.set(item.id, v);
           continue;
         }

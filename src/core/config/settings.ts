@@ -63,9 +63,9 @@ export interface CanopySettings {
   compressorItems: number;
   /** With the rank gate: an item it keeps of at most this many characters is kept whole; 0 = none. */
   compressorWholeBelow: number;
-  /** With the rank gate: the fewest items it keeps for their rank. */
+  /** With the rank gate: the fewest items it keeps in all (the next by rank while fewer are kept). */
   compressorMinItems: number;
-  /** Every region CANOPY drops keeps its this many best-scoring leaves (a glimpse); 0 = none. */
+  /** Every region CANOPY drops keeps this many of its leaves (a glimpse: below its parent the best-scoring, outside the gate the best per token); 0 = none. */
   compressorGlimpse: number;
   /**
    * The node score CANOPY's rule compares: `profile` — the encoder's retrieval profile's weights

@@ -457,7 +457,7 @@ export class RuleCritic implements Critic {
       if (probed) {
         const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
         const mentioned = new Set(units.flatMap((u) => [...u.own]));
-        const hop = { mentioned, questionTerms, seenSubjects: new Set(input.seenTitles.map(subjectOf)) };
+        const hop = { mentioned, questionSequence: ` ${contentTerms(question).join(' ')} `, seenSubjects: new Set(input.seenTitles.map(subjectOf)) };
         const gain = probeGain(probed, unanswered, bridges, missingEntities, evidenceTerms, weight, this.probeMargin, hop);
         details.probe = { query: verdict.followUpQuery, items: probed.length, worth: gain.worth, reason: gain.reason };
         if (!gain.worth) {
@@ -474,7 +474,8 @@ export class RuleCritic implements Critic {
 /** What tells a new item that is the next hop: the terms the kept sentences mention, the question's, the subjects already held. */
 export interface HopContext {
   mentioned: ReadonlySet<string>;
-  questionTerms: ReadonlySet<string>;
+  /** The question's terms in order, space-separated, with a space at each end. */
+  questionSequence: string;
   seenSubjects: ReadonlySet<string>;
 }
 
@@ -506,8 +507,10 @@ export function probeGain(
       if (hop.seenSubjects.has(subject)) continue;
       // A disambiguation ("Green (band)", "Van Buren Township, Brown County, Indiana") is the
       // title's; the evidence names the thing itself.
+      // The question names it only where it has the subject as a phrase: "the County serviced by
+      // The Collier Area Transit system" has both words of "Collier County" but not the county.
       const terms = contentTerms(namedSubject(item.title));
-      if (terms.length > 0 && terms.every((t) => hop.mentioned.has(t)) && !terms.every((t) => hop.questionTerms.has(t))) {
+      if (terms.length > 0 && terms.every((t) => hop.mentioned.has(t)) && !hop.questionSequence.includes(` ${terms.join(' ')} `)) {
         return { worth: true, reason: `“${item.title}” is about ${subject}, which the evidence mentions` };
       }
     }

@@ -220,7 +220,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       return Number.NEGATIVE_INFINITY;
     };
     const freshItems = fresh.map((c) => scored.get(c.itemId)!.item);
-    const { kept, verdicts, gate } = compress(freshItems, config.compressor, scoreOf, routing.aggregate, config.question);
+    const { kept, verdicts, gate } = compress(freshItems, config.compressor, scoreOf, routing.aggregate, config.question, deps.tokens);
     if (gate) deps.tracer?.emit('compress/item-gate', { round, kept: [...gate].filter(([, g]) => g.kept).map(([id]) => id), dropped: [...gate].filter(([, g]) => !g.kept).map(([id]) => id) });
 
     const refinement = deps.refine

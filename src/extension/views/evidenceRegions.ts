@@ -25,7 +25,7 @@ export const ruleWords: Record<string, string> = {
   'ancestor-kept-whole': 'inside a region kept whole',
   'ancestor-dropped': 'inside a dropped region',
   'short-item': 'a short item kept whole by the rank gate',
-  glimpse: 'dropped (outside the rank gate, or below its parent), but kept as the best-scoring leaf of what was dropped',
+  glimpse: 'dropped (outside the rank gate, or below its parent), but kept as a glimpse of what was dropped: below its parent its best-scoring leaf, outside the gate its leaf with the best score per token',
   'flat-top-m': 'among the m best-scoring leaves (flat baseline)',
   threshold: 'scored at least the threshold (threshold baseline)',
   none: 'no rule decided on it',

@@ -106,13 +106,46 @@ describe('rank gate', () => {
     assert.ok([...plain.kept.values()].every((k) => k.length > 0));
   });
 
-  it('keeps at least minItems items for their rank, whatever the share', () => {
-    const two = gateItems(question, items, 0.3, 4);
-    assert.equal([...two.values()].filter((g) => g.kept && g.why.startsWith('rank ')).length, 4);
-    assert.match([...two.values()].find((g) => !g.kept)!.why, /the gate keeps 4\)/);
+  it('keeps at least minItems items in all: the next by rank while the ranked and named ones are fewer', () => {
+    // ceil(0.3 × 6) = 2 by rank; "Tinted Windows (band)" is one of them or named by the question:
+    // two more by rank make four.
+    const four = gateItems(question, items, 0.3, 4);
+    const kept = [...four.values()].filter((g) => g.kept);
+    assert.equal(kept.length, 4, JSON.stringify([...four]));
+    assert.ok(kept.every((g) => /^rank \d of 6 by BM25 for the question \(the gate keeps 2 for their rank, at least 4 in all\)$/.test(g.why) || g.why.startsWith('named by ')));
+    assert.match([...four.values()].find((g) => !g.kept)!.why, /the gate keeps 2 for their rank, at least 4 in all\), and named by neither/);
     // A round of no more items than minItems keeps them all.
     const small = gateItems(question, items.slice(2), 0.3, 4);
     assert.ok([...small.values()].every((g) => g.kept));
+  });
+
+  it('counts the items a kept one names towards minItems, so the second hop needs no item for its rank', () => {
+    const hop = [
+      item('Dookie', ['Dookie is the third album the band Mellow Yellow recorded.', 'Dookie sold ten million copies.']),
+      item('Mellow Yellow', ['Mellow Yellow formed in Berkeley in 1987.', 'Its members grew up in Oakland.']),
+      item('Nimrod', ['Nimrod is an album.', 'It was released in 1997.']),
+      item('Insomniac', ['Insomniac is an album.', 'It was released in 1995.']),
+      item('Warning', ['Warning is an album.', 'It was released in 2000.']),
+    ];
+    const q = 'Where did the band that recorded the album Dookie play its first show?';
+    // ceil(0.2 × 5) = 1 by rank (Dookie), which names Mellow Yellow: two items, as minItems asks.
+    const gate = gateItems(q, hop, 0.2, 2);
+    assert.deepEqual([...gate].filter(([, g]) => g.kept).map(([id]) => id), ['Dookie', 'Mellow-Yellow']);
+    assert.deepEqual(gate.get('Mellow-Yellow'), { kept: true, why: 'named by “Dookie”' });
+    // Three asked: the best-ranked of the rest fills the third place.
+    const three = gateItems(q, hop, 0.2, 3);
+    assert.equal([...three.values()].filter((g) => g.kept).length, 3);
+    assert.equal([...three.values()].filter((g) => g.kept && g.why.startsWith('rank ')).length, 2);
+  });
+
+  it('ranks the leaves by score per token when given their cost', () => {
+    const it0 = item('Long and short', ['A long sentence that says a great deal about many things at once.', 'Short one.', 'Middle sentence here.']);
+    const s = new Map(it0.root.children.map((c, i) => [c.id, [0.9, 0.5, 0.55][i]!]));
+    const score = (n: RegionNode) => s.get(n.id) ?? 0;
+    const cost = (n: RegionNode) => n.text.split(' ').length;
+    assert.deepEqual(glimpseLeaves(it0.root, 1, score).map((n) => n.id), ['Long-and-short/0']);
+    // 0.9 / 13 words < 0.5 / 2 words.
+    assert.deepEqual(glimpseLeaves(it0.root, 1, score, cost).map((n) => n.id), ['Long-and-short/1']);
   });
 
   it('a glimpse keeps the best leaves of a dropped item, in document order', () => {
@@ -142,6 +175,24 @@ describe('rank gate', () => {
     assert.deepEqual(plain.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/1']);
     assert.deepEqual(r.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0', 'Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
     assert.deepEqual(plain.kept.get('Green-Day'), []);
+  });
+
+  it('in the compressor: an item outside the gate keeps its leaf with the best score per token, a sibling below its parent its best-scoring leaf', () => {
+    const scores = new Map<string, number>();
+    for (const it of items) {
+      scores.set(it.root.id, 0.5);
+      it.root.children.forEach((c, i) => scores.set(c.id, i === 1 ? 0.8 : 0.1));
+    }
+    // Green Day: "Green Day is a rock band." (0.7, 25 characters) against the longer best "The band
+    // released Dookie in 1994." (0.8, 33 characters); the cost here is characters.
+    scores.set('Green-Day/0', 0.7);
+    const score = (n: RegionNode) => scores.get(n.id) ?? 0;
+    const characters = { name: 'characters', count: (t: string) => t.length };
+    const r = compress(items, { name: 'canopy', items: 0.3, glimpse: 1 }, score, false, question, characters);
+    assert.equal(r.gate?.get('Green-Day')?.kept, false);
+    assert.deepEqual(r.kept.get('Green-Day')!.map((n) => n.id), ['Green-Day/0']);
+    // Inside a kept item the rule's dropped siblings keep their best-scoring leaves, whatever they cost.
+    assert.deepEqual(r.kept.get('Tinted-Windows-band-')!.map((n) => n.id), ['Tinted-Windows-band-/0', 'Tinted-Windows-band-/1', 'Tinted-Windows-band-/2']);
   });
 
   it('in the compressor: with a glimpse floor, a dropped item keeps its glimpse only when its best leaf scores near the kept items\' best', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { probeGain, RuleCritic } from '../../../src/core/critic/ruleCritic';
-import { entitySpans } from '../../../src/core/text/terms';
+import { contentTerms, entitySpans } from '../../../src/core/text/terms';
 
 const critic = new RuleCritic();
 const base = { round: 1, previousQueries: [] as string[] };
@@ -458,13 +458,27 @@ describe('entitySpans at sentence starts and line breaks', () => {
     });
 
     it('takes a new article about a thing the evidence mentions for the next hop, never a page of a document titled by its heading', () => {
-      const hop = { mentioned: new Set(['part', 'form', '10', 'k', 'maren', 'holt']), questionTerms: new Set(['director', 'blue', 'harbour']), seenSubjects: new Set(['Blue Harbour']) };
+      const hop = { mentioned: new Set(['part', 'form', '10', 'k', 'maren', 'holt']), questionSequence: ' director blue harbour ', seenSubjects: new Set(['Blue Harbour']) };
       const unanswered = [{ part: { text: 'Where was the director born?', answerType: 'place' as const, terms: ['director', 'born'], entities: [] }, best: 0.5 }];
       const page = probeGain([{ itemId: 'p', title: 'PART I (p. 94–95)', leaves: ['Item 1. Business.'] }], unanswered, [], [], new Set(['director', 'born']), () => 1, 0.15, hop);
       assert.equal(page.worth, false, page.reason);
       const article = probeGain([{ itemId: 'a', title: 'Maren Holt', leaves: ['Item 1. Business.'] }], unanswered, [], [], new Set(['director', 'born']), () => 1, 0.15, hop);
       assert.equal(article.worth, true, article.reason);
       assert.match(article.reason, /is about Maren Holt, which the evidence mentions/);
+    });
+
+    it('takes an article for the next hop when the question has its words but not as its name', () => {
+      // "How many people live in the County serviced by The Collier Area Transit system?": both
+      // words of "Collier County" are the question's, the county is not named by it.
+      const question = ` ${contentTerms('How many people live in the County serviced by The Collier Area Transit system?').join(' ')} `;
+      const hop = { mentioned: new Set(contentTerms('administered by the Collier County Department of Transportation')), questionSequence: question, seenSubjects: new Set(['Collier Area Transit']) };
+      const unanswered = [{ part: { text: 'How many people live in the County', answerType: 'number' as const, terms: contentTerms('people live county'), entities: [] }, best: 0.5 }];
+      const county = probeGain([{ itemId: 'c', title: 'Collier County, Florida', leaves: ['Collier County is a county in Florida.'] }], unanswered, [], [], new Set(contentTerms('county collier')), () => 1, 0.15, hop);
+      assert.equal(county.worth, true, county.reason);
+      assert.match(county.reason, /“Collier County, Florida” is about Collier County, Florida, which the evidence mentions/);
+      // The question's own name is no next hop: "Collier Area Transit" is a phrase of the question.
+      const own = probeGain([{ itemId: 't', title: 'Collier Area Transit (bus)', leaves: ['Collier Area Transit runs buses.'] }], unanswered, [], [], new Set(contentTerms('county collier')), () => 1, 0.15, { ...hop, seenSubjects: new Set() , mentioned: new Set([...hop.mentioned, ...contentTerms('area transit')]) });
+      assert.equal(own.worth, false, own.reason);
     });
 
     it('runs the follow-up of a question multi-hop by its form without looking, and says why', async () => {

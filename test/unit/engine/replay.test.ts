@@ -176,7 +176,9 @@ describe('replay from cached scores', () => {
     const byId = new Map(nodes.map((n) => [n.id, n]));
     for (const n of trees(dense).flatMap((t) => walk(t))) if (n.score !== undefined) assert.ok(Math.abs(n.score - byId.get(n.id)!.components!.dense) < 1e-9, n.id);
     trapped = false;
-    const plain = (await ws.ask.ask(question, ws.settings, { critic: 'none' })).trace;
+    // Asked with the dense cosine itself (the settings' default is the profile's hybrid score).
+    const plain = (await ws.ask.ask(question, { ...ws.settings, nodeScore: 'dense' }, { critic: 'none' })).trace;
+    assert.equal(plain.settings.nodeScore, undefined);
     trapped = true;
     assert.deepEqual(dense.rounds[0]!.retrieved.map((r) => r.keptNodeIds), plain.rounds[0]!.retrieved.map((r) => r.keptNodeIds));
     const heavier = await replayTrace(hybrid, { nodeScore: { dense: 1, lexical: 2 } }, { tokens });
