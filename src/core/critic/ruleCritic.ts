@@ -139,6 +139,62 @@ function unitsOf(evidence: readonly EvidenceView[]): Unit[] {
   return units;
 }
 
+/**
+ * The named things a critic's bridge sources introduce, counted and ranked: each sentence's named
+ * things that the question does not name, no retrieved item is about and no earlier query searched
+ * for, weighted by how often (a name of several words counts more). A set of sources is read once
+ * (the title lookup and the bridges read the same). With `own` (the names the index holds an item
+ * of their own for, no round retrieved), of two names introduced as often the one with an item
+ * ranks first.
+ */
+class BridgeRanking {
+  own: ReadonlySet<string> = new Set();
+  private readonly counted = new WeakMap<readonly Unit[], Map<string, number>>();
+
+  constructor(
+    private readonly ctx: {
+      questionTerms: ReadonlySet<string>;
+      aboutSeenItem: (entity: string) => boolean;
+      asked: ReadonlySet<string>;
+      maxBridges: number;
+    },
+  ) {}
+
+  candidatesIn(sources: readonly Unit[]): Map<string, number> {
+    const known = this.counted.get(sources);
+    if (known) return known;
+    const counts = new Map<string, number>();
+    for (const u of sources) {
+      for (const entity of entitySpans(u.text)) {
+        const terms = contentTerms(entity);
+        if (terms.length === 0 || isNumberSpan(entity) || isDateWordSpan(entity)) continue; // a number or a month is no next hop
+        if (terms.every((t) => this.ctx.questionTerms.has(t))) continue; // the question already names it
+        if (this.ctx.aboutSeenItem(entity)) continue; // an item about it was retrieved
+        if (terms.every((t) => this.ctx.asked.has(t))) continue; // already searched for
+        counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
+      }
+    }
+    this.counted.set(sources, counts);
+    return counts;
+  }
+
+  /** The counted names that have an item of their own, most often first (then the longer). */
+  ownFirst(counts: ReadonlyMap<string, number>): string[] {
+    return [...counts.entries()]
+      .filter(([e]) => this.own.has(e))
+      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+      .map(([e]) => e);
+  }
+
+  /** The sources' best `maxBridges` names: most often first, then (with `preferOwn`) those with an item of their own, then the longer. */
+  bridgesIn(sources: readonly Unit[], preferOwn = true): string[] {
+    return [...this.candidatesIn(sources).entries()]
+      .sort((a, b) => b[1] - a[1] || (preferOwn ? Number(this.own.has(b[0])) - Number(this.own.has(a[0])) : 0) || b[0].length - a[0].length)
+      .slice(0, this.ctx.maxBridges)
+      .map(([e]) => e);
+  }
+}
+
 export class RuleCritic implements Critic {
   readonly kind = 'rule' as const;
   private readonly minCoverage: number;
@@ -184,6 +240,41 @@ export class RuleCritic implements Critic {
       .slice(0, this.bridgeSources)
       .map((x) => x.u);
     return { anchor: anchor.title, bridges: bridgesIn(sources), said: sources };
+  }
+
+  /**
+   * The answer's own bridge: of the named things the answering sentences introduce (outside a
+   * comparison, the named items' own-item names first), the first a search finds an item about —
+   * its title names exactly that thing. Undefined when none.
+   */
+  private async answerBridge(
+    judged: ReadonlyArray<{ ranked: Unit[] }>,
+    comparison: boolean,
+    namedOwn: readonly string[],
+    bridgesIn: (sources: readonly Unit[], preferOwn?: boolean) => string[],
+    input: CriticInput,
+    signal?: AbortSignal,
+  ): Promise<{ entity: string; item: string; query: string } | undefined> {
+    const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
+    // The named things with an item of their own that the items the question names introduce
+    // first ("What county is Ron Teachworth from?" → Rochester Hills), except in a comparison,
+    // whose compared things are all named.
+    const said = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
+    const candidates = comparison ? said : [...new Set([...namedOwn, ...said])].slice(0, this.maxBridges);
+    const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
+    const query = candidates.join(' ');
+    if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
+      const probed = await input.probe!(query, signal, candidates);
+      for (const entity of candidates) {
+        const terms = new Set(contentTerms(entity));
+        const item = probed?.find((p) => {
+          const subject = contentTerms(namedSubject(p.title));
+          return subject.length === terms.size && subject.every((t) => terms.has(t));
+        });
+        if (item) return { entity, item: item.title, query };
+      }
+    }
+    return undefined;
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
@@ -271,26 +362,8 @@ export class RuleCritic implements Critic {
       }
       return sources;
     });
-    // Named things the sources introduce, weighted by how often (a name of several words counts
-    // more); a part's sources are read once, for the title lookup and for its bridges.
-    const counted = new WeakMap<readonly Unit[], Map<string, number>>();
-    const candidatesIn = (sources: readonly Unit[]) => {
-      const known = counted.get(sources);
-      if (known) return known;
-      const counts = new Map<string, number>();
-      for (const u of sources) {
-        for (const entity of entitySpans(u.text)) {
-          const terms = contentTerms(entity);
-          if (terms.length === 0 || isNumberSpan(entity) || isDateWordSpan(entity)) continue; // a number or a month is no next hop
-          if (terms.every((t) => questionTerms.has(t))) continue; // the question already names it
-          if (aboutSeenItem(entity)) continue; // an item about it was retrieved
-          if (terms.every((t) => asked.has(t))) continue; // already searched for
-          counts.set(entity, (counts.get(entity) ?? 0) + 1 + (terms.length > 1 ? 1 : 0));
-        }
-      }
-      counted.set(sources, counts);
-      return counts;
-    };
+    const ranking = new BridgeRanking({ questionTerms, aboutSeenItem, asked, maxBridges: this.maxBridges });
+    const candidatesIn = (sources: readonly Unit[]) => ranking.candidatesIn(sources);
     const namedByQuestion = (title: string) => {
       const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
       return terms.length > 0 && terms.every((t) => questionTerms.has(t));
@@ -320,15 +393,9 @@ export class RuleCritic implements Critic {
     // an item of their own: the likeliest next hop of an unanswered part ("The character Jack from
     // While You Were Sleeping" → "… Bill Pullman as Jack …"; "Which American film actor starred in
     // … Johnny Angel?" → "The movie stars George Raft …"), though its best sentences name others.
-    const namedOwn = [...namedCounts.entries()]
-      .filter(([e]) => own.has(e))
-      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
-      .map(([e]) => e);
-    const bridgesIn = (sources: readonly Unit[], preferOwn = true): string[] =>
-      [...candidatesIn(sources).entries()]
-        .sort((a, b) => b[1] - a[1] || (preferOwn ? Number(own.has(b[0])) - Number(own.has(a[0])) : 0) || b[0].length - a[0].length)
-        .slice(0, this.maxBridges)
-        .map(([e]) => e);
+    ranking.own = own;
+    const namedOwn = ranking.ownFirst(namedCounts);
+    const bridgesIn = (sources: readonly Unit[], preferOwn = true): string[] => ranking.bridgesIn(sources, preferOwn);
 
     // A question multi-hop by its form is answered beyond the thing it names: when every part's
     // best sentence lies in an item about a thing the question names (the first hop) and that
@@ -356,31 +423,7 @@ export class RuleCritic implements Critic {
     // Air Force Base). When a search for it finds an item about it (its title names exactly that
     // thing), that item is the gap: a bridge entity whose own item is missing. Only an item the
     // index really holds makes a round, and that round reuses the search.
-    let answerBridge: { entity: string; item: string; query: string } | undefined;
-    if (sufficient && this.lookAhead && input.probe) {
-      const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
-      // The named things with an item of their own that the items the question names introduce
-      // first ("What county is Ron Teachworth from?" → Rochester Hills), except in a comparison,
-      // whose compared things are all named.
-      const said = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
-      const candidates = analysis.comparison ? said : [...new Set([...namedOwn, ...said])].slice(0, this.maxBridges);
-      const previous = new Set(input.previousQueries.map((q) => q.trim().toLowerCase()));
-      const query = candidates.join(' ');
-      if (candidates.length > 0 && !previous.has(query.toLowerCase())) {
-        const probed = await input.probe(query, signal, candidates);
-        for (const entity of candidates) {
-          const terms = new Set(contentTerms(entity));
-          const item = probed?.find((p) => {
-            const subject = contentTerms(namedSubject(p.title));
-            return subject.length === terms.size && subject.every((t) => terms.has(t));
-          });
-          if (item) {
-            answerBridge = { entity, item: item.title, query };
-            break;
-          }
-        }
-      }
-    }
+    const answerBridge = sufficient && this.lookAhead && input.probe ? await this.answerBridge(judged, analysis.comparison, namedOwn, bridgesIn, input, signal) : undefined;
     if (answerBridge) sufficient = false;
 
     const missing: string[] = [...missingEntities];
@@ -453,21 +496,34 @@ export class RuleCritic implements Critic {
     if (hop) details.nestedReference = hop;
     // The answer's bridge was found by its own search, which the next round reuses.
     if (verdict.followUpQuery && input.probe && this.lookAhead && !hop && !answerBridge) {
-      const probed = await input.probe(verdict.followUpQuery, signal, verdict.followUpNames);
-      if (probed) {
-        const unanswered = judged.filter((j) => !j.verdict.answered).map((j) => ({ part: parts[judged.indexOf(j)]!, best: j.verdict.coverage }));
-        const mentioned = new Set(units.flatMap((u) => [...u.own]));
-        const hop = { mentioned, questionSequence: ` ${contentTerms(question).join(' ')} `, seenSubjects: new Set(input.seenTitles.map(subjectOf)) };
-        const gain = probeGain(probed, unanswered, bridges, missingEntities, evidenceTerms, weight, this.probeMargin, hop);
-        details.probe = { query: verdict.followUpQuery, items: probed.length, worth: gain.worth, reason: gain.reason };
-        if (!gain.worth) {
-          details.noNewQuery = `a search for “${verdict.followUpQuery}” finds nothing that answers better: ${gain.reason}`;
-          delete verdict.followUpQuery;
-          delete verdict.followUpNames;
-        }
-      }
+      const unanswered = judged.flatMap((j, i) => (j.verdict.answered ? [] : [{ part: parts[i]!, best: j.verdict.coverage }]));
+      const context: HopContext = { mentioned: new Set(units.flatMap((u) => [...u.own])), questionSequence: ` ${contentTerms(question).join(' ')} `, seenSubjects: new Set(input.seenTitles.map(subjectOf)) };
+      await this.lookAheadAt(verdict, details, input, { unanswered, bridges, missingEntities, evidenceTerms, weight, hop: context }, signal);
     }
     return verdict;
+  }
+
+  /**
+   * The look-ahead: what the follow-up query would retrieve (the next round's own request, which it
+   * then reuses) is judged by `probeGain`; when nothing there fills a gap the follow-up is dropped
+   * and the trace says why.
+   */
+  private async lookAheadAt(
+    verdict: CriticVerdict,
+    details: Record<string, unknown>,
+    input: CriticInput,
+    gap: { unanswered: ReadonlyArray<{ part: QuestionPart; best: number }>; bridges: readonly string[]; missingEntities: readonly string[]; evidenceTerms: ReadonlySet<string>; weight: (term: string) => number; hop: HopContext },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const probed = await input.probe!(verdict.followUpQuery!, signal, verdict.followUpNames);
+    if (!probed) return;
+    const gain = probeGain(probed, gap.unanswered, gap.bridges, gap.missingEntities, gap.evidenceTerms, gap.weight, this.probeMargin, gap.hop);
+    details.probe = { query: verdict.followUpQuery, items: probed.length, worth: gain.worth, reason: gain.reason };
+    if (!gain.worth) {
+      details.noNewQuery = `a search for “${verdict.followUpQuery}” finds nothing that answers better: ${gain.reason}`;
+      delete verdict.followUpQuery;
+      delete verdict.followUpNames;
+    }
   }
 }
 
