@@ -363,13 +363,12 @@ export class RuleCritic implements Critic {
       return sources;
     });
     const ranking = new BridgeRanking({ questionTerms, aboutSeenItem, asked, maxBridges: this.maxBridges });
-    const candidatesIn = (sources: readonly Unit[]) => ranking.candidatesIn(sources);
     const namedByQuestion = (title: string) => {
       const terms = contentTerms(withoutDisambiguation(subjectOf(title)));
       return terms.length > 0 && terms.every((t) => questionTerms.has(t));
     };
     // What the items the question names introduce (their kept sentences).
-    const namedCounts = candidatesIn(units.filter((u) => namedByQuestion(u.title)));
+    const namedCounts = ranking.candidatesIn(units.filter((u) => namedByQuestion(u.title)));
     // Which candidate bridges have an item of their own the evidence lacks (its title names exactly
     // that thing): of the sentences any bridge may come from (each part's best ones, the items the
     // question names), one title lookup. Of two names a sentence introduces as often, the one with
@@ -380,7 +379,7 @@ export class RuleCritic implements Critic {
     let own: ReadonlySet<string> = new Set();
     if (input.ownItems) {
       const names = new Set(namedCounts.keys());
-      for (const sources of partSources) for (const name of candidatesIn(sources).keys()) names.add(name);
+      for (const sources of partSources) for (const name of ranking.candidatesIn(sources).keys()) names.add(name);
       for (const e of analysis.entities) names.add(e);
       if (names.size > 0) own = await input.ownItems([...names]);
     }

@@ -26,6 +26,16 @@ const items = [
   item('Green Day', ['Green Day is a rock band.', 'The band released Dookie in 1994.']),
 ];
 
+// A two-hop round: the album's item names the band, whose own item shares none of the question's words.
+const hopQuestion = 'Where did the band that recorded the album Dookie play its first show?';
+const hopItems = [
+  item('Dookie', ['Dookie is the third album the band Mellow Yellow recorded.', 'It sold ten million copies.']),
+  item('Mellow Yellow', ['Mellow Yellow formed in Berkeley in 1987.', 'Its members grew up in Oakland.']),
+  item('Nimrod', ['Nimrod is an album.', 'It was released in 1997.']),
+  item('Insomniac', ['Insomniac is an album.', 'It was released in 1995.']),
+  item('Warning', ['Warning is an album.', 'It was released in 2000.']),
+];
+
 describe('rank gate', () => {
   it("scores items by the index's BM25, the same with each item's terms kept from an earlier question", () => {
     const plain = (q: string, its: readonly Item[]) => {
@@ -63,13 +73,7 @@ describe('rank gate', () => {
   });
 
   it('follows a name from a kept item to its own item (the second hop)', () => {
-    const hop = [
-      item('Dookie', ['Dookie is the third album the band Mellow Yellow recorded.', 'It sold ten million copies.']),
-      item('Mellow Yellow', ['Mellow Yellow formed in Berkeley in 1987.', 'Its members grew up in Oakland.']),
-      item('Nimrod', ['Nimrod is an album.', 'It was released in 1997.']),
-      item('Insomniac', ['Insomniac is an album.', 'It was released in 1995.']),
-    ];
-    const gate = gateItems('Where did the band that recorded the album Dookie play its first show?', hop, 0.25);
+    const gate = gateItems(hopQuestion, hopItems.slice(0, 4), 0.25);
     assert.equal(gate.get('Dookie')!.kept, true);
     assert.deepEqual(gate.get('Mellow-Yellow'), { kept: true, why: 'named by “Dookie”' });
     assert.equal(gate.get('Nimrod')!.kept, false);
@@ -120,14 +124,8 @@ describe('rank gate', () => {
   });
 
   it('counts the items a kept one names towards minItems, so the second hop needs no item for its rank', () => {
-    const hop = [
-      item('Dookie', ['Dookie is the third album the band Mellow Yellow recorded.', 'Dookie sold ten million copies.']),
-      item('Mellow Yellow', ['Mellow Yellow formed in Berkeley in 1987.', 'Its members grew up in Oakland.']),
-      item('Nimrod', ['Nimrod is an album.', 'It was released in 1997.']),
-      item('Insomniac', ['Insomniac is an album.', 'It was released in 1995.']),
-      item('Warning', ['Warning is an album.', 'It was released in 2000.']),
-    ];
-    const q = 'Where did the band that recorded the album Dookie play its first show?';
+    const hop = hopItems;
+    const q = hopQuestion;
     // ceil(0.2 × 5) = 1 by rank (Dookie), which names Mellow Yellow: two items, as minItems asks.
     const gate = gateItems(q, hop, 0.2, 2);
     assert.deepEqual([...gate].filter(([, g]) => g.kept).map(([id]) => id), ['Dookie', 'Mellow-Yellow']);

@@ -7,6 +7,8 @@ import { contentTerms, entitySpans } from '../../../src/core/text/terms';
 
 const critic = new RuleCritic();
 const base = { round: 1, previousQueries: [] as string[] };
+/** One kept item of round 1 as the critic sees it: its title and kept text. */
+const keptItem = (itemId: string, title: string, text: string) => ({ itemId, title, rank: 0, round: 1, keptTexts: [text] });
 
 describe('RuleCritic', () => {
   const judge = (question: string, evidence: Array<{ title: string; text: string }>, extra: Partial<{ previousQueries: string[]; seenTitles: string[] }> = {}) =>
@@ -174,13 +176,11 @@ describe('RuleCritic', () => {
   it('of names a sentence introduces as often, takes first one with an item of its own, and names what it looks for', async () => {
     const question = 'Who did the actor who played a bellhop in Dead Heat on a Merry-Go-Round play in Star Wars?';
     const evidence = [
-      {
-        itemId: 'dh',
-        title: 'Crime films of 1966',
-        rank: 0,
-        round: 1,
-        keptTexts: ['Dead Heat on a Merry-Go-Round is a 1966 crime film written and directed by Bernard Girard, starring James Coburn, Camilla Sparv, Aldo Ray, Todd Armstrong, Robert Webber, Rose Marie, and Harrison Ford (in his film debut) as a bellhop.'],
-      },
+      keptItem(
+        'dh',
+        'Crime films of 1966',
+        'Dead Heat on a Merry-Go-Round is a 1966 crime film written and directed by Bernard Girard, starring James Coburn, Camilla Sparv, Aldo Ray, Todd Armstrong, Robert Webber, Rose Marie, and Harrison Ford (in his film debut) as a bellhop.',
+      ),
     ];
     // An item the question does not name, so only the tie-break between equal counts can lift the name.
     const input = { ...base, question, evidence, seenTitles: ['Crime films of 1966'] };
@@ -224,15 +224,7 @@ describe('RuleCritic', () => {
 
   it('asks for a named thing of the question whose own item no round retrieved, however well its words are covered', async () => {
     const question = 'Often seen at the Academy Awards pre-show, what is Robin Roberts\'s occupation?';
-    const evidence = [
-      {
-        itemId: 'pre',
-        title: 'Academy Awards pre-show',
-        rank: 0,
-        round: 1,
-        keptTexts: ['The Academy Awards pre-show is often hosted by media personalities, such as Robin Roberts, whose occupation is journalism.'],
-      },
-    ];
+    const evidence = [keptItem('pre', 'Academy Awards pre-show', 'The Academy Awards pre-show is often hosted by media personalities, such as Robin Roberts, whose occupation is journalism.')];
     const input = { ...base, question, evidence, seenTitles: ['Academy Awards pre-show'] };
     const plain = await critic.judge(input);
     assert.equal(plain.sufficient, true, JSON.stringify(plain.details));
