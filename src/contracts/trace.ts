@@ -340,6 +340,32 @@ export const TraceRouting = z.object({
 });
 export type TraceRouting = z.output<typeof TraceRouting>;
 
+/** One named feature of a learned model's decision: its value and what it added to the model's logit (weight × value). */
+export const TraceContribution = z.object({ feature: str, value: num, contribution: num });
+export type TraceContribution = z.output<typeof TraceContribution>;
+
+/**
+ * A learned model's decision (src/core/judge): the model that made it, its probability, the
+ * threshold it was compared with (the critic's stop), the logit's constant, and each feature's
+ * contribution, largest magnitude first — so "why this quote, why it stopped" is read from the
+ * trace, never re-derived.
+ */
+export const TraceJudgment = z.object({
+  model: str,
+  probability: num,
+  threshold: z.optional(num),
+  bias: z.optional(num),
+  contributions: list(TraceContribution),
+});
+export type TraceJudgment = z.output<typeof TraceJudgment>;
+
+/**
+ * The question's language as detected (ISO 639-3 code, `und` when too short to tell) and whether
+ * the English-only rules and features ran for it; `note` says what was switched off.
+ */
+export const TraceLanguage = z.object({ question: str, englishRules: bool, note: z.optional(str) });
+export type TraceLanguage = z.output<typeof TraceLanguage>;
+
 export const TraceCritic = z.object({
   sufficient: bool,
   missing: list(str),
@@ -348,6 +374,8 @@ export const TraceCritic = z.object({
   followUpNames: z.optional(list(str)),
   source: str,
   details: z.optional(z.record(z.string(), z.unknown())),
+  /** The learned critic's probability that the kept evidence holds the answer, with its features' contributions. */
+  judgment: z.optional(TraceJudgment),
 });
 export type TraceCritic = z.output<typeof TraceCritic>;
 
@@ -392,6 +420,16 @@ export const TraceCitation = z.object({
   file: str,
   anchor: Anchor,
   text: str,
+  /**
+   * What the quote needs to be read alone, shown compactly beside it: a row's table caption or
+   * section label, the label rows that group it, its column headers and units; a sentence's heading
+   * path where it names what the sentence is about.
+   */
+  context: z.optional(str),
+  /** The quote comes from a file whose last good version is served (the file changed and no longer parses). */
+  stale: z.optional(bool),
+  /** The learned reader's probability that this region answers the question, with its features' contributions. */
+  judgment: z.optional(TraceJudgment),
 });
 export type TraceCitation = z.output<typeof TraceCitation>;
 
@@ -441,6 +479,8 @@ export const AskTrace = z.object({
   totals: z.object({ evidenceTokens: num, uncompressedTokens: num, items: num, keptRegions: num }),
   ms: num,
   replay: z.optional(TraceReplay),
+  /** The question's detected language and whether the English-only rules ran. */
+  language: z.optional(TraceLanguage),
 });
 export type AskTrace = z.output<typeof AskTrace>;
 
