@@ -16,6 +16,7 @@ import { builtinModules } from 'node:module';
 export const CORE_LAYERS = [
   '(root)',
   'text',
+  'profiles',
   'store',
   'config',
   'trace',
@@ -27,6 +28,7 @@ export const CORE_LAYERS = [
   'retrieve',
   'compress',
   'critic',
+  'judge',
   'read',
   'controller',
   'topics',

@@ -83,6 +83,11 @@ export function lookAheadSetting(on: boolean | undefined, off: boolean | undefin
   return on ? { criticLookAhead: true } : off ? { criticLookAhead: false } : {};
 }
 
+/** `--no-critic-model`: the rule critic's verdict alone (canopy.critic.model off); the default is the learned stop. */
+export function criticModelSetting(off: boolean | undefined): { criticModel?: boolean } {
+  return off ? { criticModel: false } : {};
+}
+
 /** The encoder of the CLI: `CANOPY_ENCODER_FOLDER` (a Hugging Face ONNX folder), else the built-in model. */
 export function cliEncoder(io: CliIO): EncoderConfig {
   const modelFolder = io.env.CANOPY_ENCODER_FOLDER;

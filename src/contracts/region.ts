@@ -75,4 +75,6 @@ export interface Item {
   title: string;
   modality: Modality;
   root: RegionNode;
+  /** What the parser read of the item's whole document: its language and the document profiles it fits. */
+  traits?: { language?: string; profiles?: string[] };
 }

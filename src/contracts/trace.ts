@@ -91,6 +91,10 @@ export const TraceSettings = z.object({
   branchingFactor: num,
   compressor: CompressorSetting,
   critic: CriticSetting,
+  /** The critic model whose learned stop ran over the rule critic (judge/learnedCritic.ts), when it did. */
+  criticModel: z.optional(str),
+  /** The reader model that chose the quotes (judge/models), for an extractive answer. */
+  readerModel: z.optional(str),
   reader: AnswerMode,
   readerTokenCap: num,
   tokenizer: str,
@@ -141,8 +145,12 @@ const traceNodeShape = {
   /** The score the rule compared: the dense cosine, or with hybrid node scores their weighted sum. */
   score: z.optional(num),
   parentScore: z.optional(num),
-  /** Hybrid node scores: the components `score` was fused from (absent: `score` is the dense cosine). */
-  components: z.optional(z.object({ dense: num, lexical: num })),
+  /**
+   * Hybrid node scores: the components `score` was fused from (absent: `score` is the dense
+   * cosine); `question`: for an item a follow-up round found, the node's cosine with the user's
+   * question (the reader's features read it; the others are against the round's query).
+   */
+  components: z.optional(z.object({ dense: num, lexical: num, question: z.optional(num) })),
   /** `kept-by-controller`: a region of an element the MAGE controller opened (the item's file went through it). */
   decision: z.enum([...NodeDecision.options, 'kept-by-baseline', 'dropped-by-baseline', 'kept-by-controller', 'dropped-by-controller']),
   /** The `controller-…` rules say why the MAGE controller left a region out (ControllerSkipRule). */
@@ -292,6 +300,8 @@ export const TraceRetrievedItem = z.object({
   controller: z.optional(TraceController),
   /** The rank gate's verdict on this item and why (compressor `items`), when it ran. */
   gate: z.optional(z.object({ kept: bool, why: str })),
+  /** What the parser read of the item's document: its language and the profiles it fits (the reader's features use them). */
+  traits: z.optional(z.object({ language: z.optional(str), profiles: z.optional(list(str)) })),
 });
 export type TraceRetrievedItem = z.output<typeof TraceRetrievedItem>;
 

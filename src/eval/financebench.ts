@@ -39,6 +39,7 @@ import { parseFile } from '../core/ingest/parseFile';
 import type { ChatModel } from '../core/llm/llm';
 import type { RegionNode } from '../contracts/region';
 import { buildReaderInput, type EvidenceRegion, type ReaderInput } from '../core/read/reader';
+import { JUDGE_DUMP_SCHEMA, serializeRegion, type JudgeDumpWriter } from './judgeDump';
 import { bestAnswerScores, normalizeAnswer } from './answers';
 import type { BootstrapPlan, Interval } from './bootstrap';
 import type { RunConfig } from './configs';
@@ -136,6 +137,8 @@ export interface DocumentRunDeps {
   onQuestion?: (done: number, total: number) => void;
   log?: (message: string) => void;
   signal?: AbortSignal;
+  /** Write the controller's reader input and the gold pages per question (`--dump-judge`, judgeDump.ts). */
+  dump?: { writer: JudgeDumpWriter; dataset: string };
 }
 
 /** Parsed PDFs with their graph, on disk, keyed by bytes, parser version, B and encoder. */
@@ -286,6 +289,22 @@ export async function runDocumentComparison(
       const outcome = evaluateKept({ items, kept: keptByItem(kept), gold, answers, answersAllRequired: q.answersAllRequired ?? false, tokens: deps.tokens });
       readerRegions ??= kept.map(({ itemId, node }) => ({ itemId, itemTitle: itemById.get(itemId)!.title, file: doc.file, node, score: scores.get(node.id) ?? 0 }));
       const readerInput = buildReaderInput(readerRegions, deps.tokens, Number.MAX_SAFE_INTEGER);
+      if (deps.dump && c.method === 'controller') {
+        const capped = buildReaderInput(readerRegions, deps.tokens, 16000);
+        deps.dump.writer.write({
+          schema: JUDGE_DUMP_SCHEMA,
+          dataset: deps.dump.dataset,
+          questionId: q.id,
+          question: q.question,
+          // The reference answer as written ("$1577.00"): the labels read its figures.
+          answers: q.answers,
+          gold: gold.map((g) => ({ leafIds: g.leafIds, mode: g.mode })),
+          retrieval: false,
+          regions: capped.regions.map(serializeRegion),
+          rounds: [],
+          ...(capped.truncated ? { truncated: true } : {}),
+        });
+      }
       outcome.readerTokens = readerInput.tokens;
       if (deps.read && q.answers.length > 0) outcome.reader = bestAnswerScores(await deps.read(q.question, readerInput), q.answers);
       outcomes[ci]![qi] = outcome;

@@ -11,7 +11,7 @@ import { fixedScores, givenItems } from '../core/engine/fixed';
 import { runRounds } from '../core/engine/rounds';
 import type { KeptByItem } from '../core/compress/baselines';
 import { leavesOf } from '../core/compress/baselines';
-import { fuseNodeScores, isDenseOnly, lexicalScores, type NodeScoreWeights } from '../core/compress/hybridScore';
+import { fuseNodeScores, isDenseOnly, lexicalScores, type NodeScoreComponents, type NodeScoreWeights } from '../core/compress/hybridScore';
 import { scoreNodes, type NodeAdapter } from '../core/compress/nodeScorer';
 import { nodeVectors } from '../core/encode/nodeVectors';
 import { routeQuestion } from '../core/compress/router';
@@ -25,7 +25,12 @@ import type { EvalEmbeddings } from './embeddings';
 import { resolveGold, type ResolvedGold } from './gold';
 import { buildContext, ParsedFileCache, type BuiltSource } from './items';
 import { answerIn, eligibleAnswers, evaluateKept, regionText, type Outcome } from './outcome';
+import { JUDGE_DUMP_SCHEMA, serializeRegion, type JudgeDumpWriter } from './judgeDump';
 import { VectraPeer } from './peer';
+import { buildReaderInput } from '../core/read/reader';
+
+/** The reader's default token cap (canopy.readerTokenCap), for the reader input a dump records. */
+const READER_CAP = 16000;
 import { nodeVectorsChildren, nodeVectorsEncodedGroups, nodeVectorsFromText, nodeVectorsPrefix } from './variants';
 
 export interface GivenDeps {
@@ -42,6 +47,8 @@ export interface GivenDeps {
   adapter?: NodeAdapter;
   /** Node score weights (dense cosine and lexical evidence); the dense cosine alone when absent. */
   nodeScore?: NodeScoreWeights;
+  /** Write each question's reader input and gold for the first CANOPY configuration (`--dump-judge`). */
+  dump?: { writer: JudgeDumpWriter; dataset: string };
 }
 
 export interface GivenDiagnostics {
@@ -60,6 +67,8 @@ interface PerB {
   items: Item[];
   gold: ResolvedGold[];
   scores: Map<VectorVariant, Map<string, number>>;
+  /** The product scores' components (dense, lexical) when the node score is hybrid. */
+  components?: Map<string, NodeScoreComponents>;
 }
 
 export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], deps: GivenDeps): Promise<{ outcomes: Outcome[][]; diagnostics: GivenDiagnostics }> {
@@ -108,8 +117,9 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
         for (const [id, s] of scoreNodes(queryVector, vectors, deps.adapter)) scores.set(id, s);
       }
       if (deps.nodeScore && !isDenseOnly(deps.nodeScore)) {
-        const fused = fuseNodeScores(scores, lexicalScores(q.question, p.items, deps.nodeScore.model), deps.nodeScore).scores;
-        for (const [id, s] of fused) scores.set(id, s);
+        const fused = fuseNodeScores(scores, lexicalScores(q.question, p.items, deps.nodeScore.model), deps.nodeScore);
+        for (const [id, s] of fused.scores) scores.set(id, s);
+        if (variant === 'product') p.components = fused.components;
       }
       p.scores.set(variant, scores);
       if (variant === 'product' && b === branchings[0] && diagnostics.leafScores.length < 20000) {
@@ -133,9 +143,25 @@ export async function runGiven(questions: EvalQuestion[], configs: RunConfig[], 
         const shifted = margin ? new Map([...scores].map(([id, v]) => [id, v + margin * depthOf(id)])) : scores;
         const result = await runRounds(
           { question: q.question, topK: p.items.length, maxRounds: 1, compressor: pipelineCompressor(c), readerTokenCap: Number.MAX_SAFE_INTEGER, routing },
-          { source: givenItems(p.items), scorer: fixedScores(shifted), tokens: deps.tokens },
+          { source: givenItems(p.items), scorer: fixedScores(shifted, margin ? undefined : p.components), tokens: deps.tokens },
           deps.signal,
         );
+        if (deps.dump && c === configs.find((x) => x.compressor.name === 'canopy')) {
+          const input = buildReaderInput(result.regions, deps.tokens, READER_CAP);
+          deps.dump.writer.write({
+            schema: JUDGE_DUMP_SCHEMA,
+            dataset: deps.dump.dataset,
+            questionId: q.id,
+            question: q.question,
+            answers,
+            ...(q.answersAllRequired ? { allRequired: true } : {}),
+            gold: p.gold.map((g) => ({ leafIds: g.leafIds, mode: g.mode })),
+            retrieval: false,
+            regions: input.regions.map(serializeRegion),
+            rounds: [],
+            ...(input.truncated ? { truncated: true } : {}),
+          });
+        }
         const kept: KeptByItem = result.kept;
         // Only CANOPY decides node by node; the baselines' items carry no verdicts.
         const verdicts = new Map([...result.verdicts].filter(([, v]) => v.length > 0));

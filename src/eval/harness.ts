@@ -7,10 +7,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '../core/random';
 import { bpeTokenCounter } from '../core/compress/tokens';
 import type { Critic } from '../core/critic/critic';
 import { LlmCritic } from '../core/critic/llmCritic';
 import { RuleCritic } from '../core/critic/ruleCritic';
+import { LearnedCritic } from '../core/judge/learnedCritic';
+import { builtinCriticModel } from '../core/judge/models';
 import type { EncoderConfig } from '../core/encode/encoder';
 import { CanopyError, ErrorCodes } from '../core/errors';
 import type { ChatModel } from '../core/llm/llm';
@@ -25,6 +28,7 @@ import { runGiven } from './given';
 import type { Outcome } from './outcome';
 import { openPoolIndex } from './poolIndex';
 import { runPool } from './poolRun';
+import { JudgeDumpWriter } from './judgeDump';
 import { prepareTopicVariants, topicDifferences, topicVariants, type TopicVariant } from './topicsAblation';
 import type { Retriever } from '../core/retrieve/retriever';
 import type { NodeScoreWeights } from '../core/compress/hybridScore';
@@ -70,6 +74,8 @@ export interface EvalOptions {
   critic: CriticChoice;
   /** The rule critic's look-ahead (canopy.critic.lookAhead) in pool mode (default on). */
   lookAhead?: boolean;
+  /** The critic model's learned stop over the rule critic (canopy.critic.model; default on). */
+  criticModel?: boolean;
   retrieval: RetrievalChoice;
   encoder: EncoderConfig;
   builtinModelDir: string;
@@ -78,6 +84,10 @@ export interface EvalOptions {
   /** Node score weights (dense cosine, lexical evidence) for every configuration; dense alone when absent. */
   nodeScore?: NodeScoreWeights;
   limit?: number;
+  /** A seeded sample of this many questions (seed `seed`), in file order, instead of the first ones. */
+  sample?: number;
+  /** Write each question's reader input, gold and critic verdicts (the first configuration) for the judgment models (judgeDump.ts). */
+  dumpJudge?: string;
   seed: number;
   resamples: number;
   sweep: boolean;
@@ -119,6 +129,8 @@ export interface EvalReport {
     critic: CriticChoice;
     /** The rule critic's look-ahead (pool mode). */
     lookAhead?: boolean;
+    /** The critic model's learned stop over the rule (pool mode): its model id, or "off". */
+    criticModel?: string;
     retrieval: RetrievalChoice;
     encoder: string;
     adapter?: string;
@@ -183,7 +195,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   if (options.critic === 'llm' && !options.llm) throw new CanopyError(ErrorCodes.badInput, '--critic llm needs an LLM: set CANOPY_LLM_BASE_URL and CANOPY_LLM_MODEL (and CANOPY_LLM_API_KEY when the endpoint needs one)');
   const dataset: Dataset = loadDataset(options.file, options.root ? { root: options.root } : {});
   const all = dataset.questions;
-  let questions: EvalQuestion[] = options.limit ? all.slice(0, options.limit) : all;
+  let questions: EvalQuestion[] = options.sample !== undefined && options.sample < all.length ? seededSample(all, options.sample, options.seed) : all;
+  if (options.limit) questions = questions.slice(0, options.limit);
+  const dump = options.dumpJudge ? { writer: new JudgeDumpWriter(options.dumpJudge), dataset: dataset.schema } : undefined;
   if (questions.length === 0) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no questions to evaluate`);
   let configs = chooseConfigs(options);
   const documentMode = dataset.schema === 'financebench' && options.mode === 'given' && options.documentComparison === true;
@@ -225,6 +239,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         onQuestion,
         log: progress,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(dump ? { dump } : {}),
       });
       outcomes = documentRun.outcomes;
       specs = documentMetrics;
@@ -240,6 +255,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(adapter ? { adapter: adapter.adapter } : {}),
         ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
+        ...(dump ? { dump } : {}),
       });
       outcomes = r.outcomes;
       const s = [...r.diagnostics.leafScores].sort((a, b) => a - b);
@@ -267,7 +283,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           }),
         );
       }
-      const critic = (c: RunConfig): Critic | undefined => (c.critic === 'llm' && options.llm ? new LlmCritic(options.llm, { logger: log }) : c.critic === 'none' ? undefined : new RuleCritic({ lookAhead: options.lookAhead !== false }));
+      const critic = (c: RunConfig): Critic | undefined => {
+        if (c.critic === 'llm' && options.llm) return new LlmCritic(options.llm, { logger: log });
+        if (c.critic === 'none') return undefined;
+        const rule = new RuleCritic({ lookAhead: options.lookAhead !== false });
+        return options.criticModel === false ? rule : new LearnedCritic(rule);
+      };
       const r = await runPool(questions, configs, {
         embeddings,
         tokens,
@@ -285,6 +306,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         ...(own.size > 0 ? { retrieverFor: (c: RunConfig) => own.get(c.id) } : {}),
         ...(adapter ? { adapter: { id: adapter.id, adapter: adapter.adapter } } : {}),
         ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),
+        ...(dump ? { dump } : {}),
       });
       outcomes = r.outcomes;
       const askMs = Object.fromEntries(Object.entries(r.diagnostics.askMs).map(([k, v]) => [k, median(v)]));
@@ -325,7 +347,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       rounds: options.rounds,
       branching: options.branching,
       critic: options.critic,
-      ...(options.mode === 'pool' && options.critic === 'rule' ? { lookAhead: options.lookAhead !== false } : {}),
+      ...(options.mode === 'pool' && options.critic === 'rule' ? { lookAhead: options.lookAhead !== false, criticModel: options.criticModel === false ? 'off' : builtinCriticModel().id } : {}),
       retrieval: options.retrieval,
       encoder: embeddings.id,
       ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),
@@ -356,4 +378,18 @@ function askMsQuantiles(ms: Record<string, number[]>): Record<string, { p50: num
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? Number.NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** `n` questions drawn without replacement by a seeded shuffle, kept in file order. */
+export function seededSample<T>(all: readonly T[], n: number, seed: number): T[] {
+  const random = seededRandom(seed);
+  const idx = all.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+  }
+  return idx
+    .slice(0, n)
+    .sort((a, b) => a - b)
+    .map((i) => all[i]!);
 }

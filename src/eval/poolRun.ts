@@ -17,7 +17,7 @@ import type { Critic } from '../core/critic/critic';
 import { throwIfCancelled } from '../core/errors';
 import type { Item, RegionNode } from '../contracts/region';
 import { ExtractiveReader } from '../core/read/extractiveReader';
-import type { Reader } from '../core/read/reader';
+import type { Reader, ReaderInput } from '../core/read/reader';
 import { HybridRetriever } from '../core/retrieve/hybrid';
 import { retrievalRecord, type FusionSetting } from '../core/retrieve/profile';
 import type { Retriever } from '../core/retrieve/retriever';
@@ -29,6 +29,7 @@ import type { EvalEmbeddings } from './embeddings';
 import type { ResolvedGold } from './gold';
 import { containedLeaves } from './given';
 import { answerIn, eligibleAnswers, evaluateKept, type Outcome } from './outcome';
+import { JUDGE_DUMP_SCHEMA, serializeRegion, type JudgeDumpWriter } from './judgeDump';
 import { VectraPeer } from './peer';
 import type { PoolIndex } from './poolIndex';
 
@@ -51,6 +52,8 @@ export interface PoolDeps {
   adapter?: { id: string; adapter: NodeAdapter };
   /** Node score weights for every configuration (`--node-score`); the dense cosine otherwise. */
   nodeScore?: NodeScoreWeights;
+  /** Write each question's reader input, gold and critic verdicts of the first configuration (`--dump-judge`). */
+  dump?: { writer: JudgeDumpWriter; dataset: string };
 }
 
 export interface PoolDiagnostics {
@@ -195,6 +198,12 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
           ...(deps.nodeScore ? { nodeScore: deps.nodeScore } : {}),
         };
         const critic = c.rounds > 1 ? deps.critic(c) : undefined;
+        const baseReader = deps.reader ?? extractive;
+        let readerInput: ReaderInput | undefined;
+        const dumping = deps.dump && c === configs.find((x) => x.compressor.name !== 'peer');
+        const reader: Reader = dumping
+          ? { mode: baseReader.mode, answer: (question, input, signal) => ((readerInput = input), baseReader.answer(question, input, signal)) }
+          : baseReader;
         const trace = await ask(
           q.question,
           options,
@@ -204,7 +213,7 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
             embedTexts: deps.embeddings.embedTexts,
             ...(deps.adapter ? { adapter: deps.adapter.adapter } : {}),
             ...(critic ? { critic } : {}),
-            reader: deps.reader ?? extractive,
+            reader,
             tokens: deps.tokens,
             index: { root: pool.dir, generation: pool.corpus.generation, items: pool.corpus.itemCount },
             newId: () => `${q.id}-${c.id}`,
@@ -214,6 +223,22 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
         (diagnostics.askMs[c.id] ??= []).push(Date.now() - started);
         const r = await scoreTrace(trace, q, answers, pool, deps.tokens);
         outcome = r.outcome;
+        if (dumping && readerInput) {
+          deps.dump!.writer.write({
+            schema: JUDGE_DUMP_SCHEMA,
+            dataset: deps.dump!.dataset,
+            questionId: q.id,
+            question: q.question,
+            answers,
+            ...(q.answersAllRequired ? { allRequired: true } : {}),
+            gold: r.gold.map((g) => ({ leafIds: g.leafIds, mode: g.mode })),
+            retrieval: true,
+            regions: readerInput.regions.map(serializeRegion),
+            rounds: trace.rounds.map((round) => ({ round: round.round, query: round.query, added: round.addedItemIds, ...(round.critic ? { critic: round.critic } : {}) })),
+            stop: { reason: trace.stop.reason, round: trace.stop.round },
+            ...(readerInput.truncated ? { truncated: true } : {}),
+          });
+        }
         if (!unresolvedCounted) {
           diagnostics.unresolvedGold += r.unresolved;
           unresolvedCounted = true;
@@ -230,7 +255,7 @@ export async function runPool(questions: EvalQuestion[], configs: RunConfig[], d
 }
 
 /** A trace → the outcome: evidence items of all rounds, their kept regions, retrieval by round. */
-export async function scoreTrace(trace: AskTrace, q: EvalQuestion, answers: string[], pool: PoolIndex, tokens: TokenCounter): Promise<{ outcome: Outcome; unresolved: number }> {
+export async function scoreTrace(trace: AskTrace, q: EvalQuestion, answers: string[], pool: PoolIndex, tokens: TokenCounter): Promise<{ outcome: Outcome; unresolved: number; gold: ResolvedGold[] }> {
   const items: Item[] = [];
   const kept: KeptByItem = new Map();
   const verdicts = new Map<string, NodeVerdict[]>();
@@ -259,5 +284,5 @@ export async function scoreTrace(trace: AskTrace, q: EvalQuestion, answers: stri
   const ranked = first ? first.candidates.map((c) => pool.docOfItem.get(c.itemId) ?? c.itemId) : [];
   const judged = trace.rounds.filter((r) => r.critic).map((r) => r.critic!.sufficient);
   outcome.retrieval = { ranked, retrievedByRound, evidenceByRound, rounds: trace.rounds.length, stop: trace.stop.reason, ...(judged.length > 0 ? { sufficientByRound: judged } : {}) };
-  return { outcome, unresolved };
+  return { outcome, unresolved, gold };
 }

@@ -20,7 +20,7 @@ export function renderReport(report: EvalReport): string[] {
   out.push(`File: ${report.dataset.file}`);
   out.push(`Questions: ${report.dataset.questions}${report.dataset.limit ? ` (--limit ${report.dataset.limit} of ${report.dataset.totalQuestions})` : ''}`);
   out.push(
-    `Settings: k=${s.topK}, rounds=${s.rounds}, B=${s.branching}, critic=${s.critic}${s.lookAhead === undefined ? '' : s.lookAhead ? ' (look-ahead)' : ' (no look-ahead)'}, retrieval=${s.retrieval}, encoder=${s.encoder}, tokens=${s.tokenizer}, reader=${s.reader}, peer chunk=${s.peerChunkSize}${s.adapter ? `, adapter=${s.adapter}` : ''}`,
+    `Settings: k=${s.topK}, rounds=${s.rounds}, B=${s.branching}, critic=${s.critic}${s.lookAhead === undefined ? '' : s.lookAhead ? ' (look-ahead)' : ' (no look-ahead)'}${s.criticModel === undefined ? '' : s.criticModel === 'off' ? ', no critic model' : `, critic model ${s.criticModel}`}, retrieval=${s.retrieval}, encoder=${s.encoder}, tokens=${s.tokenizer}, reader=${s.reader}, peer chunk=${s.peerChunkSize}${s.adapter ? `, adapter=${s.adapter}` : ''}`,
   );
   out.push(`Intervals: paired bootstrap 95%, ${s.resamples} resamples, seed ${s.seed}.`);
   for (const n of report.dataset.notes) out.push(`Note: ${n}`);

@@ -11,7 +11,7 @@ import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices, lookAheadSetting, requireFolder, storeSetting } from '../runtime';
+import { cliServices, criticModelSetting, lookAheadSetting, requireFolder, storeSetting } from '../runtime';
 import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
@@ -31,6 +31,9 @@ Options:
   --look-ahead           the rule critic looks at what a follow-up query would retrieve and runs
                          the round only when a new item could fill the gap (canopy.critic.lookAhead,
                          the default); --no-look-ahead: every follow-up the critic writes runs
+  --no-critic-model      the rule critic's verdict alone: without it (canopy.critic.model, the default)
+                         the critic model ends the rounds where the rule would ask again but the kept
+                         evidence very likely holds the answer
   --llm                  use the OpenAI-compatible endpoint in CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL
                          (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
                          each falls back to its no-LLM twin when a call fails
@@ -81,6 +84,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       critic: { type: 'string' },
       'look-ahead': { type: 'boolean' },
       'no-look-ahead': { type: 'boolean' },
+      'no-critic-model': { type: 'boolean' },
       compressor: { type: 'string' },
       controller: { type: 'string' },
       'controller-min-pages': { type: 'string' },
@@ -128,6 +132,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(minPages !== undefined ? { controllerMinPages: minPages } : {}),
     ...(values.topics ? { topicsEnabled: true } : {}),
     ...lookAheadSetting(values['look-ahead'], values['no-look-ahead']),
+    ...criticModelSetting(values['no-critic-model']),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
     ...canopyFlags.settings,
     ...storeSetting(values.store, io),

@@ -40,6 +40,9 @@ the controller's trace statistics (the controller uses the LLM evaluator with --
 Options:
   -k, --top-k <n>        items per round (default 10)
   --rounds <n>           most rounds in pool mode (default 3)
+  --no-critic-model      pool mode: the rule critic's verdict alone (without it, the critic model ends
+                         the rounds where the rule would ask again but the evidence very likely
+                         holds the answer: canopy.critic.model)
   --look-ahead           pool mode: the rule critic looks at what a follow-up query would retrieve
                          first (canopy.critic.lookAhead, the default); --no-look-ahead: it does not
   --branching <B>        branching factor 2–4 (default 2)
@@ -72,6 +75,10 @@ Options:
   --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
                          CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
   --limit <n>            the first n questions only
+  --sample <n>           a seeded sample of n questions (--seed), in file order
+  --dump-judge <file>    write each question's reader input, gold and critic verdicts as JSONL
+                         (the first configuration), for training the reader and critic models
+                         (tools/judge)
   --seed <n>             bootstrap seed (default 1)
   --resamples <n>        bootstrap resamples (default 1000)
   --cache <dir>          embedding and index cache (default $CANOPY_EVAL_CACHE or ~/.cache/canopy-eval)
@@ -145,6 +152,9 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       'node-score': { type: 'string' },
       reader: { type: 'string' },
       limit: { type: 'string' },
+      sample: { type: 'string' },
+      'dump-judge': { type: 'string' },
+      'no-critic-model': { type: 'boolean' },
       seed: { type: 'string' },
       resamples: { type: 'string' },
       cache: { type: 'string' },
@@ -202,12 +212,15 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     compressor,
     critic,
     lookAhead: lookAheadSetting(values['look-ahead'], values['no-look-ahead']).criticLookAhead ?? true,
+    criticModel: values['no-critic-model'] !== true,
     retrieval,
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
     ...(values.adapter ? { adapter: path.resolve(io.cwd, values.adapter) } : {}),
     ...(values['node-score'] ? { nodeScore: parseNodeScore(values['node-score']) } : {}),
     ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
+    ...(values.sample ? { sample: int(values.sample, '--sample', 0, 1) } : {}),
+    ...(values['dump-judge'] ? { dumpJudge: path.resolve(io.cwd, values['dump-judge']) } : {}),
     seed: int(values.seed, '--seed', 1, 0),
     resamples: int(values.resamples, '--resamples', 1000, 10, 100_000),
     sweep: values.sweep ?? false,

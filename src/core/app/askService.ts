@@ -19,6 +19,7 @@ import { canopyCompressor, type CanopySettings } from '../config/settings';
 import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
+import { LearnedCritic } from '../judge/learnedCritic';
 import { ask, type AskDeps, type AskOptions } from '../engine/ask';
 import { askControllerFromSettings } from '../engine/controllerStage';
 import type { ReplaySource } from '../engine/recorded';
@@ -218,7 +219,9 @@ export class AskService {
   private critic(request: AskRequest, llm: ChatModel | undefined, s: CanopySettings): Critic | undefined {
     if (request.critic === 'none') return undefined;
     if (typeof request.critic === 'object') return request.critic;
-    return llm && request.critic === undefined ? new LlmCritic(llm, { logger: this.log }) : new RuleCritic({ lookAhead: s.criticLookAhead });
+    if (llm && request.critic === undefined) return new LlmCritic(llm, { logger: this.log });
+    const rule = new RuleCritic({ lookAhead: s.criticLookAhead });
+    return s.criticModel ? new LearnedCritic(rule) : rule;
   }
 }
 

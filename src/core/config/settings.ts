@@ -29,6 +29,12 @@ export interface CanopySettings {
    * multi-hop by its form runs its follow-up without it (docs/evaluation.md, "Critic look-ahead").
    */
   criticLookAhead: boolean;
+  /**
+   * The no-LLM critic's learned stop (judge/learnedCritic.ts): where the rule critic would ask
+   * again, the critic model ends the rounds when the evidence very likely holds the answer; a
+   * question in another language is judged by the model alone. Off: the rule critic's verdict.
+   */
+  criticModel: boolean;
   readerTokenCap: number;
   autoIndex: boolean;
   /** A Hugging Face-style ONNX folder (model.onnx + tokenizer.json); empty = the built-in encoder. */
@@ -99,6 +105,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   topK: 'canopy.topK',
   maxRounds: 'canopy.maxRounds',
   criticLookAhead: 'canopy.critic.lookAhead',
+  criticModel: 'canopy.critic.model',
   readerTokenCap: 'canopy.readerTokenCap',
   autoIndex: 'canopy.autoIndex',
   encoderModelFolder: 'canopy.encoder.modelFolder',
@@ -141,6 +148,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   topK: 10,
   maxRounds: 3,
   criticLookAhead: true,
+  criticModel: true,
   readerTokenCap: 16000,
   autoIndex: true,
   encoderModelFolder: '',
@@ -195,6 +203,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     readerTokenCap: Math.round(clampNumber(partial.readerTokenCap, d.readerTokenCap, 256, Number.MAX_SAFE_INTEGER)),
     autoIndex: typeof partial.autoIndex === 'boolean' ? partial.autoIndex : d.autoIndex,
     criticLookAhead: typeof partial.criticLookAhead === 'boolean' ? partial.criticLookAhead : d.criticLookAhead,
+    criticModel: typeof partial.criticModel === 'boolean' ? partial.criticModel : d.criticModel,
     encoderModelFolder: typeof partial.encoderModelFolder === 'string' ? partial.encoderModelFolder : d.encoderModelFolder,
     llmProvider: providers.includes(partial.llmProvider as LlmProviderName) ? (partial.llmProvider as LlmProviderName) : d.llmProvider,
     llmBaseUrl: typeof partial.llmBaseUrl === 'string' && partial.llmBaseUrl.trim() !== '' ? partial.llmBaseUrl.trim() : d.llmBaseUrl,

@@ -24,8 +24,8 @@ import { throwIfCancelled } from '../errors';
 import type { DocumentView } from './documentView';
 import type { RelevanceDeps, RelevanceModel } from './relevance';
 import type { GroundedPage } from './trace';
-import { PART_OF_COMPANY, statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../read/rows';
-import { asksCompanyActivity } from '../text/question';
+import { PART_OF_COMPANY, statementByItems, statementsAsked, statementsNamed, type StatementKind } from '../profiles/filings/rows';
+import { asksCompanyActivity } from '../profiles/filings/cues';
 
 /** Per-page rankings (best first) of the signals page grounding fuses; pages without a score are absent. */
 export interface PageSignals {
@@ -187,7 +187,7 @@ export interface StatementPage {
   /** 0-based page. */
   page: number;
   statement: StatementKind;
-  /** The question names no statement; its metric lives in this one ("quick ratio" → balance sheet; read/rows.ts statementsAsked). */
+  /** The question names no statement; its metric lives in this one ("quick ratio" → balance sheet; profiles/filings/rows.ts statementsAsked). */
   implied: boolean;
   /** The page's tables whose own line items make them that statement, in reading order. */
   tableIds: string[];
@@ -202,9 +202,9 @@ const STATEMENT_PAGES = 2;
  * ("quick ratio" → the balance sheet, "gross margin" → the income statement), at most
  * STATEMENT_PAGES per statement, best-grounded first: pages whose head names the statement (a
  * PDF-split title such as "Balance Shee t" included) and which carry a table whose own line items
- * make it that statement (read/rows.ts), or tables that do together with the page's lines (a
+ * make it that statement (profiles/filings/rows.ts), or tables that do together with the page's lines (a
  * statement split where its subtotals were read as text) — so neither the index of financial statements nor a note that cites
- * the statement by name is taken, nor (unless the question asks about one) the statement of part of the company (read/rows.ts
+ * the statement by name is taken, nor (unless the question asks about one) the statement of part of the company (profiles/filings/rows.ts
  * PART_OF_COMPANY). A question that names or implies no statement gets none.
  */
 export function statementPages(view: DocumentView, question: string, grounding: readonly GroundedPage[]): StatementPage[] {
@@ -257,7 +257,7 @@ const ITEM_LINE = /^\s*item\s*\d+[a-c]?\b/i;
 
 /**
  * For a question about what the company does ("What industry does AMCOR primarily operate in?",
- * text/question.ts `asksCompanyActivity`): the first body paragraphs under the filing's business
+ * profiles/filings/cues.ts `asksCompanyActivity`): the first body paragraphs under the filing's business
  * section — the heading "Item 1. Business" of a 10-K, else the first overview heading ("Overview",
  * "Business Overview", "About …") — where a filing says what the company is ("Amcor is a global
  * leader in …"). The table of contents, which names "Item 1. Business" too, is skipped: a heading

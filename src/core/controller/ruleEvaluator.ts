@@ -37,7 +37,7 @@
  * Opens are taken greedily by utility (novelty updated after each), activations up to the
  * per-iteration limit, both within the budgets left. Ties go to the lower index.
  */
-import { askedSpan, periodSpan, type PeriodSpan } from '../read/rows';
+import { askedSpan, periodSpan, type PeriodSpan } from '../profiles/filings/rows';
 import type { Candidate } from './candidates';
 import { pageHead } from './grounding';
 import type { DocumentView } from './documentView';

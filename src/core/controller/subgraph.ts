@@ -22,6 +22,7 @@ import type { Tracer } from '../trace/tracer';
 import { runController } from './controller';
 import { DocumentView } from './documentView';
 import type { ControllerEvaluator } from './evaluator';
+import { fits } from '../profiles/profiles';
 import { GROUNDING_WEIGHTS, groundPages, overviewParagraphs, statementPages } from './grounding';
 import { LlmEvaluator } from './llmEvaluator';
 import { budgetsOf, resolveControllerOptions, type ControllerOptions } from './options';
@@ -122,8 +123,10 @@ export async function buildEvidenceSubgraph(
   deps.tracer?.emit('controller/start', { file: view.file, pages: view.pages.length, elements: view.elements.length, evaluator: evaluator.kind });
 
   const retrievedEntries = retrievedEntryPages(grounding, deps.retrievedSpans ?? [], opts.initialPages, opts.initialPages);
-  const statements = deps.openStatements === false ? [] : statementPages(view, question, grounding);
-  const overview = overviewParagraphs(view, question);
+  // The statement pages and the business overview are the filings profile's: only for a document that fits it.
+  const filing = doc.items.some((it) => fits(it.traits, 'filing'));
+  const statements = deps.openStatements === false || !filing ? [] : statementPages(view, question, grounding);
+  const overview = filing ? overviewParagraphs(view, question) : undefined;
   const run = await runController(
     question,
     view,
@@ -169,6 +172,8 @@ export async function buildEvidenceSubgraph(
         node: k,
         score: scores.get(k.id) ?? relevance.relevance(id),
         ...(scores.size > 0 ? { leafScores: scores } : {}),
+        ...(item?.traits ? { document: item.traits } : {}),
+        ...(element.leadIn ? { leadIn: element.leadIn } : {}),
         element,
         graphNodeId: id,
         page: k.anchor.page ?? node.page,

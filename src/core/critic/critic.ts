@@ -3,6 +3,38 @@
  * evidence suffices for the original question and, if not, writes a follow-up query. Its
  * verdict is an operational stopping criterion, never a claim of completeness.
  */
+import type { Item, RegionNode } from '../../contracts/region';
+import type { TraceJudgment } from '../../contracts/trace';
+
+/**
+ * One region of the kept evidence as the reader and a learned critic read it: the kept node with
+ * its scores, and what the rounds knew of its item (rank, round, retrieval score, the document's
+ * language and profiles). `read/reader.ts` `EvidenceRegion` adds the controller's element.
+ */
+export interface KeptRegion {
+  itemId: string;
+  itemTitle: string;
+  file: string;
+  node: RegionNode;
+  /** The node's score against the question (the compressor's node score). */
+  score: number;
+  /** Scores of the node's leaves (and other nodes of its item), when known. */
+  leafScores?: ReadonlyMap<string, number>;
+  /** The hybrid node score's components per node (the dense cosine, lexical evidence), when it ran. */
+  components?: ReadonlyMap<string, { dense: number; lexical: number }>;
+  /** For an item a follow-up round found: each node's cosine with the user's question (its other scores are against the follow-up query). */
+  questionScores?: ReadonlyMap<string, number>;
+  /** 0-based rank of its item in the round that found it. */
+  rank?: number;
+  /** The round that found its item (1-based). */
+  round?: number;
+  /** The item's fused retrieval score in that round. */
+  retrieval?: number;
+  /** What the parser read of the item's document: its language (ISO 639-3) and the profiles it fits (profiles/profiles.ts). */
+  document?: Item['traits'];
+  /** The lead-in of the table the region lies in (the paragraph just before it), when the MAGE controller kept the table. */
+  leadIn?: string;
+}
 
 export interface EvidenceView {
   itemId: string;
@@ -14,6 +46,8 @@ export interface EvidenceView {
   keptTexts: string[];
   /** The same regions' leaves (sentences, rows) in document order, when the caller has the trees. */
   keptLeaves?: string[];
+  /** The kept regions themselves, with their scores, when the caller has them (a learned critic reads them as the reader does). */
+  regions?: KeptRegion[];
 }
 
 /** An item a follow-up query would bring that is not in the evidence yet, with its leaves' texts. */
@@ -57,13 +91,17 @@ export interface CriticVerdict {
    * first — a search by words can miss it ("Thomas More": "more" is a stop word).
    */
   followUpNames?: string[];
-  /** Which critic produced the verdict and, for the rule, what it saw. */
-  source: 'rule' | 'llm' | 'llm-fallback-rule';
+  /** Which critic produced the verdict and, for the rule, what it saw; `learned`: the critic model's stop over the rule's reading (judge/learnedCritic.ts). */
+  source: 'rule' | 'llm' | 'llm-fallback-rule' | 'learned';
   details?: Record<string, unknown>;
+  /** The critic model's probability that the evidence holds the answer, with its features' contributions. */
+  judgment?: TraceJudgment;
 }
 
 export interface Critic {
   readonly kind: 'rule' | 'llm';
+  /** The learned model behind the verdicts, when one is (its id goes into the trace's settings). */
+  readonly modelId?: string;
   judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict>;
 }
 

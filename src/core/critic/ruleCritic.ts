@@ -48,6 +48,7 @@
  * by the question's words (the MuSiQue sample lost 7 of 57 all-gold questions to the look-ahead).
  */
 import { sentenceSpans } from '../ingest/sentences';
+import { fits } from '../profiles/profiles';
 import { analyzeQuestion, isPeriodOrCurrency, isPeriodSpan, nestedReference, questionFocus, type QuestionAnalysis, type QuestionPart } from '../text/question';
 import { answerCue, foldPossessives, isDateWordSpan, partCoverage, termWeights } from '../text/support';
 import { contentTerms, entitySpans, indexTerm, isNumberSpan, isStopword, words } from '../text/terms';
@@ -98,6 +99,31 @@ export interface PartVerdict {
   best?: string;
   missingTerms: string[];
 }
+
+/**
+ * The content terms of a question's identifiers: words that mix letters and digits ("h1", "es2015")
+ * and words written as code — in backticks, with leading dashes, lower camelCase, snake_case or
+ * dotted (`os.path`) —
+ * which documentation names exactly. Not years, not ordinals ("3rd"), not a plain capitalised word.
+ */
+export function identifierTerms(question: string): string[] {
+  const out = new Set<string>();
+  const code = [...question.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const tokens = question.split(/[\s,;:!?()"“”]+/).filter(Boolean);
+  for (const raw of [...code, ...tokens]) {
+    const w = raw.replace(/^['’]+|['’.]+$/g, '');
+    const coded = code.includes(raw) || /^--?\p{L}/u.test(w) || /^\p{Ll}+\p{Lu}/u.test(w) || /\p{L}_\p{L}/u.test(w) || /\p{Ll}{2,}\.\p{Ll}{2,}/u.test(w);
+    for (const t of contentTerms(w)) {
+      // A term of letters and digits together ("h1", "es2015"), not an ordinal or a decade.
+      const mixed = /\p{L}/u.test(t) && /\d/.test(t) && !/^\d+(?:st|nd|rd|th|s)$/i.test(t);
+      if (mixed || coded) out.add(t);
+    }
+  }
+  return [...out];
+}
+
+/** A year or decade as a term ("2017", "1990s"). */
+const isYearTerm = (t: string): boolean => /^(?:1[5-9]|20)\d{2}s?$/.test(t);
 
 /** The analysis without reporting periods and currencies among its terms and named things (text/question.ts). */
 function withoutPeriods(a: QuestionAnalysis): QuestionAnalysis {
@@ -284,11 +310,27 @@ export class RuleCritic implements Critic {
     // state that and explain why.") are no part to answer, and a reporting period or currency as
     // the question writes it ("FY2023", "Q2 of FY2024", "USD") never occurs in a filing's words.
     const question = foldPossessives(questionFocus(input.question));
-    const analysis = withoutPeriods(analyzeQuestion(question));
+    // A filing's reporting periods and currencies as a question writes them ("FY2023", "Q2 of
+    // FY2024", "USD") never occur in its words: left out of the terms — for filings only (the
+    // filings profile), since "Q4" or "TTM" elsewhere are the words of what is asked.
+    const filings = input.evidence.some((e) => e.regions?.some((r) => fits(r.document, 'filing')));
+    const analysis = filings ? withoutPeriods(analyzeQuestion(question)) : analyzeQuestion(question);
     const questionTerms = new Set(analysis.terms);
     const units = unitsOf(input.evidence);
     const weight = termWeights(units.map((u) => u.own));
     const evidenceTerms = new Set(units.flatMap((u) => [...u.own, ...u.context]));
+    // Identifiers the question names, as terms: words with letters and digits ("h1", "es2015", "b52")
+    // or written as code ("--watch", "useState", "max_tokens", "`init`").
+    const identifiers = identifierTerms(input.question);
+    // A year a part names constrains which evidence answers it: a sentence or row covers it when its
+    // item's kept text or title has the year (a table's "2017" column above the row), and a
+    // follow-up never searches for the year alone.
+    const itemTerms = new Map<string, Set<string>>();
+    for (const u of units) {
+      let t = itemTerms.get(u.itemId);
+      if (!t) itemTerms.set(u.itemId, (t = new Set(u.context)));
+      for (const x of u.own) t.add(x);
+    }
 
     // A part that is one compared thing (a comparison's part per named thing, below).
     const isComparedPart = (part: QuestionPart) => analysis.comparison && part.entities.length === 1 && part.text === part.entities[0];
@@ -298,10 +340,21 @@ export class RuleCritic implements Critic {
       // words of "When was the host of … Religion on the Line born?" but says nothing of it).
       const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
       const wholeName = isComparedPart(part) ? namesWhole(part.text) : undefined;
-      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t))) && (wholeName === undefined || wholeName(u));
+      const periods = part.terms.filter(isYearTerm);
+      const withYears = (u: Unit) => {
+        if (periods.length === 0) return u.own;
+        const held = itemTerms.get(u.itemId)!;
+        const out = new Set(u.own);
+        for (const t of periods) if (held.has(t)) out.add(t);
+        return out;
+      };
+      const about = (u: Unit) => {
+        const own = withYears(u);
+        return named.every((terms) => terms.every((t) => own.has(t) || u.context.has(t))) && (wholeName === undefined || wholeName(u));
+      };
       const scored = units
         .map((u) => {
-          const own = partCoverage(part, u.own, u.context, weight);
+          const own = partCoverage(part, withYears(u), u.context, weight);
           const c = about(u) ? own : { ...own, coverage: own.coverage * UNRELATED_SCALE };
           const cue = answerCue(part.answerType, u.text, questionTerms);
           return { u, c, cue };
@@ -309,7 +362,9 @@ export class RuleCritic implements Critic {
         .sort((a, b) => b.c.coverage + (b.cue ? 0.05 : 0) - (a.c.coverage + (a.cue ? 0.05 : 0)) || a.u.round - b.u.round || a.u.rank - b.u.rank);
       const typed = part.answerType !== 'other' && part.answerType !== 'yesno';
       const top = scored[0];
-      const answered = top !== undefined && top.c.coverage >= this.minCoverage && (!typed || top.cue !== undefined);
+      // An identifier the part names ("h1", "--watch", "useState") is exact: the answer's item must name it.
+      const identifiersMissing = top ? identifiers.filter((t) => part.terms.includes(t) && !itemTerms.get(top.u.itemId)!.has(t)) : [];
+      const answered = top !== undefined && top.c.coverage >= this.minCoverage && (!typed || top.cue !== undefined) && identifiersMissing.length === 0;
       return {
         verdict: {
           part: part.text,
@@ -318,7 +373,7 @@ export class RuleCritic implements Critic {
           ...(top?.cue ? { cue: top.cue } : {}),
           answered,
           ...(top ? { best: top.u.text.slice(0, 160) } : {}),
-          missingTerms: top ? top.c.missing : [...part.terms],
+          missingTerms: top ? [...new Set([...top.c.missing, ...identifiersMissing])] : [...part.terms],
         },
         ranked: scored.map((s) => s.u),
       };
@@ -447,8 +502,10 @@ export class RuleCritic implements Critic {
     }
     for (const [i, { verdict }] of judged.entries()) {
       if (verdict.answered) continue;
-      const words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
+      let words = verdict.missingTerms.map((t) => surface.get(t) ?? t).filter((w) => !missing.includes(w));
       missing.push(...words);
+      // A year is no query of its own: with nothing else missing, the part is searched for whole, its year with it.
+      if (words.length > 0 && verdict.missingTerms.every(isYearTerm)) words = [];
       // Bridges: named things the part's best sentences (from different items) introduce.
       const sources = partSources[i]!;
       // A compared thing is searched for by its name: what a sentence about something else names is no bridge to it.

@@ -77,7 +77,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     { question, topK: options.topK, maxRounds: options.maxRounds, compressor: options.compressor, readerTokenCap: options.readerTokenCap, routing },
     {
       source: retrievalSource(deps.retriever, question),
-      scorer: encoderScorer({ ...deps, ...(options.nodeScore ? { weights: options.nodeScore } : {}) }),
+      scorer: encoderScorer({ ...deps, question, ...(options.nodeScore ? { weights: options.nodeScore } : {}) }),
       ...(deps.critic ? { critic: roundCritic(deps.critic) } : {}),
       ...(controller
         ? {
@@ -135,6 +135,8 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       branchingFactor: options.branchingFactor,
       compressor: options.compressor,
       critic: deps.critic?.kind ?? 'none',
+      ...(deps.critic?.modelId ? { criticModel: deps.critic.modelId } : {}),
+      ...(deps.reader.modelId ? { readerModel: deps.reader.modelId } : {}),
       reader: deps.reader.mode,
       readerTokenCap: options.readerTokenCap,
       tokenizer: deps.tokens.name,

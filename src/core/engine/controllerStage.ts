@@ -7,7 +7,7 @@
  * fresh item it belongs to, and regions of items retrieval did not return go to the file's
  * best-ranked fresh item (the carrier), which also carries the controller's trace.
  */
-import { namesSource, questionSourceNames } from '../read/sources';
+import { namesSource, questionSourceNames } from '../text/sources';
 import type { NodeAdapter } from '../compress/nodeScorer';
 import type { CanopySettings } from '../config/settings';
 import type { TokenCounter } from '../compress/tokens';

@@ -4,6 +4,7 @@
  * computed once beforehand (shared by every configuration compared on the question).
  */
 import type { Item } from '../../contracts/region';
+import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
 
 /** The items, in their given order, as the only round's candidates. */
@@ -15,21 +16,27 @@ export function givenItems(items: readonly Item[]): CandidateSource {
   };
 }
 
-/** Node scores looked up in one map for every item (a node the map lacks scores −∞). */
-export function fixedScores(scores: ReadonlyMap<string, number>): NodeScorer {
+/**
+ * Node scores looked up in one map for every item (a node the map lacks scores −∞), with the
+ * hybrid score's components where the caller has them.
+ */
+export function fixedScores(scores: ReadonlyMap<string, number>, components?: ReadonlyMap<string, NodeScoreComponents>): NodeScorer {
   return {
     async score(fresh) {
       const out = new Map<string, ScoredItem>();
       for (const c of fresh) {
         if (!c.item) throw new Error(`candidate ${c.itemId} came without its item`);
         const own = new Map<string, number>();
+        const parts = new Map<string, NodeScoreComponents>();
         const walk = (n: Item['root']) => {
           const s = scores.get(n.id);
           if (s !== undefined) own.set(n.id, s);
+          const p = components?.get(n.id);
+          if (p) parts.set(n.id, p);
           n.children.forEach(walk);
         };
         walk(c.item.root);
-        out.set(c.itemId, { item: c.item, scores: own });
+        out.set(c.itemId, { item: c.item, scores: own, ...(parts.size > 0 ? { components: parts } : {}) });
       }
       return out;
     },

@@ -11,7 +11,8 @@ import { throwIfCancelled } from '../errors';
 import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
 import type { RetrieveOptions, Retriever } from '../retrieve/retriever';
-import { questionSourceNames, sourcePreference } from '../read/sources';
+import { questionSourceNames } from '../text/sources';
+import { sourcePreference } from '../profiles/filings/sourcePeriods';
 import type { Tracer } from '../trace/tracer';
 import type { Item } from '../../contracts/region';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
@@ -22,7 +23,7 @@ export const NAMED_SOURCE_RESERVE = 4;
 /**
  * The files a question names, as a retrieval preference: names of three or more characters, or
  * with a digit ("3M"), found in a file's name ("AMCOR's" → AMCOR_2023_10K.pdf; "Tesla" →
- * Nikola_Tesla.md), the filing of the period it names first (read/sources.ts `sourcePreference`).
+ * Nikola_Tesla.md), the filing of the period it names first (profiles/filings/sourcePeriods.ts `sourcePreference`).
  * Undefined when it names none.
  */
 export function namedFiles(question: string): RetrieveOptions['named'] {
@@ -61,19 +62,22 @@ export function encoderScorer(deps: {
   embedTexts: EmbedTexts;
   adapter?: NodeAdapter;
   weights?: NodeScoreWeights;
+  /** The user's question: a follow-up round's items are also scored against it, for the reader (ScoredItem.questionScores). */
+  question?: string;
 }): NodeScorer {
   return {
     async score(fresh, { query }, signal) {
       const queryVector = await deps.embedQuery(query, signal);
-      const dense: Array<{ id: string; item: Item; dense: Map<string, number> }> = [];
+      const questionVector = deps.question !== undefined && deps.question !== query ? await deps.embedQuery(deps.question, signal) : undefined;
+      const dense: Array<{ id: string; item: Item; dense: Map<string, number>; question?: Map<string, number> }> = [];
       for (const c of fresh) {
         throwIfCancelled(signal);
         if (!c.item) throw new Error(`retrieval returned ${c.itemId} without its item`);
         const vectors = await nodeVectors(c.item.root, deps.embedTexts, signal);
-        dense.push({ id: c.itemId, item: c.item, dense: scoreNodes(queryVector, vectors, deps.adapter) });
+        dense.push({ id: c.itemId, item: c.item, dense: scoreNodes(queryVector, vectors, deps.adapter), ...(questionVector ? { question: scoreNodes(questionVector, vectors, deps.adapter) } : {}) });
       }
       const fused = hybridRound(query, dense, deps.weights);
-      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]! }]));
+      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]!, ...(d.question ? { questionScores: d.question } : {}) }]));
     },
   };
 }

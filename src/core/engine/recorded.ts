@@ -108,6 +108,13 @@ function traceScores(n: TraceNode, out = new Map<string, number>()): Map<string,
   return out;
 }
 
+/** The recorded cosines with the question of a follow-up round's item (components.question). */
+function questionScoresOf(n: TraceNode, out = new Map<string, number>()): Map<string, number> {
+  if (n.components?.question !== undefined) out.set(n.id, n.components.question);
+  for (const c of n.children) questionScoresOf(c, out);
+  return out;
+}
+
 /** Replaces every `group` node by its children, recursively (a copy; ids of real regions kept). */
 function ungroup(n: RegionNode): RegionNode {
   const flat = (children: RegionNode[]): RegionNode[] => children.flatMap((c) => (c.kind === 'group' ? flat(c.children) : [ungroup(c)]));
@@ -200,8 +207,11 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
     const tree = entry.tree!;
     const root = regionFromTrace(tree);
     const scores = traceScores(tree);
-    const item: Item = { id: entry.itemId, file: entry.file, title: entry.title, modality: entry.modality, root };
-    if (!regrouping) return { item, scores };
+    const item: Item = { id: entry.itemId, file: entry.file, title: entry.title, modality: entry.modality, root, ...(entry.traits ? { traits: { ...entry.traits } } : {}) };
+    if (!regrouping) {
+      const question = questionScoresOf(tree);
+      return { item, scores, ...(question.size > 0 ? { questionScores: question } : {}) };
+    }
     const why = `B = ${b}`;
     const { root: grouped, oldIds } = regroup(root, entry.itemId, b);
     // Real regions keep their vectors under another grouping (nodeVectors looks through groups);
@@ -241,7 +251,7 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
   return {
     async score(fresh, { round, query }, signal) {
       const rec = trace.rounds[round - 1];
-      const dense: Array<{ id: string; item: Item; dense: Map<string, number> }> = [];
+      const dense: Array<{ id: string; item: Item; dense: Map<string, number>; question?: Map<string, number> }> = [];
       for (const c of fresh) {
         throwIfCancelled(signal);
         const entry = rec?.retrieved.find((r) => r.itemId === c.itemId && !r.repeated && r.tree);
@@ -251,10 +261,10 @@ export function recordedScorer(trace: AskTrace, b: number, source: ReplaySource 
           s = await fromIndex(c.itemId, query, round);
           fromIndexCount++;
         }
-        dense.push({ id: c.itemId, item: s.item, dense: s.scores });
+        dense.push({ id: c.itemId, item: s.item, dense: s.scores, ...(s.questionScores ? { question: s.questionScores } : {}) });
       }
       const fused = hybridRound(query, dense, weights);
-      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]! }]));
+      return new Map<string, ScoredItem>(dense.map((d, i) => [d.id, { item: d.item, ...fused[i]!, ...(d.question ? { questionScores: d.question } : {}) }]));
     },
     notes: () => (fromIndexCount > 0 ? [`${fromIndexCount} item(s) scored from the index and the embedding cache`] : []),
   };

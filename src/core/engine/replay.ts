@@ -9,6 +9,7 @@ import { isDenseOnly } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import { evidenceKey, type Critic, type CriticVerdict } from '../critic/critic';
 import { RuleCritic } from '../critic/ruleCritic';
+import { LearnedCritic } from '../judge/learnedCritic';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
@@ -60,6 +61,7 @@ function sameEvidenceRecorded(trace: AskTrace, live: RoundCritic): RoundCritic {
           ...(rec.followUpNames ? { followUpNames: [...rec.followUpNames] } : {}),
           source: rec.source as CriticVerdict['source'],
           details,
+          ...(rec.judgment ? { judgment: rec.judgment } : {}),
         };
       }
       return live.judge(input, signal);
@@ -90,12 +92,19 @@ export async function replayTrace(trace: AskTrace, settings: ReplaySettings, dep
   if (trace.answer.mode === 'llm' && reader.mode === 'extractive') notes.push('the answer is re-read by the extractive reader; no LLM is called in a replay');
   if (regrouping) notes.push(`trees re-grouped with B = ${b}; group scores from the cached node vectors`);
 
+  // The recorded critic's kind: the rule critic, with the learned stop over it when the trace ran one.
+  const builtin = (): Critic => {
+    if (!recorded.criticModel) return new RuleCritic();
+    const learned = new LearnedCritic(new RuleCritic());
+    if (learned.modelId !== recorded.criticModel) notes.push(`the trace's critic model ${recorded.criticModel} is not the built-in ${learned.modelId}: verdicts on new evidence come from the built-in one`);
+    return learned;
+  };
   const critic: RoundCritic | undefined =
     criticMode === 'rule'
       ? deps.critic
         ? roundCritic(deps.critic)
         : recorded.critic === 'rule'
-          ? sameEvidenceRecorded(trace, roundCritic(new RuleCritic()))
+          ? sameEvidenceRecorded(trace, roundCritic(builtin()))
           : roundCritic(new RuleCritic())
       : criticMode === 'recorded'
         ? recordedCritic(trace)

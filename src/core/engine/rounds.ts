@@ -20,7 +20,7 @@ import { compress } from '../compress/compressor';
 import type { NodeScoreComponents } from '../compress/hybridScore';
 import type { TokenCounter } from '../compress/tokens';
 import type { NodeVerdict } from '../compress/projection';
-import { evidenceKey, type Critic, type CriticInput, type CriticVerdict, type EvidenceView, type ProbeItem } from '../critic/critic';
+import { evidenceKey, type Critic, type CriticInput, type CriticVerdict, type EvidenceView, type KeptRegion, type ProbeItem } from '../critic/critic';
 import { throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import type { SubgraphElement } from '../read/evidenceXml';
@@ -91,6 +91,8 @@ export interface ScoredItem {
   scores: Map<string, number>;
   /** Hybrid node scores: each node's components (the trace shows them; a replay re-weighs them). */
   components?: Map<string, NodeScoreComponents>;
+  /** A follow-up round's item: each node's cosine with the user's question (its scores are against the round's query). */
+  questionScores?: Map<string, number>;
 }
 
 export interface NodeScorer {
@@ -177,6 +179,8 @@ interface EvidenceEntry {
   scored: ScoredItem;
   rank: number;
   round: number;
+  /** The item's fused retrieval score in the round that found it. */
+  retrieval: number;
   kept: RegionNode[];
 }
 
@@ -256,8 +260,9 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
         if (refined?.controller) entry.controller = refined.controller;
         const g = gate?.get(c.itemId);
         if (g) entry.gate = { kept: g.kept, why: g.why };
-        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined ? (refined.decisions ?? new Map()) : undefined, s.components);
-        evidence.set(c.itemId, { scored: s, rank: c.rank, round, kept: keptNodes });
+        entry.tree = traceTree(s.item.root, s.scores, verdicts.get(c.itemId) ?? ([] as NodeVerdict[]), new Set(keptNodes.map((n) => n.id)), deps.tokens, refined ? (refined.decisions ?? new Map()) : undefined, s.components, s.questionScores);
+        if (s.item.traits) entry.traits = { ...s.item.traits };
+        evidence.set(c.itemId, { scored: s, rank: c.rank, round, retrieval: c.scores.fused, kept: keptNodes });
       }
       retrieved.push(entry);
     }
@@ -294,6 +299,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       round: e.round,
       keptTexts: e.kept.map((n) => n.text),
       keptLeaves: e.kept.flatMap((n) => leavesOf(n).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text))),
+      regions: e.kept.map((node) => keptRegion(itemId, e, node)),
     }));
     // The critic may look at what a follow-up would retrieve (the next round's own request) before
     // it asks for one; only a source that has the items at hand (live retrieval) can show them.
@@ -355,15 +361,10 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
   const regions: EvidenceRegion[] = ordered.flatMap(([itemId, e]) =>
     e.kept
       .filter((node) => !sent.has(node.id) && sent.add(node.id))
-      .map((node) => ({
-        itemId,
-        itemTitle: e.scored.item.title,
-        file: e.scored.item.file,
-        node,
-        score: e.scored.scores.get(node.id) ?? 0,
-        leafScores: e.scored.scores,
-        ...(elementOf.has(node.id) ? { element: elementOf.get(node.id)! } : {}),
-      })),
+      .map((node) => {
+        const element = elementOf.get(node.id);
+        return { ...keptRegion(itemId, e, node), ...(element ? { element, ...(element.leadIn ? { leadIn: element.leadIn } : {}) } : {}) };
+      }),
   );
   return {
     rounds,
@@ -374,6 +375,25 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
     kept: new Map(ordered.map(([itemId, e]) => [itemId, e.kept])),
     verdicts: new Map(ordered.map(([itemId]) => [itemId, allVerdicts.get(itemId) ?? []])),
     notes: [...(deps.source.notes?.() ?? []), ...(deps.scorer.notes?.() ?? [])],
+  };
+}
+
+/** A kept node of an evidence item as the reader and a learned critic read it (critic/critic.ts `KeptRegion`). */
+function keptRegion(itemId: string, e: EvidenceEntry, node: RegionNode): KeptRegion {
+  const item = e.scored.item;
+  return {
+    itemId,
+    itemTitle: item.title,
+    file: item.file,
+    node,
+    score: e.scored.scores.get(node.id) ?? 0,
+    leafScores: e.scored.scores,
+    ...(e.scored.components ? { components: e.scored.components } : {}),
+    ...(e.scored.questionScores ? { questionScores: e.scored.questionScores } : {}),
+    rank: e.rank,
+    round: e.round,
+    retrieval: e.retrieval,
+    ...(item.traits ? { document: item.traits } : {}),
   };
 }
 

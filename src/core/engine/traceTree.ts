@@ -60,6 +60,7 @@ export function traceTree(
   tokens: TokenCounter,
   controlled?: ReadonlyMap<string, { decision: TraceNode['decision']; rule: TraceNode['rule'] }>,
   components?: ReadonlyMap<string, NodeScoreComponents>,
+  questionScores?: ReadonlyMap<string, number>,
 ): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
   const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
@@ -92,7 +93,8 @@ export function traceTree(
     };
     if (score !== undefined) node.score = score;
     const parts = components?.get(n.id);
-    if (parts) node.components = { dense: parts.dense, lexical: parts.lexical };
+    const question = questionScores?.get(n.id);
+    if (parts) node.components = { dense: parts.dense, lexical: parts.lexical, ...(question !== undefined ? { question } : {}) };
     const ps = v?.parentScore ?? parentScore;
     if (ps !== undefined) node.parentScore = ps;
     if (n.children.length === 0) node.text = n.text;

@@ -6,6 +6,7 @@
  */
 
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
+import { documentTraits } from '../profiles/profiles';
 import type { Item, RegionNode } from '../../contracts/region';
 import { decodeText } from './decodeText';
 import { parseDelimited } from './formats/delimited';
@@ -31,6 +32,23 @@ export const defaultParseOptions = Object.freeze({
   /** Regions one file may produce (`canopy.maxNodesPerFile`): ~10 times a 150-page annual report. */
   maxNodes: 100_000,
 });
+
+/** The document's opening text in reading order: its first leaves, up to a few thousand characters (profiles/profiles.ts reads them). */
+function openingText(items: readonly Item[], max = 6000): string {
+  const parts: string[] = [];
+  let length = 0;
+  const walk = (n: RegionNode): boolean => {
+    if (n.children.length === 0) {
+      parts.push(n.header ? `${n.header}\n${n.text}` : n.text);
+      length += n.text.length + 1;
+      return length < max;
+    }
+    for (const c of n.children) if (!walk(c)) return false;
+    return true;
+  };
+  for (const it of items) if (!walk(it.root)) break;
+  return parts.join('\n');
+}
 
 function countNodes(items: Item[]): { nodes: number; leaves: number } {
   let nodes = 0;
@@ -166,6 +184,11 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
         code: 'nodeCap',
         message: `${file}: more than ${cap} regions, the per-file cap (canopy.maxNodesPerFile); only its first ${cut.keptItems} of ${cut.totalItems} parts${upTo} are indexed (${cut.keptNodes.toLocaleString('en-US')} regions).`,
       });
+    }
+    // The document's language and the profiles it fits, read once from its opening text (profiles/profiles.ts).
+    if (items.length > 0) {
+      const traits = documentTraits(openingText(items));
+      for (const item of items) item.traits = traits;
     }
     if (items.length === 0 && !warnings.some((w) => w.code === 'empty' || w.code === 'noTextLayer')) {
       warnings.push({ file, code: 'empty', message: `${file}: no text found; nothing to index.` });

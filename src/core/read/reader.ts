@@ -4,20 +4,14 @@
  * and its token count go into the trace.
  */
 import type { TokenCounter } from '../compress/tokens';
+import type { KeptRegion } from '../critic/critic';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
 import type { ImageRequest, ReaderImage } from './pageImages';
 
-export interface EvidenceRegion {
-  itemId: string;
-  itemTitle: string;
-  file: string;
-  node: RegionNode;
-  /** The node's score against the question (for the extractive reader). */
-  score: number;
-  /** Scores of the node's leaves, when known. */
-  leafScores?: Map<string, number>;
+/** A kept region for the reader (critic/critic.ts `KeptRegion`), and the controller's element it lies in. */
+export interface EvidenceRegion extends KeptRegion {
   /** Set for a region the MAGE controller kept: the opened element it lies in (rendered as XML for the reader). */
   element?: SubgraphElement;
 }
@@ -55,6 +49,8 @@ export interface Answer {
 
 export interface Reader {
   readonly mode: 'extractive' | 'llm';
+  /** The learned model that chooses the quotes, when one does (its id goes into the trace's settings). */
+  readonly modelId?: string;
   /** True when the reader can look at page images and crops (`ReaderInput.images`). */
   readonly acceptsImages?: boolean;
   answer(question: string, input: ReaderInput, signal?: AbortSignal): Promise<Answer>;

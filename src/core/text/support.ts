@@ -56,50 +56,30 @@ export function foldIrregularVerbs(text: string): string {
 }
 
 /**
- * Content terms for support: contentTerms after folding possessives ("Tesla's", "teachers'" →
- * Tesla, teachers), decades ("1970's" → 1970s), formulas whose subscript became a separate
- * digit ("O 2" → O2), fiscal years ("FY2021" → 2021), words a PDF split ("Shee t") and financial
- * line items' other names (METRIC_ALIASES), so that a question about "Tesla's eulogy" covers a
- * sentence naming Tesla and "FY2021 capex" a cash-flow row "Purchases of property…" headed 2021.
- * Both sides of a comparison (question parts and evidence) must be read with it.
+ * Content terms for support, in English: contentTerms after folding possessives ("Tesla's",
+ * "teachers'" → Tesla, teachers), irregular verbs ("died" → die), decades ("1970's" → 1970s),
+ * formulas whose subscript became a separate digit ("O 2" → O2) and words a PDF split ("Shee t"),
+ * so that a question about "Tesla's eulogy" covers a sentence naming Tesla. Both sides of a
+ * comparison (question parts and evidence) must be read with it. Domain readings (a filing's line
+ * items under their other names) are a profile's (profiles/filings/terms.ts `filingTerms`).
  */
 export function supportTerms(text: string): string[] {
-  let folded = foldIrregularVerbs(foldPossessives(text))
-    .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
-    // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
-    .replace(/\b(\d{2,4})['’]s\b/g, '$1s')
-    // A formula whose subscript lost its formatting: "O 2", "CO 2" read as O2, CO2.
-    .replace(/\b([B-HJ-Z][a-z]?|[A-Z]{2}) (\d)\b(?![.,]\d)/g, '$1$2')
-    // A fiscal year names its year: "FY2021" and "fiscal 2021" both cover 2021.
-    .replace(/\bFY\s?(\d{4})\b/gi, '$1')
-    // A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s").
-    .replace(SPLIT_WORD, '$1$2');
-  const aliases = METRIC_ALIASES.filter(([re]) => re.test(folded)).map(([, canonical]) => canonical);
-  if (aliases.length > 0) folded = `${folded} ${aliases.join(' ')}`;
-  return contentTerms(folded);
+  return contentTerms(readingText(text));
 }
 
-/**
- * Financial statement line items under their usual other names: a region (or question) that
- * names one also covers the canonical words, so "capital expenditure" finds the cash-flow row
- * "Purchases of property, plant and equipment" and "COGS" the row "Cost of sales".
- */
-const METRIC_ALIASES: Array<[RegExp, string]> = [
-  [/\b(capex|capital expenditures?|purchases? of property|additions to property|payments for property|(purchases?|acquisitions?) of (fixed|tangible) assets)\b/i, 'capital expenditure capex'],
-  [/\b(cogs|cost of (goods sold|sales|revenues?|products sold))\b/i, 'cost of goods sold cogs'],
-  [/\b(net sales|total revenues?|revenues?|sales revenue|turnover)\b/i, 'revenue'],
-  [/\b(net income|net earnings|net profit)\b/i, 'net income earnings'],
-  [/\b(pp&e|ppe|ppne|property,? plant,? and equipment)\b/i, 'property plant equipment ppe'],
-  [/\b(operating income|income from operations|operating profit)\b/i, 'operating income'],
-  // Officers by their title or its initials: "Foot Locker's new CEO" ↔ "… Chief Executive Officer …" (the 8-K's own page, not the
-  // employment letter that says "CEO", became [1]: one more of the 33 FinanceBench questions).
-  [/\b(ceo|chief executive officer)s?\b/i, 'ceo chief executive officer'],
-  [/\b(cfo|chief financial officer)s?\b/i, 'cfo chief financial officer'],
-  [/\b(coo|chief operating officer)s?\b/i, 'coo chief operating officer'],
-  // Not a line item but a filing's word for one event: "spin off Upjohn" ↔ "costs … in connection with separating Upjohn".
-  [/\b(spin-?offs?|spun-?off|spin(ning)? off|separating|separation|split-?off|demerger)\b/i, 'spinoff separation'],
-  [/\b(d&a|depreciation and amortization|depreciation, depletion and amortization)\b/i, 'depreciation amortization'],
-];
+/** The text as supportTerms reads it, before its terms are taken (profiles extend it). */
+export function readingText(text: string): string {
+  return (
+    foldIrregularVerbs(foldPossessives(text))
+      .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
+      // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
+      .replace(/\b(\d{2,4})['’]s\b/g, '$1s')
+      // A formula whose subscript lost its formatting: "O 2", "CO 2" read as O2, CO2.
+      .replace(/\b([B-HJ-Z][a-z]?|[A-Z]{2}) (\d)\b(?![.,]\d)/g, '$1$2')
+      // A PDF text layer splits a word's last letter off ("Balance Shee t", "Cash Flow s").
+      .replace(SPLIT_WORD, '$1$2')
+  );
+}
 
 /** Whether a region says something the question does not: some content term of it is not a question term. */
 export function addsToQuestion(own: ReadonlySet<string>, questionTerms: ReadonlySet<string>): boolean {

@@ -21,6 +21,7 @@ export function detectSchema(first: unknown): Detection {
   if (has('table', 'questions', 'paragraphs')) return { schema: 'tatqa' };
   if (has('table_array', 'highlighted_cell_ids')) return { schema: 'fetaqa' };
   if (has('evidence', 'question') && (has('financebench_id') || has('pdf_file'))) return { schema: 'financebench' };
+  if (has('_id', 'text', 'answers', 'gold_passage_id')) return { schema: 'nq' };
   if (has('_id', 'text') && (has('cited_doc_ids') || (has('evidence') && !has('title')))) return { schema: 'scifact' };
   // Known non-question files.
   if (has('title', 'paragraphs') && Array.isArray(o.paragraphs) && (o.paragraphs as unknown[]).every((p) => typeof p === 'string')) {
@@ -28,6 +29,6 @@ export function detectSchema(first: unknown): Detection {
   }
   if (has('_id', 'title', 'text')) return { error: 'this is a pool or corpus file (one document per line); pass the questions file beside it' };
   return {
-    error: `unrecognised schema (fields: ${Object.keys(o).slice(0, 12).join(', ')}); expected HotpotQA, 2WikiMultiHopQA, MuSiQue, SQuAD, SciFact, TAT-QA, FeTaQA, FinanceBench or a Canopy annotation file`,
+    error: `unrecognised schema (fields: ${Object.keys(o).slice(0, 12).join(', ')}); expected HotpotQA, 2WikiMultiHopQA, MuSiQue, SQuAD, NQ-open, SciFact, TAT-QA, FeTaQA, FinanceBench or a Canopy annotation file`,
   };
 }

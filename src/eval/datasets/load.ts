@@ -12,6 +12,7 @@ import { readFinancebench } from './financebench';
 import { readHotpotLike } from './hotpot';
 import { EvalDataError, readJsonLines } from './jsonl';
 import { readMusique } from './musique';
+import { nqCorpusPath, readNq } from './nq';
 import { filesMatching, readPoolDocs } from './pool';
 import { readScifact, scifactCorpusFiles, scifactQrels } from './scifact';
 import { readSquad, readSquadArticles, squadArticlesPath, squadPool } from './squad';
@@ -46,6 +47,13 @@ export function loadDataset(file: string, options: LoadOptions = {}): Dataset {
       if (!articles) throw new EvalDataError(path, lines[0]!.line, `SQuAD questions need articles.jsonl beside them (in ${dir})`);
       const questions = readSquad(lines, path, readSquadArticles(articles), articles, notes);
       return { schema: 'squad', file: path, questions, pool: { kind: 'docs', files: [articles], read: () => squadPool(articles) }, notes };
+    }
+    case 'nq': {
+      const corpusPath = nqCorpusPath(dir);
+      if (!corpusPath) throw new EvalDataError(path, lines[0]!.line, `NQ-open queries need corpus.jsonl beside them (in ${dir})`);
+      const corpus = readPoolDocs([corpusPath]);
+      const questions = readNq(lines, path, new Map(corpus.map((d) => [d.id, d])), corpusPath);
+      return { schema: 'nq', file: path, questions, pool: { kind: 'docs', files: [corpusPath], read: () => corpus }, notes };
     }
     case 'scifact': {
       const corpusFiles = scifactCorpusFiles(dir);

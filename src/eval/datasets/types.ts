@@ -7,9 +7,9 @@
  */
 import type { Anchor } from '../../contracts/region';
 
-export type SchemaName = 'hotpotqa' | '2wikimultihopqa' | 'musique' | 'squad' | 'scifact' | 'tatqa' | 'fetaqa' | 'financebench' | 'annotation';
+export type SchemaName = 'hotpotqa' | '2wikimultihopqa' | 'musique' | 'squad' | 'nq' | 'scifact' | 'tatqa' | 'fetaqa' | 'financebench' | 'annotation';
 
-export const schemaNames: readonly SchemaName[] = ['hotpotqa', '2wikimultihopqa', 'musique', 'squad', 'scifact', 'tatqa', 'fetaqa', 'financebench', 'annotation'];
+export const schemaNames: readonly SchemaName[] = ['hotpotqa', '2wikimultihopqa', 'musique', 'squad', 'nq', 'scifact', 'tatqa', 'fetaqa', 'financebench', 'annotation'];
 
 /** One source the given-items mode turns into one or more items. `key` is unique within a question. */
 export type ContextSource =

@@ -61,7 +61,11 @@ export const reportPages: ElementSpec[][] = [
 const pageBox: [number, number, number, number] = [0, 0, 612, 792];
 
 /** Builds the regions (one item) and the graph of a document from page specs. */
-export async function buildFixtureDoc(pages: ElementSpec[][] = reportPages, options: { file?: string; semantic?: boolean } = {}): Promise<ParsedDocument> {
+/**
+ * `profiles`: the document profiles its items carry (the parser reads them from a document's
+ * own cover page; profiles/profiles.ts) — `['filing']` for a fixture that stands for a filing.
+ */
+export async function buildFixtureDoc(pages: ElementSpec[][] = reportPages, options: { file?: string; semantic?: boolean; profiles?: string[] } = {}): Promise<ParsedDocument> {
   const file = options.file ?? FILE;
   const itemId = `${file}#0`;
   const pageRegions: RegionNode[] = pages.map((elements, p) => {
@@ -119,7 +123,7 @@ export async function buildFixtureDoc(pages: ElementSpec[][] = reportPages, opti
     anchor: { file, page: 0, pageEnd: pages.length - 1, bbox: pageBox },
     children: pageRegions,
   };
-  const items: Item[] = [{ id: itemId, file, title: 'Annual Report 2023', modality: 'text', root }];
+  const items: Item[] = [{ id: itemId, file, title: 'Annual Report 2023', modality: 'text', root, ...(options.profiles ? { traits: { language: 'eng', profiles: options.profiles } } : {}) }];
   const pageInfos: PageInfo[] = pages.map((_, index) => ({ index, box: pageBox, rotate: 0, textRuns: 1 }));
   const graph = await buildDocumentGraph(
     { file, title: 'Annual Report 2023', items, pages: pageInfos },

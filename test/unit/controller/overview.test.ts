@@ -37,7 +37,7 @@ const filing: ElementSpec[][] = [
 
 describe('controller: the business overview for a question about what the company does', () => {
   it('finds the first two paragraphs under "Item 1. Business", skipping the table of contents', async () => {
-    const doc = await buildFixtureDoc(filing);
+    const doc = await buildFixtureDoc(filing, { profiles: ['filing'] });
     const view = await DocumentView.of(doc);
     const found = overviewParagraphs(view, 'What industry does Acme primarily operate in?');
     assert.ok(found);
@@ -55,8 +55,14 @@ describe('controller: the business overview for a question about what the compan
     assert.deepEqual(found?.paragraphIds, [elementId(doc, 'Acme designs, manufactures')]);
   });
 
-  it('opens them in iteration 0 and reads them whole', async () => {
+  it('is the filings profile\'s: a document outside it opens no business overview for "What does … do?"', async () => {
     const doc = await buildFixtureDoc(filing);
+    const result = await buildEvidenceSubgraph('What does the --watch flag do?', doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 2 });
+    assert.ok(!result.trace.steps.some((s) => s.iteration === 0 && s.action.type === 'OPEN_NODE' && /what the company does/.test(s.why ?? '')));
+  });
+
+  it('opens them in iteration 0 and reads them whole', async () => {
+    const doc = await buildFixtureDoc(filing, { profiles: ['filing'] });
     const question = 'What industry does Acme primarily operate in?';
     const result = await buildEvidenceSubgraph(question, doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 2 });
     const first = elementId(doc, 'Acme plc is a public');

@@ -55,7 +55,7 @@ const QUESTION = 'What is the FY2018 capital expenditure amount (in USD millions
 
 describe('controller: the statement the question names', () => {
   it('finds the statement page by its (PDF-split) head and its own line items, not the index or a note', async () => {
-    const doc = await buildFixtureDoc(pages);
+    const doc = await buildFixtureDoc(pages, { profiles: ['filing'] });
     const view = await DocumentView.of(doc);
     const relevance = await RelevanceModel.create(QUESTION, view, hashDeps());
     const grounding = groundPages(view, relevance);
@@ -79,7 +79,7 @@ describe('controller: the statement the question names', () => {
   });
 
   it('opens the statement table in iteration 0, with the reason in the trace, and keeps its row for the reader', async () => {
-    const doc = await buildFixtureDoc(pages);
+    const doc = await buildFixtureDoc(pages, { profiles: ['filing'] });
     const table = elementId(doc, 'Purchases of property');
     const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 1, maxIterations: 1 });
     assert.ok(result.openedNodeIds.includes(table), `opened ${result.openedNodeIds.join(', ')}`);
@@ -110,14 +110,14 @@ describe('controller: the statement the question names', () => {
     const doc = await buildFixtureDoc([
       [{ kind: 'paragraph', sentences: ['Consolidated Statement of Cash Flows'] }, { kind: 'table', header: '(Millions) | 2018 | 2017', rows: lines }],
       [{ kind: 'paragraph', sentences: ['Capital expenditure rose as we expanded capacity.'] }],
-    ]);
+    ], { profiles: ['filing'] });
     const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter() }, { initialPages: 1, maxIterations: 1 });
     const text = result.regions.map((r) => r.node.text).join('\n');
     for (const line of lines) assert.ok(text.includes(line.split(' | ')[0]!), line);
   });
 
   it('opens no statement when told not to (a filing of another company than the one the question names)', async () => {
-    const doc = await buildFixtureDoc(pages);
+    const doc = await buildFixtureDoc(pages, { profiles: ['filing'] });
     const result = await buildEvidenceSubgraph(QUESTION, doc, { ...hashDeps(), tokens: bpeTokenCounter(), openStatements: false }, { initialPages: 1, maxIterations: 1 });
     assert.ok(!result.trace.steps.some((s) => s.iteration === 0 && s.action.type === 'OPEN_NODE'), 'no table opened in iteration 0');
   });

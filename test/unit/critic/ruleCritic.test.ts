@@ -11,11 +11,18 @@ const base = { round: 1, previousQueries: [] as string[] };
 const keptItem = (itemId: string, title: string, text: string) => ({ itemId, title, rank: 0, round: 1, keptTexts: [text] });
 
 describe('RuleCritic', () => {
-  const judge = (question: string, evidence: Array<{ title: string; text: string }>, extra: Partial<{ previousQueries: string[]; seenTitles: string[] }> = {}) =>
+  const judge = (question: string, evidence: Array<{ title: string; text: string; profiles?: string[] }>, extra: Partial<{ previousQueries: string[]; seenTitles: string[] }> = {}) =>
     critic.judge({
       ...base,
       question,
-      evidence: evidence.map((e, i) => ({ itemId: `i${i}`, title: e.title, rank: i, round: 1, keptTexts: [e.text] })),
+      evidence: evidence.map((e, i) => ({
+        itemId: `i${i}`,
+        title: e.title,
+        rank: i,
+        round: 1,
+        keptTexts: [e.text],
+        ...(e.profiles ? { regions: [{ itemId: `i${i}`, itemTitle: e.title, file: `f${i}.pdf`, node: { id: `i${i}/0`, kind: 'paragraph' as const, modality: 'text' as const, text: e.text, anchor: { file: `f${i}.pdf` }, children: [] }, score: 0.5, document: { language: 'eng', profiles: e.profiles } }] } : {}),
+      })),
       seenTitles: extra.seenTitles ?? evidence.map((e) => e.title),
       previousQueries: extra.previousQueries ?? [],
     });
@@ -108,11 +115,36 @@ describe('RuleCritic', () => {
     assert.equal(part.cue, 'October');
   });
 
+  it('outside filings keeps period-like words as the words of what is asked ("Q4 model", "TTM baseline")', async () => {
+    const evidence = [{ title: 'Forecasting notes', text: 'The seasonal model beats the naive baseline on every holdout month, by 4 points of MAPE.' }];
+    const v = await judge('Does the Q4 model outperform the TTM baseline?', evidence);
+    assert.equal(v.sufficient, false, JSON.stringify(v.details));
+    assert.ok(v.missing.some((m) => /q4/i.test(m)) && v.missing.some((m) => /ttm/i.test(m)), JSON.stringify(v.missing));
+  });
+
+  it('reads a year as a constraint met by its item (a table column), and never searches for the year alone', async () => {
+    const table = { title: 'Streamflix annual report', text: 'Years ended December 31, 2017 2016 2015' };
+    const row = { title: 'Streamflix annual report', text: 'Revenues were $11,692 million, $8,830 million and $6,780 million.' };
+    const v = await critic.judge({
+      ...base,
+      question: "What were Streamflix's revenues in 2017?",
+      evidence: [{ itemId: 'i0', title: table.title, rank: 0, round: 1, keptTexts: [table.text, row.text] }],
+      seenTitles: [table.title],
+      previousQueries: [],
+    });
+    assert.equal(v.sufficient, true, JSON.stringify(v.details));
+    const elsewhere = await judge("What were Streamflix's revenues in 2017?", [{ title: 'Streamflix annual report', text: 'Revenues were $8,830 million in 2016, up from $6,780 million.' }]);
+    assert.equal(elsewhere.sufficient, false);
+    assert.notEqual(elsewhere.followUpQuery?.trim(), '2017', 'the year is searched with what it qualifies');
+  });
+
   it('judges what a filing question asks, not its reporting periods, currency or instructions', async () => {
     const evidence = [
       {
         title: 'Northwind Inc. Form 10-Q',
         text: 'Cash and cash equivalents were $1,093 million at July 29, 2023, compared with $1,874 million at January 28, 2023, a decrease of $781 million.',
+        // The filings profile (its cover page says it is one) reads the periods a filing question writes its own way.
+        profiles: ['filing'],
       },
     ];
     // "FY2023", "Q2 of FY2024" never occur in a filing, which writes its own dates.

@@ -6,18 +6,17 @@ import {
   analyzeQuestion,
   askedKindWords,
   answerTypeOf,
-  asksCompanyActivity,
-  COMPANY_DESCRIPTION,
   isPeriodOrCurrency,
   isPeriodSpan,
   nestedReference,
   questionFocus,
   questionParts,
   splitConjoined,
-  superlativeKind,
 } from '../../../src/core/text/question';
+import { asksCompanyActivity, COMPANY_DESCRIPTION, superlativeKind } from '../../../src/core/profiles/filings/cues';
 import { answerCue, askedListSize, foldIrregularVerbs, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../../../src/core/text/support';
 import { contentTerms } from '../../../src/core/text/terms';
+import { filingTerms } from '../../../src/core/profiles/filings/terms';
 
 describe('question analysis', () => {
   it('names the words that say what kind of answer is asked: a unit of date, a type or kind', () => {
@@ -182,25 +181,29 @@ describe('question focus and support terms (extractive reader)', () => {
     assert.equal(listedItems('Dendritic cells are phagocytes in tissues near the skin.'), 0);
   });
 
-  it('folds possessives, fiscal years, split words and line-item names for support', () => {
+  it('folds possessives, split words, decades and formulas for support', () => {
     assert.ok(supportTerms("Tesla's eulogy").includes(contentTerms('Tesla')[0]!));
-    assert.ok(supportTerms('FY2021 total assets').includes('2021'));
     assert.ok(supportTerms('Consolidated Balance Shee t').includes(contentTerms('sheet')[0]!));
-    const capex = contentTerms('capital expenditure');
-    const row = supportTerms('Purchases of property, plant and equipment (PP&E) (1,577)');
-    assert.ok(capex.every((t) => row.includes(t)), 'a cash-flow purchases row covers "capital expenditure"');
     assert.ok(supportTerms("the play performed in the 1970's").includes('1970s'), 'a decade with an apostrophe is the decade');
     assert.ok(supportTerms('In the triplet form, O 2 molecules are paramagnetic.').includes('o2'), 'a formula whose subscript came apart');
     assert.ok(supportTerms('CO 2 emissions').includes('co2'));
     assert.ok(!supportTerms('Apollo 11 in July').includes('apollo11') && !supportTerms('World War 2').includes('war2'), 'a word and a number stay apart');
-    const cogs = supportTerms('What is the FY2016 COGS for Microsoft?');
-    assert.ok(contentTerms('cost of revenue').every((t) => supportTerms('Total cost of revenue 32,780').includes(t)) && cogs.includes(contentTerms('cost')[0]!));
-    const ceo = supportTerms("Does Foot Locker's new CEO have previous CEO experience?");
-    assert.ok(contentTerms('chief executive officer').every((t) => ceo.includes(t)) && supportTerms('former Chief Executive Officer of Ulta Beauty').includes(contentTerms('CEO')[0]!), 'an officer by title or initials');
-    const spinOff = supportTerms('How much will Pfizer pay to spin off Upjohn?');
-    const separating = supportTerms('costs in connection with separating Upjohn');
+    assert.ok(!supportTerms('Purchases of property, plant and equipment').includes(contentTerms('capex')[0]!), 'line items keep their own names outside the filings profile');
+  });
+
+  it('reads fiscal years and line items under their other names in the filings profile (filingTerms)', () => {
+    assert.ok(filingTerms('FY2021 total assets').includes('2021'));
+    const capex = contentTerms('capital expenditure');
+    const row = filingTerms('Purchases of property, plant and equipment (PP&E) (1,577)');
+    assert.ok(capex.every((t) => row.includes(t)), 'a cash-flow purchases row covers "capital expenditure"');
+    const cogs = filingTerms('What is the FY2016 COGS for Microsoft?');
+    assert.ok(contentTerms('cost of revenue').every((t) => filingTerms('Total cost of revenue 32,780').includes(t)) && cogs.includes(contentTerms('cost')[0]!));
+    const ceo = filingTerms("Does Foot Locker's new CEO have previous CEO experience?");
+    assert.ok(contentTerms('chief executive officer').every((t) => ceo.includes(t)) && filingTerms('former Chief Executive Officer of Ulta Beauty').includes(contentTerms('CEO')[0]!), 'an officer by title or initials');
+    const spinOff = filingTerms('How much will Pfizer pay to spin off Upjohn?');
+    const separating = filingTerms('costs in connection with separating Upjohn');
     assert.ok(contentTerms('spinoff').every((t) => spinOff.includes(t) && separating.includes(t)), 'a spin-off is a separation of a business');
-    assert.ok(!supportTerms('The two rivers separate near the delta.').includes(contentTerms('spinoff')[0]!), 'a plain "separate" is no spin-off');
+    assert.ok(!filingTerms('The two rivers separate near the delta.').includes(contentTerms('spinoff')[0]!), 'a plain "separate" is no spin-off');
   });
 });
 

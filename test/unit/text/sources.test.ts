@@ -1,8 +1,8 @@
-// The sources a question names (src/core/read/sources.ts): company names by their entity spans or
+// The sources a question names (src/core/text/sources.ts): company names by their entity spans or
 // capitals, matched against file names and titles; period labels name none.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { namesSource, questionSourceNames } from '../../../src/core/read/sources';
+import { namesSource, questionSourceNames } from '../../../src/core/text/sources';
 
 describe('sources a question names', () => {
   it('matches a company written as a name, in capitals or with digits, against file names', () => {

@@ -25,8 +25,9 @@
  * statement asked; extractiveReader.ts), and takes some off a row whose line item another kept
  * table carries with figures more than 1 / `PART_SCALE` times larger (`rowScale`, `labelKey`).
  */
-import type { RegionNode } from '../../contracts/region';
-import { joinSplitWords, supportTerms } from '../text/support';
+import type { RegionNode } from '../../../contracts/region';
+import { joinSplitWords } from '../../text/support';
+import { filingTerms as supportTerms } from './terms';
 
 export type StatementKind = 'cash-flow' | 'balance-sheet' | 'income';
 

@@ -1,10 +1,13 @@
-// Table rows as answers to financial-statement questions (src/core/read/rows.ts) and the reader's
-// use of them: a statement row naming the asked line item with a figure for the asked period beats
-// prose that mentions the metric; the statement a question names is found under a PDF-split title.
+// Table rows as answers to financial-statement questions (src/core/profiles/filings/rows.ts) and the
+// filings profile's reader features built on them (src/core/judge/readerFeatures.ts): a statement
+// row naming the asked line item with a figure for the asked period has the highest `filing_row`,
+// prose that mentions the metric none; the statement a question names is found under a PDF-split
+// title. The reader model weighs these features with the others (judge/models/reader.json).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
-import { askedFigure, askedSpan, formulaItems, hasFigure, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/read/rows';
+import { readQuestion } from '../../../src/core/judge/questionReading';
+import { readerCandidates } from '../../../src/core/judge/readerFeatures';
+import { askedFigure, askedSpan, formulaItems, hasFigure, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/profiles/filings/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -14,7 +17,12 @@ function leaf(text: string, kind: RegionKind = 'sentence', header?: string, page
 }
 function region(file: string, title: string, kind: RegionKind, leaves: RegionNode[], score = 0.3): EvidenceRegion {
   const node: RegionNode = { id: `${file}/${n++}`, kind, modality: 'text', text: leaves.map((l) => l.text).join('\n'), anchor: { file }, children: leaves };
-  return { itemId: `${file}#${n++}`, itemTitle: title, file, node, score, leafScores: new Map(leaves.map((l) => [l.id, score])) };
+  return { itemId: `${file}#${n++}`, itemTitle: title, file, node, score, leafScores: new Map(leaves.map((l) => [l.id, score])), document: { language: 'eng', profiles: ['filing'] } };
+}
+/** Each leaf's reader features for the question over the regions (all of filings). */
+function features(question: string, regions: EvidenceRegion[]): (leaf: RegionNode) => Record<string, number> {
+  const reading = readerCandidates(readQuestion(question), regions);
+  return (leaf) => reading.candidates.find((c) => c.leaf.id === leaf.id)!.features;
 }
 const flat = () => 1;
 
@@ -129,75 +137,70 @@ describe('rows: tables', () => {
   });
 });
 
-describe('ExtractiveReader: statement rows', () => {
-  const reader = new ExtractiveReader();
-
-  it('quotes the statement row with the asked year\'s figure over prose that mentions the metric, with [1] on it', async () => {
+describe('filings profile: the statement-row feature', () => {
+  it('is highest for the statement row with the asked year\'s figure, and 0 for prose that mentions the metric', () => {
     const prose = leaf('Capital expenditures increased in 2018 as the company expanded manufacturing capacity across several business groups.', 'sentence', undefined, 40);
     const proseAmount = leaf('We expect capital expenditures of about $1.8 billion in 2019.', 'sentence', undefined, 41);
     const head = leaf('2018 2017 2016', 'row', undefined, 59);
     const capex = leaf('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', 'row', '2018 | 2017 | 2016', 59);
     const ops = leaf('Net cash provided by operating activities 6,439 6,240 6,662', 'row', '2018 | 2017 | 2016', 59);
     const inv = leaf('Net cash used in investing activities (222) (3,086) (1,403)', 'row', '2018 | 2017 | 2016', 59);
-    const regions = [
+    const f = features('What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response by relying on the cash flow statement.', [
       region('3M_2018_10K.pdf', '3M 10-K', 'paragraph', [prose, proseAmount], 0.5),
       region('3M_2018_10K.pdf', '3M 10-K', 'table', [head, ops, capex, inv], 0.2),
-    ];
-    const a = await reader.answer('What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response by relying on the cash flow statement.', { text: '', tokens: 0, truncated: false, regions });
-    assert.equal(a.citations[0]!.nodeId, capex.id, a.text);
-    assert.equal(a.citations[0]!.anchor.page, 59);
+    ]);
+    assert.equal(f(capex).filing_row, 1, 'the best row of the named statement');
+    for (const other of [prose, proseAmount, ops, inv]) assert.ok(f(other).filing_row! < f(capex).filing_row!, other.text);
+    assert.equal(f(prose).filing_row, 0);
   });
 
-  it('reaches the balance sheet under a PDF-split title ("Balance Shee t") and the asked year\'s table', async () => {
+  it('reaches the balance sheet under a PDF-split title ("Balance Shee t") and the asked year\'s table', () => {
     const segment = [leaf('Total assets by segment', 'row'), leaf('Total assets 40,100 38,900', 'row', 'Segments | 2021 | 2020', 80)];
     const older = [leaf('Total assets 33,017 30,000', 'row', 'Consolidated Balance Shee t | 2019 | 2018', 20)];
     const sheet = [leaf('Total current assets 26,291 20,556', 'row', 'Consolidated Balance Shee t | 2021 | 2020', 37), leaf('Total assets 59,268 55,556', 'row', 'Consolidated Balance Shee t | 2021 | 2020', 37)];
-    const regions = [region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', segment), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', older), region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', sheet)];
-    const a = await reader.answer('Using only the information within the balance sheet, how much total assets did Costco have at the end of FY2021? Answer in USD millions.', { text: '', tokens: 0, truncated: false, regions });
-    assert.equal(a.citations[0]!.nodeId, sheet[1]!.id, a.text);
+    const f = features('Using only the information within the balance sheet, how much total assets did Costco have at the end of FY2021? Answer in USD millions.', [
+      region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', segment),
+      region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', older),
+      region('COSTCO_2021_10K.pdf', 'Costco 10-K', 'table', sheet),
+    ]);
+    const best = f(sheet[1]!).filing_row!;
+    for (const other of [...segment, ...older, sheet[0]!]) assert.ok(f(other).filing_row! < best, other.text);
   });
 
-  it('keeps a table of other years below prose even when its row is the best-named one', async () => {
+  it('cuts a row whose table\'s columns name only other years', () => {
     const older = leaf('Total Domestic segment stores 1,369 (71) 1,298', 'row', 'Fiscal 2017 | Fiscal 2018', 31);
-    const prose = leaf('Entertainment comparable sales grew 9.0% in the domestic segment in fiscal 2024, the best of any product category.', 'sentence', undefined, 17);
-    const regions = [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [older]), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'paragraph', [prose])];
-    const a = await reader.answer('Which Best Buy product category performed the best in the domestic market during Q2 of FY2024?', { text: '', tokens: 0, truncated: false, regions });
-    assert.equal(a.citations[0]!.nodeId, prose.id, a.text);
+    const current = leaf('Total Domestic segment stores 1,000 (12) 988', 'row', 'Fiscal 2024 | Fiscal 2023', 12);
+    const f = features('How many Best Buy domestic segment stores were there in Q2 of FY2024?', [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [older]), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [current])]);
+    assert.ok(f(older).filing_row! <= 0.3 * f(current).filing_row!, JSON.stringify([f(older).filing_row, f(current).filing_row]));
   });
 
-  it('quotes a statement row, not the auditor\'s sentence that names every statement', async () => {
+  it('gives a statement row, never the auditor\'s sentence naming every statement, the row feature', () => {
     const auditor = leaf('We have audited the accompanying consolidated balance sheets of Nike as of May 31, 2021 and 2020, and the related consolidated statements of income and of cash flows.', 'sentence', undefined, 56);
     const cogs = leaf('Cost of sales 28,925 21,162', 'row', 'Consolidated Statements of Income | 2021 | 2020', 58);
     const inv = leaf('Inventories 6,854 7,367', 'row', 'Consolidated Balance Sheets | 2021 | 2020', 60);
-    const regions = [region('NIKE_2021_10K.pdf', 'Nike 10-K', 'paragraph', [auditor]), region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [cogs]), region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [inv])];
-    const a = await reader.answer('When primarily referencing the income statement and the balance sheet, what is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory between FY2020 and FY2021).', { text: '', tokens: 0, truncated: false, regions });
-    assert.notEqual(a.citations[0]!.nodeId, auditor.id, a.text);
-    assert.ok([cogs.id, inv.id].includes(a.citations[0]!.nodeId), a.text);
+    const f = features('When primarily referencing the income statement and the balance sheet, what is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 COGS) / (average inventory between FY2020 and FY2021).', [
+      region('NIKE_2021_10K.pdf', 'Nike 10-K', 'paragraph', [auditor]),
+      region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [cogs]),
+      region('NIKE_2021_10K.pdf', 'Nike 10-K', 'table', [inv]),
+    ]);
+    assert.equal(f(auditor).filing_row, 0);
+    assert.ok(f(cogs).filing_row! > 0 && f(inv).filing_row! > 0);
   });
 
-  it('quotes the asked statement\'s row over the auditor\'s sentence that names the company, the statement and the year', async () => {
-    const auditor = leaf('We have audited the accompanying consolidated balance sheets of Best Buy Co., Inc. as of February 2, 2019 and February 3, 2018, and the related statements for each of the fiscal years then ended, in the period ended February 2, 2019.', 'sentence', undefined, 49);
-    const prose = leaf('During fiscal 2018, we purchased greater amounts of inventory with shorter payment terms than in the year before.', 'sentence', undefined, 40);
-    const head = leaf('February 2, 2019 February 3, 2018', 'row', undefined, 51);
-    const cash = leaf('Cash and cash equivalents $ 1,980 $ 1,101', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
-    const inventories = leaf('Merchandise inventories 5,409 5,209', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
-    const assets = leaf('Total assets 12,901 13,049', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
-    const liabilities = leaf('Total liabilities 9,595 9,437', 'row', 'Consolidated Balance Sheets | February 2, 2019 | February 3, 2018', 51);
-    const regions = [
-      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'paragraph', [auditor], 0.45),
-      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'paragraph', [prose], 0.4),
-      region('BESTBUY_2019_10K.pdf', 'Best Buy 10-K', 'table', [head, cash, inventories, assets, liabilities], 0.3),
-    ];
-    const a = await reader.answer('What is the year end FY2019 total amount of inventories for Best Buy? Answer in USD millions. Base your judgments on the information provided primarily in the balance sheet.', { text: '', tokens: 0, truncated: false, regions });
-    assert.equal(a.citations[0]!.nodeId, inventories.id, a.text);
-  });
-
-  it('gives no row bonus to another company\'s filing when the question names one', async () => {
+  it('gives no row feature to another company\'s filing when the question names one', () => {
     const theirs = leaf('Cost of sales 7,772 7,468 6,829', 'row', 'Statements of Income | 2016 | 2015', 69);
-    const ours = leaf('Cost of revenue was $32.8 billion in fiscal 2016, driven by phone sales.', 'sentence', undefined, 36);
-    const regions = [region('NIKE_2016_10K.pdf', 'NIKE 10-K', 'table', [theirs]), region('MICROSOFT_2016_10K.pdf', 'Microsoft 10-K', 'paragraph', [ours])];
-    const a = await reader.answer('What is the FY2016 COGS for Microsoft? Use the income statement.', { text: '', tokens: 0, truncated: false, regions });
-    assert.equal(a.citations[0]!.nodeId, ours.id, a.text);
+    const ours = leaf('Cost of revenue 32,780 33,038', 'row', 'Income Statements | 2016 | 2015', 36);
+    const f = features('What is the FY2016 COGS for Microsoft? Use the income statement.', [region('NIKE_2016_10K.pdf', 'NIKE 10-K', 'table', [theirs]), region('MICROSOFT_2016_10K.pdf', 'Microsoft 10-K', 'table', [ours])]);
+    assert.equal(f(theirs).filing_row, 0);
+    assert.ok(f(ours).filing_row! > 0);
+    assert.equal(f(ours).named_source, 1);
+  });
+
+  it('is no feature at all for a document outside the profile', () => {
+    const capex = leaf('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', 'row', '2018 | 2017 | 2016', 59);
+    const r = { ...region('notes.md', 'Notes', 'table', [capex]), document: { language: 'eng', profiles: [] } };
+    const f = features('What is the FY2018 capital expenditure amount for 3M?', [r]);
+    assert.equal(f(capex).filing_row, undefined);
   });
 });
 
@@ -226,27 +229,19 @@ describe('rows: the same line item for part of the company', () => {
     assert.equal(labelKey('Net revenue, total 9,497,578'), labelKey('Total net revenue 4,713,500'));
   });
 
-  it('ranks a row below the same line item of another kept table whose figures are more than five times larger', async () => {
-    const reader = new ExtractiveReader();
+  it('marks a row whose line item another kept table carries with figures more than five times larger (a part of the company), not a quarter beside its half year', () => {
     const question = 'Was there any change in the number of Best Buy stores between Q2 of FY2024 and FY2023?';
     const part = leaf('Best Buy 127 1 - 128 127 - - 127', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
     const mobile = leaf('Outlet Centers 20 1 (1) 20 16 2 - 18', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
     const whole = leaf('Best Buy 908 - (1) 907 931 1 (2) 930', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
     const yoga = leaf('Yardbird 24 - - 24 20 - - 20', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
-    // The smaller table scores higher against the question: without the rule its row is [1].
-    const international = region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [part, mobile], 0.4);
-    const domestic = region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [whole, yoga], 0.3);
-    const a = await reader.answer(question, { text: '', tokens: 0, truncated: false, regions: [international, domestic] });
-    assert.equal(a.citations[0]!.nodeId, whole.id, a.text);
-    // A quarter beside its half year is no part: both keep their place.
+    const f = features(question, [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [part, mobile], 0.4), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [whole, yoga], 0.3)]);
+    assert.equal(f(part).filing_part_row, 1);
+    assert.equal(f(whole).filing_part_row, 0);
     const quarter = leaf('Best Buy 127 1 - 128 127 - - 127', 'row', 'Fiscal 2024 | Fiscal 2023', 18);
     const half = leaf('Best Buy 250 1 - 251 250 - - 250', 'row', 'Fiscal 2024 | Fiscal 2023', 16);
-    const b = await reader.answer(question, {
-      text: '',
-      tokens: 0,
-      truncated: false,
-      regions: [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [quarter], 0.4), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [half], 0.3)],
-    });
-    assert.equal(b.citations[0]!.nodeId, quarter.id, b.text);
+    const g = features(question, [region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [quarter], 0.4), region('BESTBUY_2024Q2_10Q.pdf', 'Best Buy 10-Q', 'table', [half], 0.3)]);
+    assert.equal(g(quarter).filing_part_row, 0);
+    assert.equal(g(half).filing_part_row, 0);
   });
 });

@@ -1,0 +1,77 @@
+// The learned reader's candidates and features (src/core/judge/readerFeatures.ts): general
+// features for every leaf, English-only ones only for English questions, the filings profile's
+// only for leaves of documents that fit it, retrieval ones only where the rounds retrieved.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KeptRegion } from '../../../src/core/critic/critic';
+import { readQuestion } from '../../../src/core/judge/questionReading';
+import { readerCandidates } from '../../../src/core/judge/readerFeatures';
+import type { RegionKind, RegionNode } from '../../../src/contracts/region';
+
+let n = 0;
+const leaf = (text: string, kind: RegionKind = 'sentence', header?: string): RegionNode => ({ id: `it/0.${n++}`, kind, modality: 'text', text, anchor: { file: 'doc.md' }, children: [], ...(header ? { header } : {}) });
+
+function region(title: string, leaves: RegionNode[], over: Partial<KeptRegion> = {}): KeptRegion {
+  const id = `item${n++}`;
+  const kids = leaves.map((l, i) => ({ ...l, id: `${id}/0.${i}` }));
+  const node: RegionNode = { id: `${id}/0`, kind: 'paragraph', modality: 'text', text: kids.map((l) => l.text).join(' '), anchor: { file: `${id}.md` }, children: kids };
+  return { itemId: id, itemTitle: title, file: `${id}.md`, node, score: 0.4, leafScores: new Map(kids.map((l, i) => [l.id, 0.3 + i * 0.1])), ...over };
+}
+
+describe('reader features', () => {
+  it('measures every leaf: cosine and its gap to the best, question-term coverage, what it adds, its place', () => {
+    const r = region('Quebec Winter Carnival', [leaf('The Quebec Winter Carnival is a festival held in Quebec City.'), leaf('Its official symbol is Bonhomme Carnaval, a snowman.')], { rank: 0, round: 1, retrieval: 2 });
+    const reading = readerCandidates(readQuestion('what is the official symbol of the carnival of quebec'), [r]);
+    const [first, second] = reading.candidates;
+    assert.equal(reading.candidates.length, 2);
+    assert.ok(first!.features.lex_own! > 0 && second!.features.lex_own! > 0 && second!.features.lex_own! <= 1);
+    assert.ok(first!.features.lex_passage! >= Math.max(first!.features.lex_own!, second!.features.lex_own!), 'the passage covers what both sentences cover');
+    assert.equal(second!.features.dense_gap, 0);
+    assert.ok(first!.features.dense_gap! < 0);
+    assert.equal(first!.features.first_in_passage, 1);
+    assert.equal(second!.features.first_in_passage, 0);
+    assert.ok(second!.features.lex_context! > 0, 'the title names the carnival');
+    assert.equal(first!.features.item_rank, 1);
+    assert.equal(first!.features.retrieval_rel, 1);
+    assert.ok(second!.features.bigram! > first!.features.bigram!, '"official symbol" together');
+  });
+
+  it('gives no retrieval features to items the rounds did not retrieve (a given context)', () => {
+    const reading = readerCandidates(readQuestion('When did the war begin?'), [region('War', [leaf('The war began in 1618 in Bohemia.')])]);
+    const f = reading.candidates[0]!.features;
+    for (const k of ['item_rank', 'retrieval_rel', 'later_round']) assert.equal(f[k], undefined, k);
+  });
+
+  it('reads an English question with its answer-type cue; a German one without any English-only feature', () => {
+    const r = region('Krieg', [leaf('Der Krieg begann im Jahr 1618 in Böhmen.'), leaf('Die Armee zog nach Norden und belagerte die Stadt.')]);
+    const english = readerCandidates(readQuestion('When did the war begin?'), [region('War', [leaf('The war began in 1618 in Bohemia.')])]);
+    assert.equal(english.candidates[0]!.features.cue, 1);
+    const german = readerCandidates(readQuestion('Wann begann der Krieg in Böhmen?'), [r]);
+    assert.equal(german.question.english, false);
+    for (const c of german.candidates) for (const k of ['cue', 'cue_cover', 'list_enough', 'anaphoric']) assert.equal(c.features[k], undefined, k);
+    assert.ok(german.candidates[0]!.features.lex_own! > german.candidates[1]!.features.lex_own!, 'German terms without German stop words: "die" and "und" do not cover');
+  });
+
+  it("computes the filings profile's features only for leaves of documents that fit it", () => {
+    const rows = [leaf('Purchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)', 'row', 'Cash Flows 2018 2017 2016'), leaf('Net income 5,363 4,869 5,058', 'row', 'Cash Flows 2018 2017 2016')];
+    const table = (profiles: string[]) => {
+      const r = region('Consolidated Statement of Cash Flows', rows, { document: { language: 'eng', profiles } });
+      r.node = { ...r.node, kind: 'table' };
+      return r;
+    };
+    const q = readQuestion('What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response based on the cash flow statement.');
+    const filing = readerCandidates(q, [table(['filing'])]);
+    assert.ok(filing.candidates[0]!.features.filing_row! > 0, 'the capex row under its other name');
+    assert.ok(filing.candidates[0]!.features.filing_row! > filing.candidates[1]!.features.filing_row!);
+    const other = readerCandidates(q, [table([])]);
+    for (const c of other.candidates) for (const k of Object.keys(c.features)) assert.ok(!k.startsWith('filing_'), k);
+  });
+
+  it('marks a leaf that only restates the question as not quotable, unless the question asks yes or no', () => {
+    const r = region('Paris', [leaf('Paris is the capital of France and its largest city.'), leaf('The capital of France is Paris.')]);
+    const what = readerCandidates(readQuestion('Is Paris the capital of France?'), [r]);
+    assert.ok(what.candidates.every((c) => c.quotable));
+    const restating = readerCandidates(readQuestion('What is the largest city, capital of France Paris?'), [r]);
+    assert.equal(restating.candidates[1]!.quotable, false);
+  });
+});

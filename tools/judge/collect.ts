@@ -1,0 +1,118 @@
+/**
+ * Step 1 of training the judgment models (`npm run train:judge -- collect`): every questions file
+ * of the development data, found by its schema under --data (nothing is named), asked through the
+ * pipeline an ask runs by default — the open pool with the rule critic's rounds where the dataset
+ * has a pool, the question's own context where it has none (TAT-QA, FeTaQA), the MAGE controller
+ * inside each filing's PDF (FinanceBench) — and each question's reader input, gold and critic
+ * verdicts written as JSONL (`canopy eval --dump-judge`, src/eval/judgeDump.ts) into --out.
+ *
+ *   node --import tsx tools/judge/collect.ts --data ../shared/data --out <dir> [--cache <dir>]
+ *        [--only squad,nq] [--sample 600] [--seed 1]
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { detectSchema } from '../../src/eval/datasets/detect';
+import { readJsonLines } from '../../src/eval/datasets/jsonl';
+import { runEval, type EvalOptions } from '../../src/eval/harness';
+import type { SchemaName } from '../../src/eval/datasets/types';
+
+const repo = resolve(__dirname, '../..');
+
+/** The configuration an ask runs by default (README, "Results on the development data"). */
+const COMPRESSOR = 'canopy:items=0.3,whole=600,min=4,glimpse=1';
+const NODE_SCORE = { dense: 1, lexical: 0.5, model: 'coverage' as const };
+
+/** Schemas the reader trains on: questions with answers or gold evidence (SciFact's claims are no questions; annotations are the user's). */
+const TRAINED: ReadonlySet<SchemaName> = new Set(['hotpotqa', '2wikimultihopqa', 'musique', 'squad', 'nq', 'tatqa', 'fetaqa', 'financebench']);
+
+export interface FoundSet {
+  schema: SchemaName;
+  file: string;
+}
+
+/** Questions files under `dir`, one folder down, by the schema of their first record. */
+export function findQuestionFiles(dir: string): FoundSet[] {
+  const out: FoundSet[] = [];
+  for (const sub of readdirSync(dir).sort()) {
+    const folder = join(dir, sub);
+    if (!statSync(folder).isDirectory()) continue;
+    for (const name of readdirSync(folder).sort()) {
+      if (!name.endsWith('.jsonl')) continue;
+      const file = join(folder, name);
+      let first: unknown;
+      try {
+        first = readJsonLines(file)[0]?.value;
+      } catch {
+        continue;
+      }
+      const d = detectSchema(first);
+      if ('schema' in d && TRAINED.has(d.schema)) out.push({ schema: d.schema, file });
+    }
+  }
+  // TAT-QA ships a dev file and part of a gold test set in one schema: both count (they are development data here).
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string' },
+      out: { type: 'string' },
+      cache: { type: 'string' },
+      only: { type: 'string' },
+      sample: { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  if (!values.data || !values.out) throw new Error('usage: collect.ts --data <dir> --out <dir> [--cache <dir>] [--only schemas] [--sample n] [--seed n]');
+  const data = resolve(values.data);
+  const out = resolve(values.out);
+  const cacheDir = resolve(values.cache ?? process.env.CANOPY_EVAL_CACHE ?? join(homedir(), '.cache', 'canopy-eval'));
+  const only = values.only ? new Set(values.only.split(',')) : undefined;
+  const sample = values.sample ? Number(values.sample) : 600;
+  const seed = values.seed ? Number(values.seed) : 1;
+  const sets = findQuestionFiles(data).filter((s) => !only || only.has(s.schema));
+  for (const set of sets) {
+    const name = `${set.schema}-${set.file.slice(data.length + 1).replace(/[/\\]/g, '_').replace(/\.jsonl$/, '')}`;
+    const dump = join(out, `${name}.jsonl`);
+    const financebench = set.schema === 'financebench';
+    const pool = !financebench && !['tatqa', 'fetaqa'].includes(set.schema);
+    const options: EvalOptions = {
+      file: set.file,
+      mode: pool ? 'pool' : 'given',
+      topK: 10,
+      rounds: 3,
+      branching: 2,
+      compressor: [COMPRESSOR],
+      critic: pool ? 'rule' : 'none',
+      lookAhead: true,
+      retrieval: 'hybrid',
+      encoder: { kind: 'builtin' },
+      builtinModelDir: join(repo, 'models', 'use-lite'),
+      nodeScore: NODE_SCORE,
+      sample,
+      dumpJudge: dump,
+      seed,
+      resamples: 10,
+      sweep: false,
+      cacheDir,
+      peerChunkSize: 64,
+      documentComparison: financebench,
+      onProgress: (m) => process.stderr.write(`${name}: ${m}\n`),
+    };
+    const started = Date.now();
+    await runEval(options);
+    process.stderr.write(`${name}: wrote ${dump} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+  if (sets.length === 0) process.stderr.write(`no questions files found under ${data}\n`);
+  else if (!existsSync(out)) process.stderr.write(`nothing written to ${out}\n`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
