@@ -88,6 +88,11 @@ export function criticModelSetting(off: boolean | undefined): { criticModel?: bo
   return off ? { criticModel: false } : {};
 }
 
+/** `--no-profiles`: every document read as fitting no document profile (canopy.profiles.enabled off). */
+export function profilesSetting(off: boolean | undefined): { profilesEnabled?: boolean } {
+  return off ? { profilesEnabled: false } : {};
+}
+
 /** The encoder of the CLI: `CANOPY_ENCODER_FOLDER` (a Hugging Face ONNX folder), else the built-in model. */
 export function cliEncoder(io: CliIO): EncoderConfig {
   const modelFolder = io.env.CANOPY_ENCODER_FOLDER;

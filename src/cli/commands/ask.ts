@@ -11,7 +11,7 @@ import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
 import { llmFromEnv } from '../llm';
-import { cliServices, criticModelSetting, lookAheadSetting, requireFolder, storeSetting } from '../runtime';
+import { cliServices, criticModelSetting, lookAheadSetting, profilesSetting, requireFolder, storeSetting } from '../runtime';
 import { compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { exportFlagOptions, exportFlagsHelp, exporterFromFlags } from '../traceExportFlags';
 
@@ -34,6 +34,9 @@ Options:
   --no-critic-model      the rule critic's verdict alone: without it (canopy.critic.model, the default)
                          the critic model ends the rounds where the rule would ask again but the kept
                          evidence very likely holds the answer
+  --no-profiles          read every document as fitting no document profile (canopy.profiles.enabled;
+                         the filings profile's statement rows, line items and periods apply to
+                         filings only by default)
   --llm                  use the OpenAI-compatible endpoint in CANOPY_LLM_BASE_URL / CANOPY_LLM_MODEL
                          (key: CANOPY_LLM_API_KEY or OPENAI_API_KEY) for the critic and the reader;
                          each falls back to its no-LLM twin when a call fails
@@ -85,6 +88,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
       'look-ahead': { type: 'boolean' },
       'no-look-ahead': { type: 'boolean' },
       'no-critic-model': { type: 'boolean' },
+      'no-profiles': { type: 'boolean' },
       compressor: { type: 'string' },
       controller: { type: 'string' },
       'controller-min-pages': { type: 'string' },
@@ -133,6 +137,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
     ...(values.topics ? { topicsEnabled: true } : {}),
     ...lookAheadSetting(values['look-ahead'], values['no-look-ahead']),
     ...criticModelSetting(values['no-critic-model']),
+    ...profilesSetting(values['no-profiles']),
     ...(values.fusion !== undefined ? { retrievalFusion: values.fusion } : {}),
     ...canopyFlags.settings,
     ...storeSetting(values.store, io),

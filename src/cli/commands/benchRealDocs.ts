@@ -13,7 +13,7 @@ import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCo
 import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
 import { compressorFlagArgs, compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { type CliIO, UsageError } from '../io';
-import { lookAheadSetting, packageRoot } from '../runtime';
+import { criticModelSetting, lookAheadSetting, packageRoot, profilesSetting } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';
 
 export const benchRealDocsHelp = `Usage: canopy bench realdocs --data <dir> [options]
@@ -42,6 +42,8 @@ Options:
   --no-demo                skip "npm run demo"'s question
   --look-ahead             the rule critic's look-ahead in every ask (the default);
   --no-look-ahead          every ask without it (canopy ask --no-look-ahead)
+  --no-critic-model        every ask with the rule critic's verdict alone (canopy ask --no-critic-model)
+  --no-profiles            every ask reading documents as fitting no profile (canopy ask --no-profiles)
   CANOPY in every ask (as canopy ask's flags and the canopy.compressor.* settings):
 ${compressorFlagsHelp}
   --out <file>             write the JSON report (per-question rows) here
@@ -91,6 +93,8 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       'no-demo': { type: 'boolean' },
       'look-ahead': { type: 'boolean' },
       'no-look-ahead': { type: 'boolean' },
+      'no-critic-model': { type: 'boolean' },
+      'no-profiles': { type: 'boolean' },
       out: { type: 'string' },
       markdown: { type: 'string' },
       compare: { type: 'string' },
@@ -138,7 +142,11 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       warm: values['no-warm'] !== true,
       cliAsk: values['no-cli-ask'] !== true,
       demo: values['no-demo'] !== true,
-      ask: { settings: canopy.settings, cliArgs: compressorFlagArgs(canopy), ...(canopy.nodeScore ? { nodeScore: canopy.nodeScore } : {}) },
+      ask: {
+        settings: { ...canopy.settings, ...criticModelSetting(values['no-critic-model']), ...profilesSetting(values['no-profiles']) },
+        cliArgs: [...compressorFlagArgs(canopy), ...(values['no-critic-model'] ? ['--no-critic-model'] : []), ...(values['no-profiles'] ? ['--no-profiles'] : [])],
+        ...(canopy.nodeScore ? { nodeScore: canopy.nodeScore } : {}),
+      },
       lookAhead: lookAheadSetting(values['look-ahead'], values['no-look-ahead']).criticLookAhead ?? true,
       command: ['canopy bench realdocs', ...args].join(' '),
       log: (l) => io.err(l),

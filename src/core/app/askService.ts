@@ -138,6 +138,7 @@ export class AskService {
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
       ...(nodeScore ? { nodeScore } : {}),
+      ...(s.profilesEnabled ? {} : { profiles: false }),
     };
     const llm = request.llm;
     const critic = this.critic(request, llm, s);

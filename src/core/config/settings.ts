@@ -35,6 +35,12 @@ export interface CanopySettings {
    * question in another language is judged by the model alone. Off: the rule critic's verdict.
    */
   criticModel: boolean;
+  /**
+   * Document profiles (profiles/profiles.ts): knowledge of one kind of document — the filings
+   * profile's statement rows, line-item names, reporting periods — applied to the documents that
+   * fit it. Off: every document is read as fitting none (to measure what a profile adds).
+   */
+  profilesEnabled: boolean;
   readerTokenCap: number;
   autoIndex: boolean;
   /** A Hugging Face-style ONNX folder (model.onnx + tokenizer.json); empty = the built-in encoder. */
@@ -106,6 +112,7 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   maxRounds: 'canopy.maxRounds',
   criticLookAhead: 'canopy.critic.lookAhead',
   criticModel: 'canopy.critic.model',
+  profilesEnabled: 'canopy.profiles.enabled',
   readerTokenCap: 'canopy.readerTokenCap',
   autoIndex: 'canopy.autoIndex',
   encoderModelFolder: 'canopy.encoder.modelFolder',
@@ -149,6 +156,7 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   maxRounds: 3,
   criticLookAhead: true,
   criticModel: true,
+  profilesEnabled: true,
   readerTokenCap: 16000,
   autoIndex: true,
   encoderModelFolder: '',
@@ -204,6 +212,7 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     autoIndex: typeof partial.autoIndex === 'boolean' ? partial.autoIndex : d.autoIndex,
     criticLookAhead: typeof partial.criticLookAhead === 'boolean' ? partial.criticLookAhead : d.criticLookAhead,
     criticModel: typeof partial.criticModel === 'boolean' ? partial.criticModel : d.criticModel,
+    profilesEnabled: typeof partial.profilesEnabled === 'boolean' ? partial.profilesEnabled : d.profilesEnabled,
     encoderModelFolder: typeof partial.encoderModelFolder === 'string' ? partial.encoderModelFolder : d.encoderModelFolder,
     llmProvider: providers.includes(partial.llmProvider as LlmProviderName) ? (partial.llmProvider as LlmProviderName) : d.llmProvider,
     llmBaseUrl: typeof partial.llmBaseUrl === 'string' && partial.llmBaseUrl.trim() !== '' ? partial.llmBaseUrl.trim() : d.llmBaseUrl,

@@ -15,6 +15,8 @@ import { systemClock, type Clock } from '../ports';
 import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import type { Reader } from '../read/reader';
 import type { Retriever } from '../retrieve/retriever';
+import { languageRecord, readQuestion } from '../judge/questionReading';
+import type { Item } from '../../contracts/region';
 import type { Tracer } from '../trace/tracer';
 import { TRACE_SCHEMA, TRACE_SCHEMA_VERSION, type AskTrace, type CompressorSetting, type TraceRouting, type TraceSettings } from '../../contracts/trace';
 import { controllerRefineStage, controllerSettingsRecord, resolveAskController, type AskControllerOptions } from './controllerStage';
@@ -64,6 +66,8 @@ export interface AskOptions {
   pageImages?: boolean;
   /** Node score weights (compress/hybridScore.ts); the dense cosine alone when absent. */
   nodeScore?: NodeScoreWeights;
+  /** The document profiles (profiles/profiles.ts) on: off, every document is read as fitting none (for measuring them). Default on. */
+  profiles?: boolean;
 }
 
 export async function ask(question: string, options: AskOptions, deps: AskDeps, signal?: AbortSignal): Promise<AskTrace> {
@@ -73,17 +77,21 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
   deps.tracer?.emit('ask/route', { ...routing });
   const controller = deps.loadDocument ? resolveAskController(options.controller) : undefined;
 
+  // With the profiles off, every item and document is read as fitting none.
+  const plain = options.profiles === false;
+  const retriever = plain ? withoutProfiles(deps.retriever) : deps.retriever;
+  const loadDocument = plain && deps.loadDocument ? async (file: string) => { const d = await deps.loadDocument!(file); return { ...d, items: d.items.map(stripProfiles) }; } : deps.loadDocument;
   const result = await runRounds(
     { question, topK: options.topK, maxRounds: options.maxRounds, compressor: options.compressor, readerTokenCap: options.readerTokenCap, routing },
     {
-      source: retrievalSource(deps.retriever, question),
+      source: retrievalSource(retriever, question),
       scorer: encoderScorer({ ...deps, question, ...(options.nodeScore ? { weights: options.nodeScore } : {}) }),
       ...(deps.critic ? { critic: roundCritic(deps.critic) } : {}),
       ...(controller
         ? {
             // Long PDFs: the controller's evidence subgraph replaces CANOPY's kept regions of the file's fresh items.
             refine: controllerRefineStage(controller, {
-              loadDocument: deps.loadDocument!,
+              loadDocument: loadDocument!,
               embedQuery: deps.embedQuery,
               embedTexts: deps.embedTexts,
               tokens: deps.tokens,
@@ -153,5 +161,22 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
     stop: result.stop,
     ...traceOutcome(read.readerInput, read.uncompressed, read.answer, result.items),
     ms: clock.now() - started,
+    language: languageRecord(readQuestion(question)),
   };
+}
+
+function stripProfiles(item: Item): Item {
+  return item.traits?.profiles?.length ? { ...item, traits: { ...item.traits, profiles: [] } } : item;
+}
+
+/** A retriever whose items fit no document profile (AskOptions.profiles off). */
+function withoutProfiles(retriever: Retriever): Retriever {
+  const wrapped: Retriever = {
+    async retrieve(query, k, options) {
+      const r = await retriever.retrieve(query, k, options);
+      return { ...r, items: r.items.map((x) => ({ ...x, item: stripProfiles(x.item) })) };
+    },
+  };
+  if (retriever.titled) wrapped.titled = (names, modalities) => retriever.titled!(names, modalities);
+  return wrapped;
 }

@@ -12,7 +12,7 @@ import type { ImageRequest, ReaderImage } from '../read/pageImages';
 import { buildReaderInput, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
 import type { RetrieveOptions, Retriever } from '../retrieve/retriever';
 import { questionSourceNames } from '../text/sources';
-import { sourcePreference } from '../profiles/filings/sourcePeriods';
+import { sourcePreference } from '../text/sourcePeriods';
 import type { Tracer } from '../trace/tracer';
 import type { Item } from '../../contracts/region';
 import type { CandidateSource, NodeScorer, ScoredItem } from './rounds';
@@ -23,7 +23,7 @@ export const NAMED_SOURCE_RESERVE = 4;
 /**
  * The files a question names, as a retrieval preference: names of three or more characters, or
  * with a digit ("3M"), found in a file's name ("AMCOR's" → AMCOR_2023_10K.pdf; "Tesla" →
- * Nikola_Tesla.md), the filing of the period it names first (profiles/filings/sourcePeriods.ts `sourcePreference`).
+ * Nikola_Tesla.md), the filing of the period it names first (text/sourcePeriods.ts `sourcePreference`).
  * Undefined when it names none.
  */
 export function namedFiles(question: string): RetrieveOptions['named'] {

@@ -36,7 +36,7 @@ import { leavesOf } from '../compress/baselines';
 import type { KeptRegion } from '../critic/critic';
 import { asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, FORWARD, superlativeKind } from '../profiles/filings/cues';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from '../profiles/filings/rows';
-import { sourcePreference } from '../profiles/filings/sourcePeriods';
+import { sourcePreference } from '../text/sourcePeriods';
 import { filingTerms } from '../profiles/filings/terms';
 import { fits } from '../profiles/profiles';
 import type { QuestionPart } from '../text/question';

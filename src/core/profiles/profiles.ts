@@ -8,9 +8,10 @@
  * Profiles (docs/architecture.md, "Document profiles", lists them with their on/off figures):
  *  - `filing`: a securities filing (an annual or quarterly report, a current report) — its cover
  *    page names the securities regulator and the form. Its features: statement rows read as line
- *    items of the asked period (profiles/filings/rows.ts), periods in file names
- *    (profiles/filings/sourcePeriods.ts), line items' other names, expectation and
- *    company-description sentences (profiles/filings/cues.ts).
+ *    items of the asked period (profiles/filings/rows.ts), line items' other names
+ *    (profiles/filings/terms.ts), expectation and company-description sentences
+ *    (profiles/filings/cues.ts), the filing of the period the question names
+ *    (text/sourcePeriods.ts, as a reader feature).
  */
 import { detectLanguage } from '../text/language';
 import { isFilingCover } from './filings/detect';

@@ -5,7 +5,7 @@
  * word, possessives dropped, letters and digits only; period labels ("Q2", "FY2023") name no
  * source. The reader prefers the named source's evidence; the controller stage opens the
  * statement pages of the named filings only (engine/controllerStage.ts). Which period a file's
- * name carries is the filings profile's reading (profiles/filings/sourcePeriods.ts).
+ * name carries is read in text/sourcePeriods.ts.
  */
 import { analyzeQuestion, questionFocus, type QuestionAnalysis } from './question';
 

@@ -1,9 +1,11 @@
 /**
- * The filings profile's reading of file names (profiles/): a filing's name carries its period
- * ("BESTBUY_2024Q2_10Q.pdf", "AMCOR_2023_10K.pdf"), and a question that names a company and a
- * fiscal period prefers that company's filing of that period. Applies to files the profile fits.
+ * Periods in file names: reports are named by their period ("annual-report-2023.pdf",
+ * "BESTBUY_2024Q2_10Q.pdf"), and a question that names a company and a fiscal period ("… in Q2 of
+ * FY2024") prefers that source's file of that period. A general reading of file names, used by
+ * retrieval's named-source reserve for every corpus (engine/live.ts); the reader weighs it as a
+ * feature only for filings (judge/readerFeatures.ts `filing_source_period`).
  */
-import { namesSource, questionSourceNames } from '../../text/sources';
+import { namesSource, questionSourceNames } from './sources';
 
 /**
  * Years (1990–2099) and a quarter a text names: in a question "Q2", "Q2'2023", "Q22023"; in a
