@@ -78,6 +78,8 @@ export class TraceModel {
       if (kept.has(node.id)) status = 'kept';
       else if (inherited) status = inherited;
       else if (node.decision === 'dropped-sibling' || node.decision === 'dropped-by-baseline' || node.decision === 'dropped-by-controller') status = 'dropped';
+      // The root of an item the rank gate dropped that keeps a glimpse: dropped, its glimpse kept apart.
+      else if (depth === 0 && node.decision === 'descend' && node.rule === 'glimpse') status = 'dropped';
       // A region of an item the rank gate dropped (its glimpse kept apart): inside a dropped region.
       else if (node.decision === 'not-visited' && node.rule === 'ancestor-dropped') status = 'inside-dropped';
       else if (node.decision === 'descend') status = 'descended';
@@ -118,6 +120,42 @@ export class TraceModel {
   /** The entry that compressed an item (its first tree in the trace). */
   entryOfItem(itemId: string): ItemEntry | undefined {
     return this.items.find((e) => e.item.itemId === itemId);
+  }
+
+  /**
+   * The elements of the MAGE controller's run over a region's file that stand for the region: the
+   * graph nodes of the region and of the regions inside it, else of the nearest region holding it,
+   * else its pages. `run` indexes `controllers`.
+   */
+  controllerNodesFor(nodeId: string): { run: number; nodes: string[] } | undefined {
+    const ref = this.nodes.get(nodeId);
+    if (!ref) return undefined;
+    const run = this.controllers.findIndex((c) => c.controller.file === ref.entry.item.file);
+    if (run < 0) return undefined;
+    const graph = this.controllers[run]!.controller.subgraph.nodes;
+    const byRegion = new Map<string, string[]>();
+    for (const g of graph) if (g.regionId) byRegion.set(g.regionId, [...(byRegion.get(g.regionId) ?? []), g.id]);
+    const found: string[] = [];
+    const stack: TraceNode[] = [ref.node];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      found.push(...(byRegion.get(x.id) ?? []));
+      stack.push(...x.children);
+    }
+    if (found.length === 0) {
+      for (const a of this.ancestors(nodeId).reverse()) {
+        const hit = byRegion.get(a.id);
+        if (hit) {
+          found.push(...hit);
+          break;
+        }
+      }
+    }
+    if (found.length === 0) {
+      const a = ref.node.anchor;
+      if (a.page !== undefined) for (const g of graph) if (g.type === 'page' && g.page >= a.page && g.page <= (a.pageEnd ?? a.page)) found.push(g.id);
+    }
+    return found.length > 0 ? { run, nodes: [...new Set(found)] } : undefined;
   }
 
   /** Files whose regions carry PDF pages, in the order the trace found them. */
@@ -177,6 +215,48 @@ export class TraceModel {
 /** The text a node shows: leaves their text, inner nodes their preview (table rows with their header). */
 export function nodeText(n: TraceNode): string {
   return n.text ?? n.preview ?? '';
+}
+
+/** Most characters of a region's whole text the details pane shows (a whole PDF's root holds them all). */
+export const WHOLE_TEXT_MAX = 50_000;
+
+/**
+ * A region's whole text: a leaf's own text, an inner region's leaves in document order (its
+ * `preview` is only their first 160 characters), table rows with their header; cut at `max`.
+ */
+export function wholeText(n: TraceNode, max = WHOLE_TEXT_MAX): { text: string; cut: number } {
+  if (n.children.length === 0) {
+    const t = n.header ? `${n.header}\n${nodeText(n)}` : nodeText(n);
+    return t.length > max ? { text: t.slice(0, max), cut: t.length - max } : { text: t, cut: 0 };
+  }
+  const parts: string[] = [];
+  let length = 0;
+  let cut = 0;
+  const stack: TraceNode[] = [n];
+  let lastHeader: string | undefined;
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (x.children.length > 0) {
+      for (let i = x.children.length - 1; i >= 0; i--) stack.push(x.children[i]!);
+      continue;
+    }
+    let t = nodeText(x);
+    // A table's header once, before its first row.
+    if (x.header && x.header !== lastHeader) t = `${x.header}\n${t}`;
+    lastHeader = x.header;
+    if (length >= max) {
+      cut += t.length;
+      continue;
+    }
+    const room = max - length;
+    if (t.length > room) {
+      cut += t.length - room;
+      t = t.slice(0, room);
+    }
+    parts.push(t);
+    length += t.length + 1;
+  }
+  return { text: parts.join('\n'), cut };
 }
 
 /** A key naming a region by where it lies, so regions of two traces can be matched even when ids differ (another B). */
