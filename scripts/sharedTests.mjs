@@ -73,6 +73,7 @@ export const sharedProcessFiles = [
   'test/unit/train/scoringFit.test.ts',
   'test/unit/train/trainer.test.ts',
   'test/unit/webview/decision.test.ts',
+  'test/unit/webview/model.test.ts',
   'test/unit/webview/text.test.ts',
   // Heavier, still self-contained: the CLI run in-process through main(args, io) with its own
   // io, env and cwd; servers on port 0 that the file closes; the built-in model checked once.

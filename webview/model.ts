@@ -98,6 +98,91 @@ export class TraceModel {
     this.nodeCount += entry.nodeCount;
   }
 
+  private headers: Map<string, Set<string>> | undefined;
+
+  /**
+   * Running headers and footers of each PDF file of the trace: the first or last line of a page
+   * that recurs on at least three of the file's pages (or on every page of a two-page part), e.g.
+   * "Table of Contents" or "FORM 10-K" on every page of a filing. Labels and titles skip them.
+   */
+  runningHeaders(file: string): ReadonlySet<string> {
+    if (!this.headers) {
+      const counts = new Map<string, Map<string, Set<number>>>();
+      const pagesOf = new Map<string, Set<number>>();
+      for (const e of this.items) {
+        const stack: TraceNode[] = [e.tree];
+        while (stack.length > 0) {
+          const n = stack.pop()!;
+          if (n.kind === 'page' && n.anchor.page !== undefined) {
+            const page = n.anchor.page;
+            const pages = pagesOf.get(e.item.file) ?? new Set<number>();
+            pages.add(page);
+            pagesOf.set(e.item.file, pages);
+            for (const edge of [firstLeaf(n), lastLeaf(n)]) {
+              const key = normalise(nodeText(edge));
+              if (key.length === 0 || key.length > 120) continue;
+              const byText = counts.get(e.item.file) ?? new Map<string, Set<number>>();
+              byText.set(key, (byText.get(key) ?? new Set<number>()).add(page));
+              counts.set(e.item.file, byText);
+            }
+            continue;
+          }
+          stack.push(...n.children);
+        }
+      }
+      this.headers = new Map();
+      for (const [f, byText] of counts) {
+        const pages = pagesOf.get(f)!.size;
+        const found = new Set<string>();
+        for (const [text, on] of byText) if (on.size >= 3 || (pages === 2 && on.size === 2)) found.add(text);
+        this.headers.set(f, found);
+      }
+    }
+    return this.headers.get(file) ?? new Set();
+  }
+
+  /** A node's label text: its text, without a running header it starts with. */
+  labelText(ref: NodeRef): string {
+    const text = nodeText(ref.node);
+    if (ref.node.anchor.page === undefined) return text;
+    const headers = this.runningHeaders(ref.entry.item.file);
+    if (headers.size === 0) return text;
+    let out = text.trimStart();
+    for (let again = true; again; ) {
+      again = false;
+      for (const h of headers) {
+        if (normalise(out.slice(0, h.length + 8)).startsWith(h) && out.length > h.length) {
+          out = out.replace(/\s+/g, ' ').trimStart().slice(h.length).trimStart();
+          again = true;
+        }
+      }
+    }
+    return out || text;
+  }
+
+  /**
+   * An item's title as a person tells items apart: a run of a long PDF's pages, titled by ingest
+   * "<document title> (p. 40–42)" like every other run of the file, gets the first heading inside
+   * it that is not a running header: "<document title> — <heading> (p. 40–42)".
+   */
+  displayTitle(entry: ItemEntry): string {
+    const m = /^(.*) \((pp?\. [\d–-]+)\)$/.exec(entry.item.title);
+    if (!m || entry.tree.anchor.page === undefined && !entry.tree.children.some((c) => c.kind === 'page')) return entry.item.title;
+    const headers = this.runningHeaders(entry.item.file);
+    const stack: TraceNode[] = [entry.tree];
+    let heading: string | undefined;
+    while (stack.length > 0 && heading === undefined) {
+      const n = stack.shift()!;
+      if (n.kind === 'heading') {
+        const t = nodeText(n).replace(/\s+/g, ' ').trim();
+        if (t && !headers.has(normalise(t)) && normalise(t) !== normalise(m[1]!)) heading = t;
+        continue;
+      }
+      stack.unshift(...n.children);
+    }
+    return heading ? `${m[1]} — ${heading} (${m[2]})` : entry.item.title;
+  }
+
   ref(nodeId: string): NodeRef | undefined {
     return this.nodes.get(nodeId);
   }
@@ -210,6 +295,20 @@ export class TraceModel {
     }
     return [...pages].sort((a, b) => a - b);
   }
+}
+
+function normalise(t: string): string {
+  return t.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function firstLeaf(n: TraceNode): TraceNode {
+  while (n.children.length > 0) n = n.children[0]!;
+  return n;
+}
+
+function lastLeaf(n: TraceNode): TraceNode {
+  while (n.children.length > 0) n = n.children[n.children.length - 1]!;
+  return n;
 }
 
 /** The text a node shows: leaves their text, inner nodes their preview (table rows with their header). */

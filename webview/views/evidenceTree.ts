@@ -289,9 +289,9 @@ export class EvidenceTreeView {
     const row = ce('vscode-tree-item', { 'data-node-id': node.id, class: `canopy-node status-${ref.status} outcome-${d.outcome}` }) as Row;
     const label = el('span', { class: 'canopy-node-label' }, el('span', { class: `canopy-dot outcome-${d.outcome}`, 'aria-hidden': 'true' }));
     if (isRoot) {
-      label.append(el('span', { class: 'canopy-round-tag' }, `R${entry.round}`), el('span', { class: 'canopy-item-title' }, plainLabel(entry.item.title)));
+      label.append(el('span', { class: 'canopy-round-tag' }, `R${entry.round}`), el('span', { class: 'canopy-item-title' }, plainLabel(model.displayTitle(entry))));
     } else {
-      label.append(el('span', { class: 'canopy-kind' }, node.kind), el('span', { class: 'canopy-node-text' }, clip(plainLabel(nodeText(node)), 120)));
+      label.append(el('span', { class: 'canopy-kind' }, node.kind), el('span', { class: 'canopy-node-text' }, clip(plainLabel(model.labelText(ref)), 120)));
     }
     let desc = `${fmtInt(node.tokens)} tok`;
     if (isRoot) {
@@ -445,7 +445,7 @@ export class EvidenceTreeView {
       ['Tokens', fmtInt(n.tokens)],
       ['Kind', `${n.kind} (${n.modality})`],
       ['Where', placeLabel(n.anchor)],
-      ['Item', `${plainLabel(ref.entry.item.title)} — round ${ref.entry.round}, rank ${ref.entry.item.rank + 1}`],
+      ['Item', `${plainLabel(model.displayTitle(ref.entry))} — round ${ref.entry.round}, rank ${ref.entry.item.rank + 1}`],
       ['Node id', n.id],
     ];
     const dl = el('dl', { class: 'canopy-props' });
@@ -493,7 +493,7 @@ export class EvidenceTreeView {
     if (whole.cut > 0) body.append(el('p', { class: 'canopy-muted' }, `… ${fmtInt(whole.cut)} more characters (open the source to read on)`));
     const close = button('×', () => this.element.classList.remove('canopy-has-detail'), { class: 'canopy-detail-close', 'aria-label': 'Close the region details', title: 'Close' });
     this.detail.replaceChildren(
-      el('div', { class: 'canopy-detail-head' }, el('h3', {}, `${n.kind}: ${clip(plainLabel(nodeText(n)), 80) || n.id}`), close),
+      el('div', { class: 'canopy-detail-head' }, el('h3', {}, `${n.kind}: ${clip(plainLabel(ref.depth === 0 ? model.displayTitle(ref.entry) : model.labelText(ref)), 80) || n.id}`), close),
       status,
       note ? el('p', { class: 'canopy-sibling-note', role: 'note' }, note) : '',
       dl,

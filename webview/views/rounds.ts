@@ -70,7 +70,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound): HTMLElement {
   const body = el('tbody');
   for (const it of r.retrieved) {
     const entry = ctx.model.entryOfItem(it.itemId);
-    const open = button(plainLabel(it.title), () => entry && ctx.selectNode(entry.tree.id), {
+    const open = button(plainLabel(entry ? ctx.model.displayTitle(entry) : it.title), () => entry && ctx.selectNode(entry.tree.id), {
       class: 'canopy-link canopy-item-link',
       title: `${it.file} — show its hierarchy`,
       'data-item': it.itemId,
