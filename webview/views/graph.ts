@@ -24,6 +24,8 @@ const states: ControllerNodeState[] = ['inactive', 'active', 'opened', 'pruned']
 const READABLE = 0.7;
 const MIN_SCALE = 0.1;
 const MAX_SCALE = 4;
+/** Fitting or centring never enlarges the drawing past this (a small graph stays at its size). */
+const FIT_MAX = 1.25;
 
 const safeClass = (s: string) => s.toLowerCase().replace(/[^a-z0-9-]/g, '-');
 
@@ -384,7 +386,7 @@ class RunView {
     if (r.width === 0 || r.height === 0) {
       this.view = { ...this.full };
     } else {
-      const s = Math.min(r.width / this.full.w, r.height / this.full.h);
+      const s = Math.min(FIT_MAX, r.width / this.full.w, r.height / this.full.h);
       this.view = this.boxAt(this.full.x + this.full.w / 2, this.full.y + this.full.h / 2, s);
     }
     this.apply();
@@ -422,7 +424,7 @@ class RunView {
     const r = this.viewport.getBoundingClientRect();
     if (r.width === 0) return;
     const fits = Math.min(r.width / (x1 - x0 + 40), r.height / (y1 - y0 + 40));
-    const s = scale ?? Math.max(Math.min(this.scale(), fits), Math.min(READABLE, fits));
+    const s = scale ?? Math.min(FIT_MAX, Math.max(Math.min(this.scale(), fits), Math.min(READABLE, fits)));
     this.view = this.boxAt((x0 + x1) / 2, (y0 + y1) / 2, s);
     this.apply();
   }
