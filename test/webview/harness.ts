@@ -256,6 +256,22 @@ export async function serveHost(page: Page, handlers: Partial<RequestHandlers>):
   return log;
 }
 
+/**
+ * Repaints an open page in another theme, as VS Code does when the user switches: every
+ * `--vscode-*` variable replaced on <html>, the body's theme class swapped.
+ */
+export async function applyTheme(page: Page, kind: ThemeKind): Promise<void> {
+  await page.evaluate(
+    ({ vars, cls, all }) => {
+      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
+      document.body.classList.remove(...all);
+      document.body.classList.add(cls);
+      document.body.dataset.vscodeThemeKind = cls;
+    },
+    { vars: themeVariables(kind), cls: themeBodyClass[kind], all: Object.values(themeBodyClass) },
+  );
+}
+
 /** An accessibility violation axe-core found, with where (selectors) and why (its first node's summary). */
 export interface AxeViolation {
   id: string;
