@@ -114,8 +114,9 @@ describe('inspector with real traces', () => {
       const cols = async (cls: string) => ((await row(page, keptId).locator(`:scope > .canopy-cols > .${cls}`).textContent()) ?? '').trim();
       assert.equal(await cols('canopy-col-score'), kept.score!.toFixed(3));
       if (kept.parentScore !== undefined) {
-        const d = kept.score! - kept.parentScore;
-        assert.equal(await cols('canopy-col-delta'), d > 0 ? `+${d.toFixed(3)}` : d.toFixed(3));
+        // Signed, and no sign on a difference that rounds to zero.
+        const d = Number((kept.score! - kept.parentScore).toFixed(3));
+        assert.equal(await cols('canopy-col-delta'), d === 0 ? '0.000' : d > 0 ? `+${d.toFixed(3)}` : d.toFixed(3));
       }
       assert.match(await cols('canopy-col-code'), kept.rule === 'glimpse' ? /^glimpse$/ : /^(kept|whole)$/);
       // A dropped node, when the trace has one, is styled as dropped.
