@@ -109,15 +109,24 @@ export function decisionOf(model: TraceModel, ref: NodeRef): Decision {
   return base({ code: 'unseen', outcome: 'unseen', stage: 'none', status: 'not visited: no stage decided on it' });
 }
 
+/** The kept regions' texts, folded for matching, once per trace (the critic card looks up several sentences per round). */
+const keptTexts = new WeakMap<TraceModel, Array<{ ref: NodeRef; text: string }>>();
+
 /** The node of a trace a sentence or a bridge names: the smallest kept region holding the text. */
 export function regionHolding(model: TraceModel, text: string, upToRound = Number.POSITIVE_INFINITY): NodeRef | undefined {
   const needle = text.replace(/\s+/g, ' ').trim().toLowerCase();
   if (needle.length < 3) return undefined;
+  let texts = keptTexts.get(model);
+  if (!texts) {
+    texts = [];
+    for (const ref of model.nodes.values()) {
+      if ((ref.status === 'kept' || ref.status === 'inside-kept') && ref.node.text !== undefined) texts.push({ ref, text: ref.node.text.replace(/\s+/g, ' ').toLowerCase() });
+    }
+    keptTexts.set(model, texts);
+  }
   let best: NodeRef | undefined;
-  for (const ref of model.nodes.values()) {
-    if (ref.entry.round > upToRound || (ref.status !== 'kept' && ref.status !== 'inside-kept')) continue;
-    const t = ref.node.text;
-    if (t === undefined || !t.replace(/\s+/g, ' ').toLowerCase().includes(needle)) continue;
+  for (const { ref, text: t } of texts) {
+    if (ref.entry.round > upToRound || !t.includes(needle)) continue;
     if (!best || t.length < (best.node.text?.length ?? Infinity)) best = ref;
   }
   return best;
