@@ -85,14 +85,15 @@ describe('the inspector explains its decisions at any width and in any theme', (
     });
   }
 
-  for (const width of [480, 1440]) {
-    test(`at ${width} px every tree row shows its score, difference and decision code, and a clicked row's details are on screen`, async () => {
-      for (const [name, trace] of [
-        ['demo', real.demo],
-        ['pdf', real.pdf],
-      ] as const) {
-        const { page } = await inspect(trace, { width, height: 900 });
-        try {
+  test('at 480 and 1440 px every tree row shows its score, difference and decision code, and a clicked row’s details are on screen', async () => {
+    for (const [name, trace] of [
+      ['demo', real.demo],
+      ['pdf', real.pdf],
+    ] as const) {
+      const { page } = await inspect(trace, { width: 480, height: 900 });
+      try {
+        for (const width of [480, 1440]) {
+          await page.setViewportSize({ width, height: 900 });
           const { rows, problems } = await rowProblems(page);
           const nodes = trace.rounds.flatMap((r) => r.retrieved.filter((i) => i.tree && !i.repeated)).length;
           assert.ok(rows >= nodes, `${rows} rows shown for ${nodes} items`);
@@ -120,12 +121,12 @@ describe('the inspector explains its decisions at any width and in any theme', (
           if (width < 700) assert.ok(seen.row.bottom <= seen.d.top + 1, `the clicked row stays above the details sheet: ${JSON.stringify(seen)}`);
           if (name === 'demo') await keepScreenshot(page, `evidence-${width}`);
           else await keepScreenshot(page, `evidence-pdf-${width}`);
-        } finally {
-          await page.close();
         }
+      } finally {
+        await page.close();
       }
-    });
-  }
+    }
+  });
 
   test('at 480 px every column of the Rounds tables scrolls into view, with its first row', async () => {
     const { page } = await inspect(real.rounds, { width: 480, height: 900 });
