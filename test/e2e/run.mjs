@@ -51,7 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../helpers/chromium.ts';
 import { activeTab, activeTabs, canopyLogFiles, editorSelection, findFiles, findInspectorFrame, freePort, pollUntil, sleep } from './workbench.mjs';
 
-/* global document -- the page.evaluate / $$eval callbacks below run in the browser */
+/* global document, window -- the page.evaluate / $$eval callbacks below run in the browser */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsDir = join(root, 'test-results', 'e2e');
