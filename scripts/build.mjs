@@ -22,6 +22,7 @@
 // that much when only tests changed.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
@@ -45,6 +46,17 @@ const cliToolsExternal = {
     build.onResolve({ filter: /^\.\/tools$/ }, (args) =>
       args.importer.endsWith('src/cli/main.ts') ? { path: './cliTools.js', external: true } : undefined,
     );
+  },
+};
+
+// The webview's Markdown parser (webview/text.ts) decodes named character references with the
+// package's plain table, not its browser build, which sets innerHTML on a detached element: the
+// inspector never hands document text to an HTML parser.
+const noDomEntityDecoder = {
+  name: 'no-dom-entity-decoder',
+  setup(build) {
+    // Node's resolution ('default' condition) names the plain build.
+    build.onResolve({ filter: /^decode-named-character-reference$/ }, (args) => ({ path: createRequire(args.importer).resolve(args.path) }));
   },
 };
 
@@ -108,6 +120,7 @@ const configs = [
     platform: 'browser',
     format: 'iife',
     loader: { '.css': 'css' },
+    plugins: [noDomEntityDecoder],
   },
   // pdf.js and its worker: minified always (they are large and not ours to debug), no maps;
   // their licence comments stay at the end of each file.

@@ -72,6 +72,9 @@ export const sharedProcessFiles = [
   'test/unit/train/run.test.ts',
   'test/unit/train/scoringFit.test.ts',
   'test/unit/train/trainer.test.ts',
+  'test/unit/webview/decision.test.ts',
+  'test/unit/webview/model.test.ts',
+  'test/unit/webview/text.test.ts',
   // Heavier, still self-contained: the CLI run in-process through main(args, io) with its own
   // io, env and cwd; servers on port 0 that the file closes; the built-in model checked once.
   'test/unit/annotate/goldCli.test.ts',
@@ -139,6 +142,7 @@ export const sharedProcessFiles = [
 // the browser.
 export const sharedBrowserFiles = [
   'test/webview/controllerPipeline.test.ts',
+  'test/webview/explain.test.ts',
   'test/webview/inspector.test.ts',
   'test/webview/topics.test.ts',
   'test/webview/traces.test.ts',

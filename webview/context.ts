@@ -39,6 +39,8 @@ export interface InspectorContext {
   openAnchor(anchor: Anchor, options?: { preserveFocus?: boolean }): void;
   showPdf(file: string, page: number, nodeId?: string): void;
   showTab(tab: TabId): void;
+  /** Shows the Graph tab filtered to the MAGE controller's elements and steps for a region. */
+  showControllerSteps(nodeId: string): void;
   request<M extends HostRequestMethod>(method: M, params: HostRequestMap[M]['params']): Promise<HostRequestMap[M]['result']>;
   /** Shows a non-fatal problem in the page (role=alert). */
   error(message: string): void;

@@ -49,6 +49,8 @@ export function fmtScore(v: number | undefined, digits = 3): string {
 export function fmtDelta(v: number, digits = 3): string {
   if (!Number.isFinite(v)) return '—';
   const s = v.toFixed(digits);
+  // A difference that rounds to nothing has no sign ("0.000", not "-0.000" or "+0.000").
+  if (Number(s) === 0) return (0).toFixed(digits);
   return v > 0 ? `+${s}` : s;
 }
 

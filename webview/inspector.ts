@@ -12,10 +12,13 @@ import type { WebviewClient } from '../src/protocol/rpc';
 import { type InspectorContext, type TabId, type TreeFilters, defaultFilters, tabs } from './context';
 import { button, ce, el, fmtInt } from './dom';
 import { TraceModel, placeLabel } from './model';
+import { plainText } from './text';
+import { stopReasonText } from './views/critic';
+import { renderJudgment } from './views/judgment';
 import { renderError } from './render';
 import { CompareView } from './views/compare';
 import { EvidenceTreeView } from './views/evidenceTree';
-import { renderGraph } from './views/graph';
+import { GraphView } from './views/graph';
 import { PdfView } from './views/pdf';
 import { renderReplay } from './views/replay';
 import { renderRounds } from './views/rounds';
@@ -52,6 +55,7 @@ export class Inspector {
   private evidence: EvidenceTreeView | undefined;
   private pdf: PdfView | undefined;
   private compare: CompareView | undefined;
+  private graph: GraphView | undefined;
   private tabsEl: (HTMLElement & { selectedIndex: number }) | undefined;
   private readonly panels = new Map<TabId, HTMLElement>();
   private readonly built = new Set<TabId>();
@@ -76,6 +80,7 @@ export class Inspector {
     this.evidence = undefined;
     this.pdf = undefined;
     this.compare = undefined;
+    this.graph = undefined;
     this.panels.clear();
     this.built.clear();
   }
@@ -135,6 +140,10 @@ export class Inspector {
         this.pdf?.show(file, page, nodeId);
       },
       showTab: (tab) => this.showTab(tab),
+      showControllerSteps: (nodeId) => {
+        this.showTab('graph');
+        this.graph?.focusRegion(nodeId);
+      },
       request: (method, params) => this.host.client.request(method, params),
       error: (message) => renderError(this.root, message),
       saveUi: () => this.saveUi(),
@@ -150,12 +159,34 @@ export class Inspector {
 
     const answer = el('section', { class: 'canopy-answer', 'aria-label': 'Answer' });
     const mode = trace.answer.mode === 'llm' ? `LLM reader${trace.answer.model ? ` (${trace.answer.model})` : ''}` : 'Extractive reader — no LLM configured';
-    answer.append(el('p', { class: 'canopy-mode' }, mode), el('p', { class: 'canopy-answer-text' }, trace.answer.text));
+    answer.append(el('p', { class: 'canopy-mode' }, mode));
+    // The question's language, when the English-only rules did not run for it: said where the answer is read.
+    const lang = trace.language;
+    if (lang && (!lang.englishRules || lang.note)) {
+      answer.append(
+        el(
+          'p',
+          { class: 'canopy-language-note', role: 'note' },
+          el('strong', {}, `Language: ${lang.question === 'und' ? 'undetermined' : lang.question}. `),
+          lang.englishRules ? '' : 'The English-only rules and features were switched off for this question. ',
+          lang.note ?? '',
+        ),
+      );
+    }
+    answer.append(el('p', { class: 'canopy-answer-text' }, plainText(trace.answer.text)));
     const chips = el('ul', { class: 'canopy-citations', 'aria-label': 'Citations' });
     for (const c of trace.answer.citations) {
       const chip = button(`[${c.marker}] ${citationLabel(c)}`, () => this.openCitation(c), { class: 'canopy-citation', title: c.text });
-      const show = button('Show region', () => ctx.selectNode(c.nodeId), { class: 'canopy-link canopy-citation-node', 'aria-label': `Show the region of citation ${c.marker} in the evidence tree` });
-      chips.append(el('li', {}, chip, model.ref(c.nodeId) ? show : null));
+      const show = button('Show region', () => ctx.selectNode(c.nodeId), { class: 'canopy-link canopy-citation-node', 'aria-label': `Show region of citation ${c.marker} in the evidence tree` });
+      const li = el('li', { 'data-marker': String(c.marker) }, chip);
+      if (c.stale) li.append(el('span', { class: 'canopy-stale', title: 'The file changed and no longer parses: this quote comes from its last good version' }, 'stale'));
+      if (model.ref(c.nodeId)) li.append(show);
+      if (c.context) li.append(el('span', { class: 'canopy-quote-context' }, c.context));
+      if (c.judgment) {
+        const why = el('details', { class: 'canopy-why-quote' }, el('summary', {}, `Why this quote (${c.judgment.probability.toFixed(2)})`), renderJudgment(c.judgment, 'Why this quote', 'the learned reader’s probability that this region answers the question'));
+        li.append(why);
+      }
+      chips.append(li);
     }
     answer.append(chips);
     for (const note of trace.answer.notes ?? []) answer.append(el('p', { class: 'canopy-note', role: 'note' }, note));
@@ -179,6 +210,7 @@ export class Inspector {
         el('strong', {}, 'Replay '),
         `of ${r.of}${changed.length ? ` with ${changed.join(', ')}` : ' with the recorded settings'}. ${r.notes.join('; ')}`,
       );
+      if (trace.stop.reason === 'replay-diverged') banner.append(el('p', { class: 'canopy-replay-diverged' }, `Stopped early: ${stopReasonText['replay-diverged']}.`));
       const original = this.previous;
       if (original && original.id === r.of) banner.append(' ', button('Compare with the original', () => this.compareWith(original), { class: 'canopy-link canopy-compare-original' }));
       parts.push(banner);
@@ -218,6 +250,7 @@ export class Inspector {
     const index = tabs.findIndex((t) => t.id === tab);
     if (this.tabsEl.selectedIndex !== index) this.tabsEl.selectedIndex = index;
     this.ensurePanel(tab);
+    if (tab === 'graph') requestAnimationFrame(() => this.graph?.shown());
     this.root.dataset.tab = tab;
     this.ui.tab = tab;
     this.saveUi();
@@ -237,7 +270,8 @@ export class Inspector {
         panel.append(renderRounds(ctx));
         return;
       case 'graph':
-        panel.append(renderGraph(ctx));
+        this.graph = new GraphView(ctx);
+        panel.append(this.graph.element);
         return;
       case 'topics':
         panel.append(renderTopics(ctx));

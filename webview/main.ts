@@ -9,7 +9,7 @@ import './elements';
 import { PROTOCOL_VERSION, PlaceholderView } from '../src/protocol/messages';
 import { connectToHost } from './host';
 import { Inspector, type UiState } from './inspector';
-import { renderError, renderPlaceholder } from './render';
+import { renderError, renderIndexing, renderPlaceholder } from './render';
 
 const root = document.getElementById('app');
 if (!root) throw new Error('#app is missing from the inspector page');
@@ -56,6 +56,9 @@ const host = connectToHost(
         return;
       case 'inspector/showTraining':
         inspector.showTraining(message.params.report);
+        return;
+      case 'inspector/indexing':
+        renderIndexing(root, message.params);
         return;
       default: {
         const unreachable: never = message;

@@ -21,5 +21,9 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 /** Progress of a long task: `done` of `total` units, with an optional message. */
 export interface ProgressSink {
-  report(progress: { done: number; total: number; message?: string }): void;
+  /**
+   * `done` of `total` files (or steps); `file`: the file being indexed; `part`: how far within it
+   * (a PDF's pages, the encoding of its sentences, rows and tables).
+   */
+  report(progress: { done: number; total: number; message?: string; file?: string; part?: { step: 'pages' | 'encoding'; done: number; total: number } }): void;
 }

@@ -110,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const view = (): PlaceholderView => {
     const base = { title: 'Canopy Evidence Inspector' };
+    if (session.isIndexing && !session.corpus) return { ...base, message: 'Indexing the workspace: its progress shows above. Questions asked meanwhile are answered when it is done.' };
     if (!session.corpus) return { ...base, message: 'The workspace has not been indexed yet. Run “Canopy: Index Workspace”, or ask a question to index it first.' };
     return { ...base, message: 'No question asked yet. Run “Canopy: Ask a Question”: the answer and the evidence kept or dropped for it appear here.', corpus: session.corpus };
   };
@@ -163,6 +164,8 @@ export function activate(context: vscode.ExtensionContext): void {
   // The session and the questions report what happened; the inspector and the views follow.
   const unsubscribes = [
     inspector.onDidChangeAnswer(followAnswer),
+    // Index runs show their progress in the inspector (files, pages), and their end repaints its placeholder.
+    ((sub) => () => sub.dispose())(session.onDidIndexProgress((p) => inspector.indexProgress(p))),
     questions.onEvent((e) => {
       inspector.onQuestion(e);
       if (e.type !== 'answered') return;

@@ -17,7 +17,10 @@
 import type { AskTrace } from '../contracts/trace';
 import type { Logger } from '../core/ports';
 import type { QuestionEvent } from './questions';
-import { PROTOCOL_VERSION, type HostNotificationMap, type NotificationMessage, type PlaceholderView, type TrainingReport, type WebviewNotificationMap } from '../protocol/messages';
+import { PROTOCOL_VERSION, type HostNotificationMap, type IndexingProgress, type NotificationMessage, type PlaceholderView, type TrainingReport, type WebviewNotificationMap } from '../protocol/messages';
+
+/** Progress of an index run reaches the webview at most this often (its start and end always). */
+export const INDEXING_INTERVAL_MS = 200;
 
 export type InspectorState =
   | { kind: 'placeholder' }
@@ -60,6 +63,8 @@ export interface InspectorControllerDeps {
   /** The placeholder view as it is now (the corpus summary changes with the index). */
   view(): PlaceholderView;
   logger: Logger;
+  /** The clock that paces progress notifications (default Date.now). */
+  now?: () => number;
 }
 
 export class InspectorController {
@@ -69,6 +74,9 @@ export class InspectorController {
   /** One-shot notifications made while the webview was not ready, sent after the state on ready. */
   private outbox: WebviewNotification[] = [];
   private readonly answerListeners = new Set<(trace: AskTrace | undefined) => void>();
+  /** The index run in progress, if any (painted over whatever the state shows). */
+  private indexing: IndexingProgress | undefined;
+  private indexingSentAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: InspectorControllerDeps) {}
 
@@ -129,9 +137,32 @@ export class InspectorController {
     const webview = this.webview;
     if (!webview) return;
     webview.ready = true;
-    const outbox = [notify('host/hello', { protocolVersion: PROTOCOL_VERSION, view: this.deps.view() }), ...this.paint(this.current, true), ...this.outbox];
+    const outbox = [
+      notify('host/hello', { protocolVersion: PROTOCOL_VERSION, view: this.deps.view() }),
+      ...this.paint(this.current, true),
+      ...this.outbox,
+      // An index run still going shows its progress in the reloaded webview too.
+      ...(this.indexing ? [notify('inspector/indexing', this.indexing)] : []),
+    ];
     this.outbox = [];
     for (const message of outbox) webview.post(message);
+  }
+
+  // ---- index runs (from the session's progress) ----
+
+  /**
+   * An index run's progress: posted at its start, its end and at most every INDEXING_INTERVAL_MS
+   * between (a PDF reports every page); a webview that loads meanwhile gets the latest. Its end
+   * repaints the placeholder, whose corpus summary it changed.
+   */
+  indexProgress(progress: IndexingProgress): void {
+    const now = (this.deps.now ?? Date.now)();
+    const edge = !this.indexing || !progress.running || progress.questionWaiting !== this.indexing.questionWaiting;
+    this.indexing = progress.running ? progress : undefined;
+    if (!edge && now - this.indexingSentAt < INDEXING_INTERVAL_MS) return;
+    this.indexingSentAt = now;
+    this.send(notify('inspector/indexing', progress), false);
+    if (!progress.running) this.viewChanged();
   }
 
   // ---- questions (from the session's events) ----

@@ -19,6 +19,7 @@ import { CancelledError, describeError } from '../core/errors';
 import { namedOnce, type IndexSummary } from '../core/index/indexer';
 import type { TrainRunReport } from '../core/train/run';
 import type { AskTrace } from '../contracts/trace';
+import type { IndexingProgress } from '../protocol/messages';
 import { readFilesExclude } from './config';
 
 export interface SessionDeps {
@@ -45,6 +46,12 @@ export class CanopySession implements vscode.Disposable {
   private readonly deletedEmitter = new vscode.EventEmitter<AskTrace>();
   /** Fires with a saved trace that was deleted. */
   readonly onDidDeleteTrace = this.deletedEmitter.event;
+  private readonly progressEmitter = new vscode.EventEmitter<IndexingProgress>();
+  /** Fires with an index run's progress (every report), and once more with `running: false` when it ends. */
+  readonly onDidIndexProgress = this.progressEmitter.event;
+  /** The latest progress of the run in flight, and how many questions wait for it. */
+  private progress: IndexingProgress | undefined;
+  private waiting = 0;
   lastSummary: IndexSummary | undefined;
   private readonly log: vscode.LogOutputChannel;
 
@@ -91,10 +98,11 @@ export class CanopySession implements vscode.Disposable {
               extraExclude: readFilesExclude(folder.uri),
               signal: abort.signal,
               progress: {
-                report: ({ done, total, message }) => {
+                report: ({ done, total, message, file, part }) => {
                   const pct = total > 0 ? (100 * done) / total : 0;
                   progress.report({ increment: pct - last, ...(message ? { message } : {}) });
                   last = pct;
+                  this.reportProgress({ running: true, files: { done, total }, ...(file ? { file } : {}), ...(part ? { part } : {}) });
                 },
               },
             });
@@ -118,10 +126,23 @@ export class CanopySession implements vscode.Disposable {
         throw err;
       }
     };
+    this.reportProgress({ running: true, files: { done: 0, total: 0 } });
     this.indexing = run().finally(() => {
       this.indexing = undefined;
+      const files = this.progress?.files ?? { done: 0, total: 0 };
+      this.reportProgress({ running: false, files: { done: files.total, total: files.total } });
     });
     return this.indexing;
+  }
+
+  /** Whether an index run is in flight. */
+  get isIndexing(): boolean {
+    return this.indexing !== undefined;
+  }
+
+  private reportProgress(p: IndexingProgress): void {
+    this.progress = p.running ? p : undefined;
+    this.progressEmitter.fire(this.waiting > 0 && p.running ? { ...p, questionWaiting: true } : p);
   }
 
   private async refreshIndexedFiles(): Promise<void> {
@@ -146,8 +167,20 @@ export class CanopySession implements vscode.Disposable {
     }
   }
 
-  /** Makes sure there is an index to ask: the existing one, else a first run. */
+  /**
+   * Makes sure there is an index to ask: a run in flight is waited for (the inspector shows its
+   * progress and that a question waits), else the existing index, else a first run.
+   */
   async ensureIndex(): Promise<void> {
+    if (this.indexing) {
+      this.waiting++;
+      if (this.progress) this.reportProgress(this.progress);
+      try {
+        await this.indexing;
+      } finally {
+        this.waiting--;
+      }
+    }
     if (!(await this.loadExisting())) await this.index();
   }
 
@@ -217,6 +250,7 @@ export class CanopySession implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.progressEmitter.dispose();
     this.historyEmitter.dispose();
     this.deletedEmitter.dispose();
     this.reindex?.dispose();

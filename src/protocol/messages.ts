@@ -27,8 +27,9 @@ import { bool, count, int, list, orderedBox, share, shortStr, str } from '../con
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
  * 3: `gold/mark` (mark a node of the shown trace, or a box on its PDF page, as gold evidence).
  * 4: `inspector/showTraining` (the node-adapter checkpoints' before/after report).
+ * 5: `inspector/indexing` (an index run's progress while it runs).
  */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Errors cross the wire as plain data. */
 export const WireError = z.strictObject({ code: str, message: str });
@@ -135,6 +136,20 @@ export const TrainingReport = z.object({
 });
 export type TrainingReport = z.output<typeof TrainingReport>;
 
+/**
+ * An index run's progress: `files` done of the total, the file being read and, within it, how far
+ * (a PDF's pages, or the encoding of its sentences, rows and tables); `running: false` once it ends.
+ */
+export const IndexingProgress = z.strictObject({
+  running: bool,
+  files: z.strictObject({ done: count, total: count }),
+  file: z.optional(str),
+  part: z.optional(z.strictObject({ step: z.enum(['pages', 'encoding']), done: count, total: count })),
+  /** Whether a question waits for this run to finish before it is answered. */
+  questionWaiting: z.optional(bool),
+});
+export type IndexingProgress = z.output<typeof IndexingProgress>;
+
 /** Most bytes of a PDF the host sends to the webview (base64 makes the message a third larger). */
 export const MAX_PDF_BYTES = 64 * 1024 * 1024;
 
@@ -203,6 +218,8 @@ export const webviewNotifications = {
   'inspector/compare': z.strictObject({ base: AskTrace, other: AskTrace }),
   /** Show the node-adapter training report (after "Train Node Adapter", or "Show Training Report"). */
   'inspector/showTraining': z.strictObject({ report: TrainingReport }),
+  /** An index run's progress (throttled), and its end; shown over whatever the panel shows. */
+  'inspector/indexing': IndexingProgress,
 } as const;
 
 export type HostRequestMap = {

@@ -27,7 +27,10 @@
 //      through vscode.lm.invokeTool (after the confirmation VS Code asks for);
 //  12. every answer (the Ask command, the tools, @canopy, the MCP server) was exported as
 //      OpenInference spans to canopy.export.file;
-//  13. a setting changed in .vscode/settings.json applies to the next question, without a reload.
+//  13. a setting changed in .vscode/settings.json applies to the next question, without a reload;
+//  14. with the inspector in the first group, a citation opens its source beside it, and there (about
+//      500 px wide) a clicked row's details, its score, difference and decision, and every column
+//      of the Rounds table can still be read.
 // Checks 9–11 run through test/e2e/probe, a test-only extension installed beside Canopy that uses
 // only the public VS Code API and writes what it saw to JSON files under the temp folder.
 // With CANOPY_E2E_STORE=pglite (`npm run test:e2e:postgres`) the index lives in a Postgres store
@@ -48,7 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../helpers/chromium.ts';
 import { activeTab, activeTabs, canopyLogFiles, editorSelection, findFiles, findInspectorFrame, freePort, pollUntil, sleep } from './workbench.mjs';
 
-/* global document -- the page.evaluate / $$eval callbacks below run in the browser */
+/* global document, window -- the page.evaluate / $$eval callbacks below run in the browser */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const resultsDir = join(root, 'test-results', 'e2e');
@@ -936,6 +939,66 @@ async function main() {
     if (!still) throw new Error('the inspector webview was unloaded when the source opened');
     const state = await still.$eval('main#app', (app) => app.dataset.state);
     expectEqual(state, 'trace', 'the inspector still shows the answer');
+  });
+
+  await check('beside the source, the inspector still shows a clicked row\'s details, its score, difference and decision, and every Rounds column', async () => {
+    let frame = await inspectorFrame(page);
+    const width = await frame.evaluate(() => window.innerWidth);
+    say(`the inspector beside the source is ${width} px wide`);
+    if (width > 900) throw new Error(`the inspector is not beside the source (${width} px wide)`);
+    await frame.locator('vscode-tab-header[data-tab="evidence"]').click();
+    const id = await frame.$eval('vscode-tree-item.status-kept', (e) => e.dataset.nodeId);
+    const sel = `vscode-tree-item[data-node-id="${id.replace(/["\\]/g, '\\$&')}"]`;
+    await frame.locator(`${sel} > .canopy-node-label`).click();
+    // The click opens the region's source beside the panel: the webview may be re-laid out meanwhile.
+    const seen = await pollUntil(
+      async () => {
+        frame = await inspectorFrame(page);
+        return frame
+          .evaluate(
+            ({ sel, id }) => {
+              const inView = (r) => r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+              const detail = document.querySelector('.canopy-detail');
+              const row = document.querySelector(sel);
+              if (!detail || !row || !(detail.textContent ?? '').includes(id)) return { ok: false };
+              const cells = ['canopy-col-score', 'canopy-col-delta', 'canopy-col-code'].map((c) => row.querySelector(`:scope > .canopy-cols > .${c}`));
+              return {
+                ok: inView(detail.getBoundingClientRect()) || detail.getBoundingClientRect().top < window.innerHeight - 60,
+                detail: (detail.querySelector('.canopy-status-line')?.textContent ?? '').trim(),
+                cells: cells.map((c) => (c ? { text: (c.textContent ?? '').trim(), inView: inView(c.getBoundingClientRect()) } : null)),
+              };
+            },
+            { sel, id },
+          )
+          .catch((err) => ({ ok: false, error: err.message }));
+      },
+      (v) => v.ok,
+      20_000,
+    );
+    await screenshot(page, '16-beside-row-details');
+    if (!seen.ok) throw new Error(`the clicked row's details are not on screen beside the source: ${JSON.stringify(seen)}`);
+    if (!/^(kept|whole|glimpse|controller)/.test(seen.detail)) throw new Error(`the details do not say the region was kept: ${seen.detail}`);
+    if (!seen.cells.every((c) => c && c.text && c.inView)) throw new Error(`the row's score, difference and decision are not all on screen: ${JSON.stringify(seen.cells)}`);
+    await frame.locator('vscode-tab-header[data-tab="rounds"]').click();
+    const columns = await frame.evaluate(() => {
+      const table = document.querySelector('table.canopy-retrieved');
+      const out = [];
+      for (const [i, th] of [...table.querySelectorAll('thead th')].entries()) {
+        const cell = table.querySelector(`tbody tr:first-child > :nth-child(${i + 1})`);
+        cell.scrollIntoView({ block: 'center', inline: 'center' });
+        const r = cell.getBoundingClientRect();
+        const h = th.getBoundingClientRect();
+        out.push({ name: th.textContent, cell: (cell.textContent ?? '').trim(), visible: r.width > 0 && r.left >= 0 && r.right <= window.innerWidth && h.left >= 0 && h.right <= window.innerWidth });
+      }
+      return out;
+    });
+    await screenshot(page, '17-beside-rounds');
+    const wanted = ['#', 'Item', 'Dense', 'BM25', 'Fused', 'Kept / whole tokens', 'Status'];
+    const names = columns.map((c) => c.name);
+    for (const w of wanted) if (!names.includes(w)) throw new Error(`the Rounds table has no ${w} column: ${JSON.stringify(names)}`);
+    const hidden = columns.filter((c) => !c.visible || c.cell === '');
+    if (hidden.length > 0) throw new Error(`Rounds columns that cannot be read beside the source: ${JSON.stringify(hidden)}`);
+    say(`read ${columns.length} Rounds columns at ${width} px: ${columns.map((c) => `${c.name}=${c.cell.slice(0, 20)}`).join(' | ')}`);
   });
 
   if (pageErrors.length > 0) say(`workbench page errors (informational): ${pageErrors.slice(0, 5).join(' | ')}`);

@@ -96,10 +96,12 @@ describe('inspector graph tab with a pipeline-produced controller run', () => {
       assert.equal(future.filter((f) => !f).length, first.step + 1);
       await keepScreenshot(page, 'graph-pipeline-controller');
 
-      // An opened node with a region in the item's tree: clicking it selects that region in the evidence tab.
+      // An opened node with a region in the item's tree: its details link selects that region in the evidence tab.
       const opened = run.subgraph.nodes.find((n) => n.state === 'opened' && n.regionId);
       assert.ok(opened);
       await page.click(`g.canopy-gnode[data-node="${opened.id}"]`);
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'graph', 'a node clicked keeps the graph tab');
+      await page.click('.canopy-gnode-detail .canopy-gnode-region');
       assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
       const row = page.locator(`vscode-tree-item[data-node-id="${opened.regionId}"]`);
       assert.equal(await row.getAttribute('selected'), '');

@@ -19,6 +19,7 @@ import { makeNonce, renderInspectorHtml } from '../../src/extension/inspectorHtm
 import type { HostToWebviewMessage } from '../../src/protocol/messages';
 import { HostEndpoint, type RequestHandlers } from '../../src/protocol/rpc';
 import { launchChromium as launchAnyChromium } from '../helpers/chromium';
+import { type ThemeKind, themeBodyClass, themeVariables } from './themes';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const resultsDir = join(repoRoot, 'test-results', 'webview');
@@ -77,6 +78,8 @@ export interface PageOptions {
   initialState?: unknown;
   /** An inline script added WITHOUT the nonce, to prove the page's CSP refuses it. */
   scriptWithoutNonce?: string;
+  /** The theme VS Code paints the webview in (its `--vscode-*` variables and body class); default dark. */
+  theme?: ThemeKind;
 }
 
 /** The built files the page may load: the bundle, its stylesheet, and pdf.js with its worker. */
@@ -134,7 +137,7 @@ export class InspectorServer {
     });
     const bundleTag = `<script nonce="${nonce}" src=`;
     if (!html.includes(bundleTag)) throw new Error('renderInspectorHtml() no longer emits the bundle script tag the harness expects');
-    let stub = `<script nonce="${nonce}">${stubSource(options.initialState)}</script>\n`;
+    let stub = `<script nonce="${nonce}">${stubSource(options.initialState, options.theme ?? 'dark')}</script>\n`;
     if (options.scriptWithoutNonce !== undefined) stub += `<script>${options.scriptWithoutNonce}</script>\n`;
     const path = `/inspector-${this.nextPage++}.html`;
     this.pages.set(path, html.replace(bundleTag, stub + bundleTag));
@@ -147,7 +150,7 @@ export class InspectorServer {
 }
 
 /** Source of the stub acquireVsCodeApi; like VS Code's, it may be acquired only once. */
-function stubSource(initialState: unknown): string {
+function stubSource(initialState: unknown, theme: ThemeKind): string {
   // Escape '<' so no state can close the script element early.
   const state = JSON.stringify(initialState ?? null).replace(/</g, '\\u003c');
   return `(() => {
@@ -165,15 +168,11 @@ function stubSource(initialState: unknown): string {
   document.addEventListener('securitypolicyviolation', (e) => {
     cspViolations.push({ directive: e.violatedDirective, blocked: String(e.blockedURI) });
   });
-  // A few of the theme variables VS Code sets on <html>, so screenshots look like a dark editor.
-  const theme = {
-    '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f',
-    '--vscode-descriptionForeground': '#9d9d9d', '--vscode-errorForeground': '#f85149',
-    '--vscode-panel-border': '#2b2b2b', '--vscode-focusBorder': '#0078d4',
-    '--vscode-font-family': 'system-ui, sans-serif', '--vscode-font-size': '13px',
-    '--vscode-editor-font-family': 'monospace',
-  };
+  // The theme variables VS Code sets on <html>, and its theme class on <body> (test/webview/themes.ts).
+  const theme = ${JSON.stringify(themeVariables(theme))};
   for (const [k, v] of Object.entries(theme)) document.documentElement.style.setProperty(k, v);
+  const themed = () => { document.body.classList.add(${JSON.stringify(themeBodyClass[theme])}); document.body.dataset.vscodeThemeKind = ${JSON.stringify(themeBodyClass[theme])}; };
+  if (document.body) themed(); else document.addEventListener('DOMContentLoaded', themed);
   window.acquireVsCodeApi = () => {
     if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
     acquired = true;
@@ -255,4 +254,54 @@ export async function serveHost(page: Page, handlers: Partial<RequestHandlers>):
     return replies;
   });
   return log;
+}
+
+/**
+ * Repaints an open page in another theme, as VS Code does when the user switches: every
+ * `--vscode-*` variable replaced on <html>, the body's theme class swapped.
+ */
+export async function applyTheme(page: Page, kind: ThemeKind): Promise<void> {
+  await page.evaluate(
+    ({ vars, cls, all }) => {
+      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
+      document.body.classList.remove(...all);
+      document.body.classList.add(cls);
+      document.body.dataset.vscodeThemeKind = cls;
+    },
+    { vars: themeVariables(kind), cls: themeBodyClass[kind], all: Object.values(themeBodyClass) },
+  );
+}
+
+/** An accessibility violation axe-core found, with where (selectors) and why (its first node's summary). */
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+  summary: string;
+}
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core (the WCAG 2.x A and AA rules, colour contrast among them) over the page, shadow
+ * roots included, and returns the violations of `impacts` (default: serious and critical). axe is
+ * evaluated through the devtools protocol, so the page's CSP does not stand in its way and nothing
+ * of it stays in the page's own scripts.
+ */
+export async function axeViolations(page: Page, impacts: readonly string[] = ['serious', 'critical']): Promise<AxeViolation[]> {
+  axeSource ??= readFileSync(join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }> }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? 'unknown',
+      help: v.help,
+      targets: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
+      summary: v.nodes[0]?.failureSummary ?? '',
+    }));
+  });
+  return violations.filter((v) => impacts.includes(v.impact));
 }

@@ -224,4 +224,30 @@ describe('inspector webview in headless Chromium', () => {
       await corrupt.close();
     }
   });
+
+  test('an index run shows its files and a PDF’s pages above whatever the inspector shows, until it ends', async () => {
+    const page = await openInspector(browser, server.inspectorPage());
+    try {
+      await postFromHost(page, hello(placeholder));
+      const running = (params: object): HostToWebviewMessage => ({ kind: 'notify', method: 'inspector/indexing', params: { running: true, ...params } } as HostToWebviewMessage);
+      await postFromHost(page, running({ files: { done: 3, total: 12 }, file: 'reports/annual.pdf', part: { step: 'pages', done: 30, total: 138 } }));
+      assert.equal(await page.textContent('#canopy-indexing .canopy-indexing-text'), 'Indexing the workspace: 3 of 12 files · reports/annual.pdf: page 30 of 138');
+      const meter = await page.$eval('#canopy-indexing progress', (p) => ({ value: (p as HTMLProgressElement).value, max: (p as HTMLProgressElement).max }));
+      assert.equal(meter.max, 12);
+      assert.ok(Math.abs(meter.value - (3 + 30 / 138)) < 1e-6, String(meter.value));
+      // The view below changes; the bar stays, and says when a question waits for the run.
+      await postFromHost(page, showView(indexed));
+      await postFromHost(page, running({ files: { done: 4, total: 12 }, file: 'notes.md', questionWaiting: true }));
+      assert.equal(await page.textContent('#canopy-indexing .canopy-indexing-text'), 'Indexing the workspace: 4 of 12 files · notes.md — your question is answered when it is done');
+      assert.equal(await page.textContent('.canopy-message'), indexed.message);
+      await postFromHost(page, { kind: 'notify', method: 'inspector/indexing', params: { running: false, files: { done: 12, total: 12 } } });
+      assert.equal(await page.$('#canopy-indexing'), null);
+      // A message the protocol does not know (an unknown key) is refused whole.
+      await postFromHost(page, running({ files: { done: 1, total: 2 }, pages: 3 }));
+      assert.equal(await page.$('#canopy-indexing'), null);
+      assert.match((await page.textContent('.canopy-error')) ?? '', /does not understand/);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -6,16 +6,19 @@
  * parsed PDF from the index; its ControllerTrace is attached to the PDF item of the trace, as
  * the pipeline will once it runs the controller (the trace schema's optional `controller`).
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bpeTokenCounter } from '../../src/core/compress/tokens';
 import { buildEvidenceSubgraph } from '../../src/core/controller/subgraph';
 import type { AskTrace } from '../../src/contracts/trace';
+import { addGoldMark } from '../../src/extension/goldMarks';
+import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
+import type { Page } from 'playwright-core';
 import { hashEmbed } from '../helpers/hashEmbeddings';
 import { openServices, type TestServices } from '../helpers/services';
 import { type TextRun, writePdf } from '../unit/ingest/pdfWriter';
-import { repoRoot } from './harness';
+import { repoRoot, serveHost } from './harness';
 
 export const demoQuestion = 'Which plot lost ash trees to dieback, and what should be replanted there?';
 /** A question the demo corpus answers only in part, so the rule critic asks follow-up queries. */
@@ -83,6 +86,8 @@ export interface RealTraces {
   rounds: AskTrace;
   /** The demo question with hybrid node scores (dense + lexical components on every node). */
   hybrid: AskTrace;
+  /** The gap question with the critic's look-ahead: one round, stopped because the follow-up would bring nothing better. */
+  stop: AskTrace;
   /** `demo` replayed with B = 3 and the flat compressor. */
   replay: AskTrace;
   /** A question answered from the flood-report PDF, with the controller's run attached. */
@@ -102,6 +107,7 @@ export async function buildRealTraces(): Promise<RealTraces> {
   // Without the critic's look-ahead, so the gap question runs its follow-up round for the timeline.
   const rounds = (await ws.ask.ask(gapQuestion, { ...ws.settings, criticLookAhead: false }, { topK: 3, maxRounds: 2 })).trace;
   const hybrid = (await ws.ask.ask(demoQuestion, ws.settings, { nodeScore: { dense: 1, lexical: 0.5 } })).trace;
+  const stop = (await ws.ask.ask(gapQuestion, ws.settings)).trace;
   const replay = await ws.ask.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } }, ws.settings);
   const pdf = (await ws.ask.ask(pdfQuestion, ws.settings, { topK: 4 })).trace;
   const pdfItem = pdf.rounds[0]!.retrieved.find((i) => i.file.endsWith('.pdf') && i.tree);
@@ -124,6 +130,7 @@ export async function buildRealTraces(): Promise<RealTraces> {
     demo,
     rounds,
     hybrid,
+    stop,
     replay,
     pdf,
     ws,
@@ -134,4 +141,35 @@ export async function buildRealTraces(): Promise<RealTraces> {
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Makes a page's stub host answer with the extension's real request handlers over the real
+ * workspace (views/inspectorRequests.ts): sources "open" into `opened` as `file:line:col-line:col`,
+ * PDFs are read from the folder, the trace history and replays are the workspace's. Returns the
+ * log of requests handled.
+ */
+export async function serveRealHost(page: Page, real: RealTraces, opened: string[] = []): Promise<string[]> {
+  const indexed = new Set(Object.keys((await real.ws.index.corpus(real.ws.settings)).manifest.files));
+  const known = new Map([real.demo, real.rounds, real.stop, real.replay, real.pdf].map((t) => [t.id, t]));
+  return serveHost(
+    page,
+    inspectorRequestHandlers({
+      currentView: () => ({ title: 'Canopy', message: '' }),
+      isIndexedFile: (rel) => indexed.has(rel),
+      openSource: async (rel, range, preserveFocus) => {
+        opened.push(`${rel}:${range.startLine}:${range.startColumn}-${range.endLine}:${range.endColumn}${preserveFocus ? ' (focus kept)' : ''}`);
+      },
+      readFile: async (rel) => new Uint8Array(readFileSync(join(real.ws.root, rel))),
+      listTraces: () => real.ws.traces.list(),
+      readTrace: (name) => real.ws.traces.read(name),
+      findTrace: async (id) => known.get(id),
+      replay: (t, settings) => real.ws.ask.replay(t, settings, real.ws.settings),
+      // The extension's own store of inspector marks (goldCommands.markFromInspector), into the workspace.
+      markGold: async (mark) => {
+        const { annotation, added } = await addGoldMark(real.ws.root, mark, 'webview-test');
+        return { annotationId: annotation.id, added };
+      },
+    }),
+  );
 }

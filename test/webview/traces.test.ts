@@ -13,12 +13,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import { annotationsPath, AnnotationStore, type Annotation } from '../../src/core/annotate/store';
-import { addGoldMark } from '../../src/extension/goldMarks';
-import { inspectorRequestHandlers } from '../../src/extension/views/inspectorRequests';
 import { PROTOCOL_VERSION, type HostToWebviewMessage } from '../../src/protocol/messages';
 import { validateWebviewToHost } from '../../src/protocol/validate';
-import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, serveHost, stubRecord } from './harness';
-import { buildRealTraces, type RealTraces } from './realTraces';
+import { InspectorServer, keepScreenshot, closeBrowser, openBrowser, openInspector, postFromHost, stubRecord } from './harness';
+import { buildRealTraces, serveRealHost, type RealTraces } from './realTraces';
 
 const hello: HostToWebviewMessage = { kind: 'notify', method: 'host/hello', params: { protocolVersion: PROTOCOL_VERSION, view: { title: 'Canopy Evidence Inspector', message: 'No question asked yet.' } } };
 const show = (trace: AskTrace): HostToWebviewMessage => ({ kind: 'notify', method: 'inspector/showTrace', params: { trace } });
@@ -33,12 +31,10 @@ describe('inspector with real traces', () => {
   let browser: Browser;
   let server: InspectorServer;
   let real: RealTraces;
-  let indexed: Set<string>;
   const opened: string[] = [];
 
   before(async () => {
     real = await buildRealTraces();
-    indexed = new Set(Object.keys((await real.ws.index.corpus(real.ws.settings)).manifest.files));
     server = await InspectorServer.start();
     browser = await openBrowser();
   });
@@ -55,27 +51,7 @@ describe('inspector with real traces', () => {
     await page.setViewportSize(viewport);
     const network: string[] = [];
     page.on('request', (r) => network.push(r.url()));
-    const known = new Map([real.demo, real.rounds, real.replay, real.pdf].map((t) => [t.id, t]));
-    const requests = await serveHost(
-      page,
-      inspectorRequestHandlers({
-        currentView: () => ({ title: 'Canopy', message: '' }),
-        isIndexedFile: (rel) => indexed.has(rel),
-        openSource: async (rel, range, preserveFocus) => {
-          opened.push(`${rel}:${range.startLine}:${range.startColumn}-${range.endLine}:${range.endColumn}${preserveFocus ? ' (focus kept)' : ''}`);
-        },
-        readFile: async (rel) => new Uint8Array(readFileSync(join(real.ws.root, rel))),
-        listTraces: () => real.ws.traces.list(),
-        readTrace: (name) => real.ws.traces.read(name),
-        findTrace: async (id) => known.get(id),
-        replay: (t, settings) => real.ws.ask.replay(t, settings, real.ws.settings),
-        // The extension's own store of inspector marks (goldCommands.markFromInspector), into the workspace.
-        markGold: async (mark) => {
-          const { annotation, added } = await addGoldMark(real.ws.root, mark, 'webview-test');
-          return { annotationId: annotation.id, added };
-        },
-      }),
-    );
+    const requests = await serveRealHost(page, real, opened);
     await postFromHost(page, hello);
     await postFromHost(page, show(trace));
     return { page, requests, network };
@@ -134,10 +110,15 @@ describe('inspector with real traces', () => {
       const kept = walk(item.tree!).find((n) => n.id === keptId)!;
       await row(page, keptId).waitFor({ state: 'visible' });
       assert.match((await row(page, keptId).getAttribute('class')) ?? '', /status-kept/);
-      const desc = (await row(page, keptId).locator(':scope > .canopy-node-desc').textContent()) ?? '';
-      assert.ok(desc.includes(`score ${kept.score!.toFixed(3)}`), desc);
-      if (kept.parentScore !== undefined) assert.ok(desc.includes(`parent ${kept.parentScore.toFixed(3)}`), desc);
-      assert.ok(desc.includes(kept.decision), desc);
+      // The fixed columns: score, score − parent, the decision code.
+      const cols = async (cls: string) => ((await row(page, keptId).locator(`:scope > .canopy-cols > .${cls}`).textContent()) ?? '').trim();
+      assert.equal(await cols('canopy-col-score'), kept.score!.toFixed(3));
+      if (kept.parentScore !== undefined) {
+        // Signed, and no sign on a difference that rounds to zero.
+        const d = Number((kept.score! - kept.parentScore).toFixed(3));
+        assert.equal(await cols('canopy-col-delta'), d === 0 ? '0.000' : d > 0 ? `+${d.toFixed(3)}` : d.toFixed(3));
+      }
+      assert.match(await cols('canopy-col-code'), kept.rule === 'glimpse' ? /^glimpse$/ : /^(kept|whole)$/);
       // A dropped node, when the trace has one, is styled as dropped.
       const dropped = items.flatMap((i) => walk(i.tree!)).find((n) => n.decision === 'dropped-sibling');
       if (dropped && (await row(page, dropped.id).count()) > 0) assert.match((await row(page, dropped.id).getAttribute('class')) ?? '', /status-dropped/);
@@ -235,11 +216,11 @@ describe('inspector with real traces', () => {
       for (const [i, r] of t.rounds.entries()) {
         const card = rounds.nth(i);
         assert.equal(await card.locator('.canopy-query q').textContent(), r.query);
-        const cells = await card.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent ?? '')));
+        const cells = await card.locator('table.canopy-retrieved tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent ?? '')));
         assert.equal(cells.length, r.retrieved.length);
         // The flat BM25 column is there when the fusion used that list (the built-in profile does).
         const flat = r.retrieved.some((it) => it.scores.bm25Flat !== undefined) ? 1 : 0;
-        const headers = await card.locator('thead th').allTextContents();
+        const headers = await card.locator('table.canopy-retrieved thead th').allTextContents();
         assert.equal(headers.includes('BM25 flat'), flat === 1, JSON.stringify(headers));
         for (const [j, it] of r.retrieved.entries()) {
           assert.ok(cells[j]![1]!.startsWith(it.title));
@@ -296,9 +277,12 @@ describe('inspector with real traces', () => {
       const opened = run.subgraph.nodes.find((n) => n.state === 'opened');
       if (opened) assert.match((await page.getAttribute(`g.canopy-gnode[data-node="${opened.id}"]`, 'class')) ?? '', /state-inactive/, 'not yet opened after step 1');
       assert.match((await page.textContent('.canopy-scrub-label')) ?? '', /State after step 1 of/);
-      // Clicking an opened element selects its region in the evidence tree.
+      // Clicking an opened element shows its details here (the tab stays); its link selects its region in the evidence tree.
       assert.ok(opened?.regionId, 'the controller opened an element');
       await page.click(`g.canopy-gnode[data-node="${opened.id}"]`);
+      assert.equal(await page.getAttribute('#app', 'data-tab'), 'graph');
+      assert.equal(await page.getAttribute('.canopy-gnode-detail', 'data-node'), opened.id);
+      await page.click('.canopy-gnode-detail .canopy-gnode-region');
       assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
       assert.equal(await row(page, opened.regionId).getAttribute('selected'), '');
     } finally {
@@ -468,20 +452,17 @@ describe('inspector with real traces', () => {
     const { page } = await inspect(real.demo);
     try {
       await page.click('vscode-tab-header[data-tab="compare"]');
-      await page.waitForSelector('vscode-single-select.canopy-compare-picker');
+      await page.waitForSelector('.canopy-compare-picker');
       const other = real.saved.find((s) => s.id === real.replay.id)!;
-      await page.evaluate((name) => {
-        const s = document.querySelector('vscode-single-select.canopy-compare-picker') as HTMLElement & { value: string };
-        s.value = name;
-        s.dispatchEvent(new Event('change', { bubbles: true }));
-      }, other.name);
+      await page.click(`.canopy-compare-pick[data-name="${other.name}"]`);
       await page.waitForSelector(`.canopy-compare-result[data-compared="${real.replay.id}"]`);
       const heads = await page.$$eval('.canopy-diff h4', (hs) => hs.map((h) => h.textContent));
       assert.equal(heads.length, 3);
       const totals = await page.$$eval('.canopy-compare-totals tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
+      // A is the original (shown), B its replay; B − A with separators and its sign.
       assert.deepEqual(totals[0], ['Evidence tokens', real.demo.totals.evidenceTokens.toLocaleString('en-US'), real.replay.totals.evidenceTokens.toLocaleString('en-US'), (() => {
         const d = real.replay.totals.evidenceTokens - real.demo.totals.evidenceTokens;
-        return d > 0 ? `+${d}` : String(d);
+        return d > 0 ? `+${d.toLocaleString('en-US')}` : d.toLocaleString('en-US');
       })()]);
       const settings = await page.$$eval('.canopy-compare-settings tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
       assert.deepEqual(settings.find((s) => s[0] === 'B'), ['B', '2', '3']);

@@ -170,13 +170,9 @@ describe('XSS corpus through index → ask → inspector', () => {
       await keepScreenshot(page, 'xss-evidence');
       for (const tab of ['rounds', 'graph', 'topics', 'pdf', 'compare', 'replay']) await page.click(`vscode-tab-header[data-tab="${tab}"]`);
       await page.click('vscode-tab-header[data-tab="compare"]');
-      await page.waitForSelector('vscode-single-select.canopy-compare-picker');
+      await page.waitForSelector('.canopy-compare-picker');
       const other = (await ws.traces.list()).find((t) => t.id === second.id)!;
-      await page.evaluate((name) => {
-        const s = document.querySelector('vscode-single-select.canopy-compare-picker') as HTMLElement & { value: string };
-        s.value = name;
-        s.dispatchEvent(new Event('change', { bubbles: true }));
-      }, other.name);
+      await page.click(`.canopy-compare-pick[data-name="${other.name}"]`);
       await page.waitForSelector(`.canopy-compare-result[data-compared="${second.id}"]`);
       await page.click('vscode-tab-header[data-tab="rounds"]');
       await keepScreenshot(page, 'xss-rounds');

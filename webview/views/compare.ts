@@ -2,13 +2,17 @@
  * The compare tab: two traces side by side — settings that differ, token totals, the kept-set
  * diff (regions kept only by A, only by B, by both; matched by source anchor so that traces with
  * another B still line up) with each region's score in both, and per-item rank and score deltas.
- * B is picked from the saved traces, or set by a replay or the Questions view.
+ * A is always the original or earlier answer and B the other one (a replay is B of the answer it
+ * replays, whichever of the two is shown), so every delta reads "B − A". The other answer is
+ * picked from the saved traces (listed with their whole question and time), or set by a replay
+ * or the Questions view.
  */
 import type { AskTrace, TraceNode } from '../../src/contracts/trace';
 import type { TraceSummary } from '../../src/contracts/savedTrace';
 import type { InspectorContext } from '../context';
-import { button, ce, clip, el, emptyState, fmtDelta, fmtInt, fmtScore } from '../dom';
+import { button, clip, el, emptyState, fmtDelta, fmtInt, fmtScore } from '../dom';
 import { TraceModel, nodeText, placeLabel, regionKey } from '../model';
+import { plainLabel, plainText } from '../text';
 
 export interface KeptRegion {
   key: string;
@@ -94,6 +98,28 @@ export function diffTraces(a: AskTrace, b: AskTrace): TraceDiff {
   };
 }
 
+/**
+ * Which of two answers is A (the original or earlier one) and which is B: a replay is B of the
+ * answer it replays; otherwise the earlier by `createdAt` is A.
+ */
+export function orderPair(x: AskTrace, y: AskTrace): { a: AskTrace; b: AskTrace } {
+  if (y.replay?.of === x.id) return { a: x, b: y };
+  if (x.replay?.of === y.id) return { a: y, b: x };
+  return Date.parse(x.createdAt) <= Date.parse(y.createdAt) ? { a: x, b: y } : { a: y, b: x };
+}
+
+/** A whole number with separators and its sign: "+1,204", "-2,376", "0". */
+export function fmtSignedInt(v: number): string {
+  if (!Number.isFinite(v)) return '—';
+  const n = Math.round(v);
+  return n > 0 ? `+${fmtInt(n)}` : fmtInt(n);
+}
+
+/** "2026-12-06 23:35:02" from an ISO time. */
+export function fmtTime(iso: string): string {
+  return iso.replace('T', ' ').slice(0, 19);
+}
+
 export class CompareView {
   readonly element = el('div', { class: 'canopy-compare-view' });
   private readonly picker = el('div', { class: 'canopy-toolbar', role: 'toolbar', 'aria-label': 'Compare with' });
@@ -120,39 +146,47 @@ export class CompareView {
       this.picker.replaceChildren(el('p', { class: 'canopy-muted' }, 'No other saved answer to compare with.'));
       return;
     }
-    const pick = ce('vscode-single-select', { 'aria-label': 'Trace to compare with', class: 'canopy-compare-picker' }) as HTMLElement & { value: string };
-    pick.append(ce('vscode-option', { value: '' }, 'Compare with…'));
+    // Every saved answer with its time and whole question (wrapping, never cut), newest first.
+    const pick = el('ul', { class: 'canopy-compare-picker', 'aria-label': 'Compare with a saved answer' });
     for (const t of others) {
-      const label = `${t.createdAt.replace('T', ' ').slice(0, 19)} — ${clip(t.question, 60)}${t.replayOf ? ' (replay)' : ''} · ${t.evidenceTokens} tok`;
-      pick.append(ce('vscode-option', { value: t.name, selected: this.other?.id === t.id }, label));
+      const b = button('', async () => {
+        for (const x of pick.querySelectorAll('button[aria-pressed]')) x.setAttribute('aria-pressed', 'false');
+        b.setAttribute('aria-pressed', 'true');
+        try {
+          const { trace } = await this.ctx.request('traces/get', { name: t.name });
+          this.compareWith(trace);
+        } catch (err) {
+          this.ctx.error(`Could not load that trace: ${(err as Error).message}`);
+        }
+      }, { class: 'canopy-compare-pick', 'data-name': t.name, 'aria-pressed': String(this.other?.id === t.id) });
+      b.append(
+        el('span', { class: 'canopy-compare-pick-time' }, `${fmtTime(t.createdAt)}${t.replayOf ? ' · replay' : ''} · ${fmtInt(t.evidenceTokens)} tok`),
+        el('span', { class: 'canopy-compare-pick-question' }, t.question),
+      );
+      pick.append(el('li', {}, b));
     }
-    pick.addEventListener('change', async () => {
-      if (!pick.value) return;
-      try {
-        const { trace } = await this.ctx.request('traces/get', { name: pick.value });
-        this.compareWith(trace);
-      } catch (err) {
-        this.ctx.error(`Could not load that trace: ${(err as Error).message}`);
-      }
-    });
-    this.picker.replaceChildren(pick);
+    this.picker.replaceChildren(el('p', { class: 'canopy-label' }, 'Compare with a saved answer:'), pick);
   }
 
   compareWith(other: AskTrace): void {
     this.other = other;
-    const a = this.ctx.model.trace;
-    const d = diffTraces(a, other);
+    const shown = this.ctx.model.trace;
+    const { a, b } = orderPair(shown, other);
+    const d = diffTraces(a, b);
+    const side = (t: AskTrace) => (t === shown ? ' (shown)' : '');
+    const role = (t: AskTrace) =>
+      t.replay ? (t.replay.of === a.id ? 'a replay of A' : `a replay of ${t.replay.of}`) : t === a ? (b.replay?.of === a.id ? 'the original' : 'the earlier answer') : 'the later answer';
     const heading = (t: AskTrace, name: string) =>
-      el('div', { class: 'canopy-compare-side' }, el('strong', {}, name), ` ${t.createdAt.replace('T', ' ').slice(0, 19)}${t.replay ? ' (replay)' : ''}: `, clip(t.question, 80));
+      el('div', { class: 'canopy-compare-side', 'data-side': name, 'data-trace': t.id }, el('strong', {}, `${name}${side(t)}`), ` ${role(t)}, ${fmtTime(t.createdAt)}: `, t.question);
     const totals = el('table', { class: 'canopy-table canopy-compare-totals' });
-    totals.append(el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', { class: 'canopy-num' }, 'A (shown)'), el('th', { class: 'canopy-num' }, 'B'), el('th', { class: 'canopy-num' }, 'B − A'))));
+    totals.append(el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', { class: 'canopy-num' }, `A${side(a)}`), el('th', { class: 'canopy-num' }, `B${side(b)}`), el('th', { class: 'canopy-num' }, 'B − A'))));
     const tb = el('tbody');
     const line = (name: string, x: number, y: number) =>
-      tb.append(el('tr', {}, el('th', { scope: 'row' }, name), el('td', { class: 'canopy-num' }, fmtInt(x)), el('td', { class: 'canopy-num' }, fmtInt(y)), el('td', { class: 'canopy-num' }, fmtDelta(y - x, 0))));
+      tb.append(el('tr', {}, el('th', { scope: 'row' }, name), el('td', { class: 'canopy-num' }, fmtInt(x)), el('td', { class: 'canopy-num' }, fmtInt(y)), el('td', { class: 'canopy-num' }, fmtSignedInt(y - x))));
     line('Evidence tokens', d.tokens.a, d.tokens.b);
     line('Uncompressed tokens', d.uncompressed.a, d.uncompressed.b);
     line('Kept regions', d.onlyA.length + d.both.length, d.onlyB.length + d.both.length);
-    line('Rounds', a.rounds.length, other.rounds.length);
+    line('Rounds', a.rounds.length, b.rounds.length);
     totals.append(tb);
 
     const settings =
@@ -165,7 +199,8 @@ export class CompareView {
             el('tbody', {}, ...d.settings.map((s) => el('tr', {}, el('th', { scope: 'row' }, s.name), el('td', {}, s.a), el('td', {}, s.b)))),
           );
 
-    const regionList = (title: string, cls: string, regions: Array<{ node: TraceNode; other?: TraceNode }>, selectable: boolean) => {
+    // A region opens in the tree when it is a region of the shown answer.
+    const regionList = (title: string, cls: string, regions: KeptRegion[], fromA: boolean) => {
       const section = el('section', { class: `canopy-diff ${cls}`, 'aria-label': title }, el('h4', {}, `${title} (${regions.length})`));
       if (regions.length === 0) {
         section.append(el('p', { class: 'canopy-muted' }, 'None.'));
@@ -173,11 +208,12 @@ export class CompareView {
       }
       const ul = el('ul', { class: 'canopy-diff-list' });
       for (const r of regions.slice(0, 300)) {
-        const sa = cls === 'only-b' ? r.other?.score : r.node.score;
-        const sb = cls === 'only-b' ? r.node.score : r.other?.score;
-        const text = `${r.node.kind} · ${placeLabel(r.node.anchor)} — ${clip(nodeText(r.node), 100)}`;
-        const scores = el('span', { class: 'canopy-diff-scores' }, `A ${fmtScore(sa)} · B ${fmtScore(sb)}${sa !== undefined && sb !== undefined ? ` (${fmtDelta(sb - sa)})` : ''}`);
-        const label = selectable && this.ctx.model.ref(r.node.id) ? button(text, () => this.ctx.selectNode(r.node.id), { class: 'canopy-link' }) : el('span', {}, text);
+        const sa = fromA ? r.node.score : r.other?.score;
+        const sb = fromA ? r.other?.score : r.node.score;
+        const inShown = (fromA ? a : b) === shown ? r.node : r.other;
+        const text = `${r.node.kind} · ${placeLabel(r.node.anchor)} — ${clip(plainLabel(nodeText(r.node)), 100)}`;
+        const scores = el('span', { class: 'canopy-diff-scores' }, `A ${fmtScore(sa)} · B ${fmtScore(sb)}${sa !== undefined && sb !== undefined ? ` (B − A ${fmtDelta(sb - sa)})` : ''}`);
+        const label = inShown && this.ctx.model.ref(inShown.id) ? button(text, () => this.ctx.selectNode(inShown.id), { class: 'canopy-link' }) : el('span', {}, text);
         ul.append(el('li', {}, label, ' ', scores));
       }
       if (regions.length > 300) ul.append(el('li', { class: 'canopy-muted' }, `… and ${regions.length - 300} more`));
@@ -199,30 +235,33 @@ export class CompareView {
         el(
           'tr',
           {},
-          el('td', {}, it.title),
+          el('td', {}, plainLabel(it.title)),
           el('td', { class: 'canopy-num' }, `${it.a ? it.a.rank + 1 : '—'} → ${it.b ? it.b.rank + 1 : '—'}`),
           el('td', { class: 'canopy-num' }, `${fmtScore(it.a?.fused, 4)} → ${fmtScore(it.b?.fused, 4)}`),
-          el('td', { class: 'canopy-num' }, `${it.a ? fmtInt(it.a.kept) : '—'} → ${it.b ? fmtInt(it.b.kept) : '—'}${it.a && it.b ? ` (${fmtDelta(it.b.kept - it.a.kept, 0)})` : ''}`),
+          el('td', { class: 'canopy-num' }, `${it.a ? fmtInt(it.a.kept) : '—'} → ${it.b ? fmtInt(it.b.kept) : '—'}${it.a && it.b ? ` (${fmtSignedInt(it.b.kept - it.a.kept)})` : ''}`),
         ),
       );
     }
     items.append(ib);
 
+    const replayNote = (t: AskTrace, name: string) =>
+      t.replay ? el('p', { class: 'canopy-muted' }, `${name} replays ${t.replay.of}: ${t.replay.notes.join('; ') || 'from the recorded scores'}`) : '';
     this.result.replaceChildren(
       heading(a, 'A'),
-      heading(other, 'B'),
-      other.replay ? el('p', { class: 'canopy-muted' }, `B replays ${other.replay.of}: ${other.replay.notes.join('; ') || 'from the recorded scores'}`) : '',
+      heading(b, 'B'),
+      replayNote(a, 'A'),
+      replayNote(b, 'B'),
       el('h4', {}, 'Totals'),
-      totals,
+      el('div', { class: 'canopy-table-scroll' }, totals),
       el('h4', {}, 'Settings'),
       settings,
       regionList('Kept only in A', 'only-a', d.onlyA, true),
       regionList('Kept only in B', 'only-b', d.onlyB, false),
       regionList('Kept in both', 'both', d.both, true),
       el('h4', {}, 'Items'),
-      items,
+      el('div', { class: 'canopy-table-scroll' }, items),
       el('h4', {}, 'Answers'),
-      el('div', { class: 'canopy-compare-answers' }, el('p', {}, el('strong', {}, 'A: '), a.answer.text), el('p', {}, el('strong', {}, 'B: '), other.answer.text)),
+      el('div', { class: 'canopy-compare-answers' }, el('p', {}, el('strong', {}, 'A: '), plainText(a.answer.text)), el('p', {}, el('strong', {}, 'B: '), plainText(b.answer.text))),
     );
     this.result.dataset.compared = other.id;
   }

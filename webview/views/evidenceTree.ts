@@ -10,8 +10,11 @@
  */
 import type { TraceNode } from '../../src/contracts/trace';
 import { type InspectorContext, type TreeFilters } from '../context';
+import { type Decision, decisionOf, siblingNote } from '../decision';
 import { button, ce, clip, el, fmtDelta, fmtInt, fmtScore } from '../dom';
-import { type ItemEntry, type NodeRef, type NodeStatus, keptTokens, nodeText, placeLabel, statusGroup } from '../model';
+import { type ItemEntry, type NodeRef, type NodeStatus, keptTokens, nodeText, placeLabel, statusGroup, wholeText } from '../model';
+import { plainLabel } from '../text';
+import { renderJudgment } from './judgment';
 
 /** Most matching nodes a filter or search shows at once. */
 export const MAX_FILTER_MATCHES = 200;
@@ -29,28 +32,11 @@ export const statusLabels: Record<NodeStatus, string> = {
   'not-visited': 'not visited',
 };
 
-/** Why a decision was taken, in words (the rule names are the trace's). */
-export const ruleExplanations: Record<string, string> = {
-  'child-ge-parent': 'a child scored at least as high as this node, so it was replaced by those children',
-  'no-child-ge-parent': 'every child scored below this node, so it was kept whole',
-  leaf: 'a leaf: nothing finer exists, so it was kept',
-  'aggregate-table': 'an aggregate question keeps tables whole',
-  'below-parent': 'scored below its parent while a sibling did not: dropped with its subtree',
-  'ancestor-kept-whole': 'inside a region that was kept whole',
-  'ancestor-dropped': 'inside a region that was dropped',
-  'short-item': 'a short item the rank gate kept: kept whole, not refined',
-  glimpse: 'a glimpse: the best-scoring leaf of a region CANOPY dropped (an item outside the rank gate, or a sibling below its parent), kept so the dropped region still shows',
-  'flat-top-m': 'flat baseline: among the m best-scoring leaves',
-  threshold: 'threshold baseline: the leaf scored at least the threshold',
-  none: 'no rule decided on this node',
-  'item-gate': 'the item gate dropped the whole item (below the best item by the gate margin, or outside the rank gate and named by no kept item)',
-  controller: 'the MAGE controller opened this element for the reader, or regions inside it (see the graph tab for why)',
-  'controller-page-not-activated': 'the MAGE controller never activated its page (not an entry page, and no relation led there)',
-  'controller-not-activated': 'its page was activated, but the MAGE controller never made this element a candidate',
-  'controller-not-opened': 'a candidate the MAGE controller did not open (others had more utility, or the budget ran out)',
-  'controller-pruned': 'the MAGE controller pruned it (the graph tab shows the step and its reason)',
-  'controller-projected-out': 'inside an element the MAGE controller opened, CANOPY’s projection did not keep it',
-};
+/** The pill of a decision code: its text, and a class for its look (glimpses, gates and controller decisions differ from keeps). */
+export function decisionPill(d: Decision, extra = ''): HTMLElement {
+  const mark = d.code === 'controller' || d.code === 'gate' ? (d.outcome === 'kept' ? ' ✓' : d.outcome === 'dropped' ? ' ✗' : '') : '';
+  return el('span', { class: `canopy-code code-${d.code.replace(' ', '-')} outcome-${d.outcome}${extra}`, title: `${d.status} (${d.stage})` }, `${d.code}${mark}`);
+}
 
 type Row = HTMLElement & { open: boolean; selected: boolean; active: boolean; branch: boolean };
 
@@ -83,7 +69,23 @@ export class EvidenceTreeView {
       { class: 'canopy-evidence' },
       this.toolbar(),
       this.summary,
-      el('div', { class: 'canopy-evidence-body' }, el('div', { class: 'canopy-tree-pane' }, this.tree, this.more), this.detail),
+      el(
+        'div',
+        { class: 'canopy-evidence-body' },
+        el(
+          'div',
+          { class: 'canopy-tree-pane' },
+          el(
+            'div',
+            { class: 'canopy-tree-head', 'aria-hidden': 'true' },
+            el('span', {}, 'Region'),
+            el('span', { class: 'canopy-cols' }, el('span', { class: 'canopy-col-score' }, 'Score'), el('span', { class: 'canopy-col-delta' }, 'Δ parent'), el('span', { class: 'canopy-col-code' }, 'Decision')),
+          ),
+          this.tree,
+          this.more,
+        ),
+        this.detail,
+      ),
     );
     this.observer = new MutationObserver((mutations) => {
       if (this.filtered) return;
@@ -103,6 +105,7 @@ export class EvidenceTreeView {
       if (!id) return;
       this.selectedId = id;
       this.showDetail(id);
+      this.keepRowVisible(id);
       this.ctx.saveUi();
       const ref = this.ctx.model.ref(id);
       if (ref && ref.node.anchor.page === undefined && ref.node.anchor.startLine !== undefined) {
@@ -142,7 +145,7 @@ export class EvidenceTreeView {
       });
       return c;
     };
-    const modality = ce('vscode-single-select', { 'aria-label': 'Modality', class: 'canopy-modality' }) as HTMLElement & { value: string };
+    const modality = ce('vscode-single-select', { 'aria-label': 'Modality', label: 'Modality', class: 'canopy-modality' }) as HTMLElement & { value: string };
     modality.append(ce('vscode-option', { value: '' }, 'All modalities'));
     for (const m of [...this.ctx.model.modalities].sort()) modality.append(ce('vscode-option', { value: m, selected: this.filters.modality === m }, m));
     modality.addEventListener('change', () => {
@@ -273,30 +276,41 @@ export class EvidenceTreeView {
     return row;
   }
 
-  /** One tree item for a node (children are added when it opens). */
+  /**
+   * One tree item for a node (children are added when it opens): the label (which truncates
+   * first), its tokens (which go next), and the fixed columns that never shrink — score, the
+   * difference from its parent, the decision code.
+   */
   private row(node: TraceNode, entry: ItemEntry): Row {
-    const ref = this.ctx.model.ref(node.id)!;
+    const model = this.ctx.model;
+    const ref = model.ref(node.id)!;
+    const d = decisionOf(model, ref);
     const isRoot = node === entry.tree;
-    const row = ce('vscode-tree-item', { 'data-node-id': node.id, class: `canopy-node status-${ref.status}` }) as Row;
-    const label = el('span', { class: 'canopy-node-label' }, el('span', { class: `canopy-dot status-${ref.status}`, 'aria-hidden': 'true' }));
+    const row = ce('vscode-tree-item', { 'data-node-id': node.id, class: `canopy-node status-${ref.status} outcome-${d.outcome}` }) as Row;
+    const label = el('span', { class: 'canopy-node-label' }, el('span', { class: `canopy-dot outcome-${d.outcome}`, 'aria-hidden': 'true' }));
     if (isRoot) {
-      label.append(el('span', { class: 'canopy-round-tag' }, `R${entry.round}`), el('span', { class: 'canopy-item-title' }, entry.item.title));
+      label.append(el('span', { class: 'canopy-round-tag' }, `R${entry.round}`), el('span', { class: 'canopy-item-title' }, plainLabel(model.displayTitle(entry))));
     } else {
-      label.append(el('span', { class: 'canopy-kind' }, node.kind), el('span', { class: 'canopy-node-text' }, clip(nodeText(node), 64)));
+      label.append(el('span', { class: 'canopy-kind' }, node.kind), el('span', { class: 'canopy-node-text' }, clip(plainLabel(model.labelText(ref)), 120)));
     }
-    const parts = [`score ${fmtScore(node.score)}`];
-    if (node.parentScore !== undefined) parts.push(`parent ${fmtScore(node.parentScore)}`);
-    parts.push(node.decision, `${fmtInt(node.tokens)} tok`);
+    let desc = `${fmtInt(node.tokens)} tok`;
     if (isRoot) {
       const k = keptTokens(entry.item);
-      parts.unshift(`${entry.item.file} · kept ${k.whole === undefined ? `${k.kept} tok from the whole PDF` : `${k.kept}/${k.whole} tok`}`);
+      desc = `${entry.item.file} · kept ${k.whole === undefined ? `${fmtInt(k.kept)} tok from the whole PDF` : `${fmtInt(k.kept)}/${fmtInt(k.whole)} tok`}`;
     }
+    const delta = node.score !== undefined && node.parentScore !== undefined ? fmtDelta(node.score - node.parentScore) : '—';
     row.append(
       label,
-      el('span', { slot: 'description', class: 'canopy-node-desc' }, parts.join(' · ')),
-      el('span', { slot: 'decoration', class: `canopy-tag status-${ref.status}` }, statusLabels[ref.status]),
+      el('span', { slot: 'description', class: 'canopy-node-desc' }, desc),
+      el(
+        'span',
+        { slot: 'decoration', class: 'canopy-cols' },
+        el('span', { class: 'canopy-col-score', title: 'Score against the round’s query' }, fmtScore(node.score)),
+        el('span', { class: 'canopy-col-delta', title: node.parentScore !== undefined ? `Score − parent score (${fmtScore(node.parentScore)})` : 'No parent score' }, delta),
+        decisionPill(d, ' canopy-col-code'),
+      ),
     );
-    row.title = `${statusLabels[ref.status]} — ${node.decision} (${node.rule}): ${ruleExplanations[node.rule] ?? node.rule}`;
+    row.title = `${d.status} — ${d.stage}: ${d.why}${d.overridden ? `. Also: ${d.overridden}` : ''}`;
     if (node.children.length > 0) row.branch = true;
     this.rows.set(node.id, row);
     return row;
@@ -374,7 +388,27 @@ export class EvidenceTreeView {
     this.markSelected(nodeId, focus);
     this.selectedId = nodeId;
     this.showDetail(nodeId);
+    this.keepRowVisible(nodeId);
     this.ctx.saveUi();
+  }
+
+  /**
+   * On a narrow view the details open as a sheet over the bottom of the view: the clicked row is
+   * scrolled to stay above it. On a wide one the pane stays pinned beside the tree.
+   */
+  private keepRowVisible(nodeId: string): void {
+    requestAnimationFrame(() => {
+      const row = this.rows.get(nodeId);
+      if (!row || getComputedStyle(this.detail).position !== 'fixed') return;
+      const wrapper = row.shadowRoot?.querySelector('.wrapper') ?? row;
+      const r = wrapper.getBoundingClientRect();
+      const sheetTop = this.detail.getBoundingClientRect().top;
+      const pane = this.tree.parentElement!;
+      if (r.bottom > sheetTop - 4) pane.scrollTop += r.bottom - sheetTop + 8;
+      const again = wrapper.getBoundingClientRect();
+      if (again.bottom > sheetTop - 4) window.scrollBy(0, again.bottom - sheetTop + 8);
+      else if (again.top < 0) window.scrollBy(0, again.top - 8);
+    });
   }
 
   private markSelected(nodeId: string, focus: boolean): void {
@@ -393,37 +427,44 @@ export class EvidenceTreeView {
 
   private showDetail(nodeId: string | undefined): void {
     const ref = nodeId ? this.ctx.model.ref(nodeId) : undefined;
+    this.element.classList.toggle('canopy-has-detail', ref !== undefined);
     if (!ref) {
-      this.detail.replaceChildren(el('p', { class: 'canopy-muted' }, 'Select a region to see its score, its parent’s score, the decision and the rule that fired.'));
+      this.detail.replaceChildren(el('p', { class: 'canopy-muted' }, 'Select a region to see its score, its parent’s score, the decision, the stage that took it and why.'));
       return;
     }
+    const model = this.ctx.model;
     const n = ref.node;
+    const d = decisionOf(model, ref);
     const rows: Array<[string, string]> = [
-      ['Status', statusLabels[ref.status]],
-      ['Decision', n.decision],
-      ['Rule', `${n.rule} — ${ruleExplanations[n.rule] ?? ''}`],
+      ['Decided by', `${d.stage} — ${n.decision}`],
+      ['Rule', `${n.rule} — ${d.why}`],
+      ...(d.overridden ? ([['Earlier stage', d.overridden]] as Array<[string, string]>) : []),
       ['Score', n.components ? `dense ${fmtScore(n.components.dense, 2)} · lexical ${fmtScore(n.components.lexical, 2)} · fused ${fmtScore(n.score, 2)}` : fmtScore(n.score, 4)],
       ['Parent score', fmtScore(n.parentScore, 4)],
       ['Score − parent', n.score !== undefined && n.parentScore !== undefined ? fmtDelta(n.score - n.parentScore, 4) : '—'],
       ['Tokens', fmtInt(n.tokens)],
       ['Kind', `${n.kind} (${n.modality})`],
       ['Where', placeLabel(n.anchor)],
-      ['Item', `${ref.entry.item.title} — round ${ref.entry.round}, rank ${ref.entry.item.rank + 1}`],
-      ...(ref.entry.item.gate && n === ref.entry.tree ? ([['Item gate', `${ref.entry.item.gate.kept ? 'kept' : 'dropped'}: ${ref.entry.item.gate.why}`]] as Array<[string, string]>) : []),
+      ['Item', `${plainLabel(model.displayTitle(ref.entry))} — round ${ref.entry.round}, rank ${ref.entry.item.rank + 1}`],
       ['Node id', n.id],
     ];
     const dl = el('dl', { class: 'canopy-props' });
     for (const [k, v] of rows) dl.append(el('dt', {}, k), el('dd', {}, v));
+    const status = el('p', { class: 'canopy-status-line' }, decisionPill(d), ' ', `${d.status[0]!.toUpperCase()}${d.status.slice(1)}.`);
+    const note = siblingNote(model, ref);
     const actions = el('div', { class: 'canopy-actions' });
     if (n.anchor.page !== undefined) actions.append(button('Show on the PDF page', () => this.ctx.showPdf(n.anchor.file, n.anchor.page!, n.id), { class: 'canopy-link' }));
     if (n.anchor.startLine !== undefined && n.anchor.page === undefined) actions.append(button('Open in editor', () => this.ctx.openAnchor(n.anchor), { class: 'canopy-link canopy-open-source' }));
+    if (model.controllerNodesFor(n.id)) {
+      actions.append(button('Controller steps for this region', () => this.ctx.showControllerSteps(n.id), { class: 'canopy-link canopy-controller-steps' }));
+    }
     // Design §10: this node is gold evidence for the trace's question (stored in .canopy/annotations.jsonl).
     const mark = button(
       'Mark as gold evidence',
       () => {
         mark.setAttribute('disabled', '');
         this.ctx
-          .request('gold/mark', { traceId: this.ctx.model.trace.id, nodeId: n.id })
+          .request('gold/mark', { traceId: model.trace.id, nodeId: n.id })
           .then((r) => {
             mark.textContent = r.added ? 'Marked as gold evidence ✓' : 'Already gold evidence';
           })
@@ -432,12 +473,33 @@ export class EvidenceTreeView {
             this.ctx.error(`Could not mark the region as gold evidence: ${err.message}`);
           });
       },
-      { class: 'canopy-link canopy-mark-gold', title: `Gold evidence for “${this.ctx.model.trace.question}”` },
+      { class: 'canopy-link canopy-mark-gold', title: `Gold evidence for “${model.trace.question}”` },
     );
     actions.append(mark);
-    const body = el('div', { class: 'canopy-region-text' });
-    if (n.header) body.append(el('div', { class: 'canopy-region-header' }, n.header));
-    body.append(el('div', {}, nodeText(n) || '(no text)'));
-    this.detail.replaceChildren(el('h3', {}, `${n.kind}: ${clip(nodeText(n), 60) || n.id}`), dl, actions, body);
+    // Where the answer quotes this region: the quote's context and, from the learned reader, why.
+    const quotes = model.trace.answer.citations.filter((c) => c.nodeId === n.id);
+    const quoted = quotes.map((c) =>
+      el(
+        'div',
+        { class: 'canopy-quoted' },
+        el('p', {}, el('strong', {}, `Quoted as [${c.marker}]`), c.stale ? el('span', { class: 'canopy-stale', title: 'The file changed and no longer parses: its last good version is served' }, ' stale') : null),
+        c.context ? el('p', { class: 'canopy-quote-context' }, el('span', { class: 'canopy-label' }, 'Context: '), c.context) : null,
+        c.judgment ? renderJudgment(c.judgment, 'Why this quote', 'the learned reader’s probability that this region answers the question') : null,
+      ),
+    );
+    const whole = wholeText(n);
+    const body = el('div', { class: 'canopy-region-text', tabindex: '0', role: 'region', 'aria-label': 'Region text' });
+    body.append(el('div', {}, whole.text || '(no text)'));
+    if (whole.cut > 0) body.append(el('p', { class: 'canopy-muted' }, `… ${fmtInt(whole.cut)} more characters (open the source to read on)`));
+    const close = button('×', () => this.element.classList.remove('canopy-has-detail'), { class: 'canopy-detail-close', 'aria-label': 'Close the region details', title: 'Close' });
+    this.detail.replaceChildren(
+      el('div', { class: 'canopy-detail-head' }, el('h3', {}, `${n.kind}: ${clip(plainLabel(ref.depth === 0 ? model.displayTitle(ref.entry) : model.labelText(ref)), 80) || n.id}`), close),
+      status,
+      note ? el('p', { class: 'canopy-sibling-note', role: 'note' }, note) : '',
+      dl,
+      ...quoted,
+      actions,
+      body,
+    );
   }
 }

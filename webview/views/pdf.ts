@@ -143,7 +143,7 @@ export class PdfView {
     const withKept = new Set(this.ctx.model.pagesWithKept(file));
     const parts: HTMLElement[] = [];
     if (files.length > 1) {
-      const pick = ce('vscode-single-select', { 'aria-label': 'PDF file' }) as HTMLElement & { value: string };
+      const pick = ce('vscode-single-select', { 'aria-label': 'PDF file', label: 'PDF file' }) as HTMLElement & { value: string };
       for (const f of files) pick.append(ce('vscode-option', { value: f, selected: f === file }, f));
       pick.addEventListener('change', () => this.show(pick.value, this.ctx.model.pagesWithKept(pick.value)[0] ?? 0));
       parts.push(pick);
@@ -152,7 +152,7 @@ export class PdfView {
     prev.disabled = this.page === 0;
     const next = button('Next ›', () => this.show(file, this.page + 1), { class: 'canopy-link', 'aria-label': 'Next page' });
     next.disabled = this.page >= pages - 1;
-    const pick = ce('vscode-single-select', { 'aria-label': 'Page', class: 'canopy-page-picker' }) as HTMLElement & { value: string };
+    const pick = ce('vscode-single-select', { 'aria-label': 'Page', label: 'Page', class: 'canopy-page-picker' }) as HTMLElement & { value: string };
     for (let p = 0; p < pages; p++) pick.append(ce('vscode-option', { value: String(p), selected: p === this.page }, `Page ${p + 1}${withKept.has(p) ? ' • kept' : ''}`));
     pick.addEventListener('change', () => this.show(file, Number(pick.value) || 0));
     parts.push(prev, pick, next);

@@ -8,16 +8,20 @@ import type { TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { button, el, fmtInt, fmtScore } from '../dom';
 import { keptTokens } from '../model';
+import { plainLabel } from '../text';
+import { renderCriticCard, stopReasonText } from './critic';
 
 export function renderRounds(ctx: InspectorContext): HTMLElement {
   const trace = ctx.model.trace;
   const list = el('ol', { class: 'canopy-timeline', 'aria-label': 'Rounds' });
-  for (const r of trace.rounds) list.append(roundCard(ctx, r, trace.rounds.length));
+  for (const r of trace.rounds) list.append(roundCard(ctx, r));
   const stop = el(
     'p',
     { class: 'canopy-stop' },
     el('strong', {}, `Stopped after round ${trace.stop.round}: ${trace.stop.reason}. `),
     trace.stop.note,
+    // The one stop a note does not explain by itself.
+    trace.stop.reason === 'replay-diverged' ? ` (${stopReasonText['replay-diverged']})` : '',
   );
   return el('div', { class: 'canopy-rounds-view' }, list, stop);
 }
@@ -27,7 +31,7 @@ function rankCell(score: number | undefined, rank: number | undefined): HTMLElem
   return el('td', { class: 'canopy-num' }, fmtScore(score), el('span', { class: 'canopy-rank' }, rank === undefined ? '' : ` #${rank + 1}`));
 }
 
-function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLElement {
+function roundCard(ctx: InspectorContext, r: TraceRound): HTMLElement {
   const added = new Set(r.addedItemIds);
   const addedTokens = r.retrieved.filter((i) => added.has(i.itemId)).reduce((a, i) => a + i.tokens.kept, 0);
   const card = el('li', { class: 'canopy-round', 'data-round': String(r.round), 'aria-label': `Round ${r.round}` });
@@ -66,7 +70,7 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
   const body = el('tbody');
   for (const it of r.retrieved) {
     const entry = ctx.model.entryOfItem(it.itemId);
-    const open = button(it.title, () => entry && ctx.selectNode(entry.tree.id), {
+    const open = button(plainLabel(entry ? ctx.model.displayTitle(entry) : it.title), () => entry && ctx.selectNode(entry.tree.id), {
       class: 'canopy-link canopy-item-link',
       title: `${it.file} — show its hierarchy`,
       'data-item': it.itemId,
@@ -95,7 +99,8 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
     );
   }
   table.append(body);
-  card.append(table);
+  // Narrow views scroll the table sideways (the item column stays in place) rather than cut columns off.
+  card.append(el('div', { class: 'canopy-table-scroll', tabindex: '0', role: 'region', 'aria-label': `Items of round ${r.round}` }, table));
   card.append(
     el(
       'p',
@@ -104,23 +109,8 @@ function roundCard(ctx: InspectorContext, r: TraceRound, total: number): HTMLEle
     ),
   );
 
-  const c = r.critic;
-  if (c) {
-    const verdict = el('div', { class: `canopy-critic ${c.sufficient ? 'sufficient' : 'insufficient'}`, role: 'group', 'aria-label': `Critic verdict, round ${r.round}` });
-    verdict.append(el('p', {}, el('strong', {}, c.sufficient ? 'Critic: sufficient' : 'Critic: not sufficient'), ` (${c.source})`));
-    if (c.missing.length > 0) {
-      const chips = el('ul', { class: 'canopy-chips', 'aria-label': 'Missing' });
-      for (const m of c.missing) chips.append(el('li', { class: 'canopy-chip' }, m));
-      verdict.append(el('p', { class: 'canopy-label' }, 'Missing'), chips);
-    }
-    if (c.followUpQuery) verdict.append(el('p', { class: 'canopy-followup' }, el('span', { class: 'canopy-label' }, r.round < total ? 'Follow-up query → next round ' : 'Follow-up query (not run) '), el('q', {}, c.followUpQuery)));
-    if (c.followUpQuery && c.followUpNames && c.followUpNames.length > 0) {
-      verdict.append(el('p', { class: 'canopy-muted canopy-followup-names' }, el('span', { class: 'canopy-label' }, 'Looks for, by title: '), c.followUpNames.join(' · ')));
-    }
-    card.append(verdict);
-  } else {
-    card.append(el('p', { class: 'canopy-muted' }, 'No critic verdict for this round.'));
-  }
+  if (r.critic) card.append(renderCriticCard(ctx, r));
+  else card.append(el('p', { class: 'canopy-muted' }, 'No critic verdict for this round.'));
   card.append(el('p', { class: 'canopy-muted canopy-ms' }, `${fmtInt(r.ms)} ms`));
   return card;
 }

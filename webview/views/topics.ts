@@ -79,8 +79,9 @@ function topicRound(ctx: InspectorContext, r: TraceRound): HTMLElement {
     'section',
     { class: 'canopy-topic-round', 'aria-label': `Topics, round ${r.round}` },
     el('h3', {}, `Round ${r.round}: ${t.selected.length} of ${t.k} topics selected${t.selectedEntries !== undefined ? ` from ${t.selectedEntries} bank entries` : ''}`),
-    topics,
+    // Narrow views scroll the tables sideways rather than cut columns off.
+    el('div', { class: 'canopy-table-scroll' }, topics),
     el('h4', {}, 'Per-chunk lift'),
-    lift,
+    el('div', { class: 'canopy-table-scroll' }, lift),
   );
 }

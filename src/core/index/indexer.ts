@@ -164,7 +164,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     for (let i = 0; i < discovery.files.length; i++) {
       throwIfCancelled(signal);
       const f = discovery.files[i]!;
-      deps.progress?.report({ done: i, total, message: f.relPath });
+      deps.progress?.report({ done: i, total, message: f.relPath, file: f.relPath });
       const started = Date.now();
       const old = base?.files[f.relPath];
       if (old && !old.staleError && old.size === f.size && old.mtimeMs === f.mtimeMs) {
@@ -190,8 +190,9 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       }
       try {
         const key = sha256(`${deps.parserVersion}\0${deps.branchingFactor}\0${f.relPath}\0${hash}`);
-        const within = (message: string) => deps.progress?.report({ done: i, total, message: `${f.relPath} — ${message}` });
-        const doc = await deps.parse(f.relPath, bytes, signal, (p) => within(describeParseProgress(p)));
+        const within = (message: string, part?: ParseProgress) =>
+          deps.progress?.report({ done: i, total, message: `${f.relPath} — ${message}`, file: f.relPath, ...(part ? { part: { step: part.step, done: part.done, total: part.total } } : {}) });
+        const doc = await deps.parse(f.relPath, bytes, signal, (p) => within(describeParseProgress(p), p));
         const vectors = new Map<string, Float32Array>();
         for (let k = 0; k < doc.items.length; k++) {
           throwIfCancelled(signal);

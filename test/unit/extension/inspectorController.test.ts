@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { AskTrace } from '../../../src/contracts/trace';
 import { InspectorController, type WebviewNotification } from '../../../src/extension/inspectorController';
 import type { QuestionEvent } from '../../../src/extension/questions';
-import { PROTOCOL_VERSION, type PlaceholderView, type TrainingReport } from '../../../src/protocol/messages';
+import { PROTOCOL_VERSION, type IndexingProgress, type PlaceholderView, type TrainingReport } from '../../../src/protocol/messages';
 
 /** A trace as far as the controller looks at one (it passes traces through untouched). */
 const trace = (id: string, question = `question ${id}`): AskTrace => ({ id, question }) as unknown as AskTrace;
@@ -25,6 +25,8 @@ type Shown =
 class FakeWebview {
   shown: Shown = { kind: 'loading' };
   received: WebviewNotification[] = [];
+  /** The progress bar above the view (webview/render.ts renderIndexing). */
+  indexing: IndexingProgress | undefined;
   private lastTrace: string | undefined;
 
   post = (m: WebviewNotification): void => {
@@ -49,6 +51,9 @@ class FakeWebview {
         return;
       case 'inspector/showTraining':
         this.shown = { kind: 'training', ...(this.lastTrace ? { under: this.lastTrace } : {}) };
+        return;
+      case 'inspector/indexing':
+        this.indexing = m.params.running ? m.params : undefined;
         return;
       case 'inspector/reveal':
         assert.equal(this.shown.kind, 'trace', `a reveal reached a webview showing ${this.shown.kind}`);
@@ -271,5 +276,52 @@ describe('inspector controller: the outbox and the shown answer', () => {
     controller.receive({ kind: 'notify', method: 'webview/error', params: { message: 'bad render' } });
     assert.ok(logs.some((l) => l.startsWith('warn:') && l.includes(`protocol ${PROTOCOL_VERSION + 1}`)));
     assert.ok(logs.includes('error: inspector webview: bad render'));
+  });
+});
+
+describe('inspector controller: an index run’s progress', () => {
+  const at = (done: number, total: number, extra: Partial<IndexingProgress> = {}): IndexingProgress => ({ running: true, files: { done, total }, ...extra });
+
+  it('paces the progress of a run (its start and end always), over whatever is shown, and repaints the placeholder at its end', () => {
+    let now = 0;
+    let message = 'The workspace has not been indexed yet.';
+    const controller = new InspectorController({ view: () => ({ title: 't', message }), logger: { log: () => undefined }, now: () => now });
+    const webview = new FakeWebview();
+    controller.attach(webview.post);
+    webview.reload(controller);
+    const sent = () => webview.received.filter((m) => m.method === 'inspector/indexing').map((m) => (m.method === 'inspector/indexing' ? `${m.params.running ? 'run' : 'end'} ${m.params.files.done}/${m.params.files.total}${m.params.part ? ` p${m.params.part.done}` : ''}` : ''));
+    controller.indexProgress(at(0, 3));
+    // A PDF reports every page: only one report per interval goes out.
+    for (let page = 1; page <= 50; page++) {
+      now += 10;
+      controller.indexProgress(at(1, 3, { file: 'big.pdf', part: { step: 'pages', done: page, total: 50 } }));
+    }
+    assert.deepEqual(webview.indexing?.file, 'big.pdf');
+    assert.ok(sent().length <= 1 + Math.ceil((50 * 10) / 200) + 1, sent().join(', '));
+    // A question starts waiting: said at once.
+    controller.indexProgress(at(1, 3, { file: 'big.pdf', part: { step: 'pages', done: 50, total: 50 }, questionWaiting: true }));
+    assert.equal(webview.indexing?.questionWaiting, true);
+    message = 'No question asked yet.';
+    controller.indexProgress({ running: false, files: { done: 3, total: 3 } });
+    assert.equal(sent().at(-1), 'end 3/3');
+    assert.equal(webview.indexing, undefined, 'the bar goes when the run ends');
+    assert.deepEqual(webview.shown, { kind: 'placeholder', message: 'No question asked yet.' }, 'the placeholder says the workspace is indexed');
+  });
+
+  it('a webview that loads during a run gets the latest progress after its state; after the run, none', () => {
+    const { controller } = setup();
+    controller.showTrace(trace('a'));
+    controller.indexProgress(at(2, 9, { file: 'b.md' }));
+    const fresh = new FakeWebview();
+    controller.attach(fresh.post);
+    fresh.reload(controller);
+    assert.deepEqual(fresh.shown, { kind: 'trace', id: 'a' });
+    assert.deepEqual(fresh.indexing, at(2, 9, { file: 'b.md' }));
+    controller.indexProgress({ running: false, files: { done: 9, total: 9 } });
+    const later = new FakeWebview();
+    controller.attach(later.post);
+    later.reload(controller);
+    assert.equal(later.indexing, undefined);
+    assert.deepEqual(later.shown, { kind: 'trace', id: 'a' }, 'the end of a run leaves an answer shown as it is');
   });
 });

@@ -57,7 +57,7 @@ describe('progress inside a long file', () => {
     mkdirSync(root, { recursive: true });
     writeFileSync(join(root, 'annual-report.pdf'), longReportPdf());
     writeFileSync(join(root, 'notes.md'), '# Notes\n\nA short note.\n');
-    const messages: Array<{ done: number; total: number; message?: string }> = [];
+    const messages: Array<{ done: number; total: number; message?: string; file?: string; part?: { step: string; done: number; total: number } }> = [];
     const pool = new ParsePool({ size: 1 });
     try {
       await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 5 }), {
@@ -73,6 +73,9 @@ describe('progress inside a long file', () => {
     }
     const inside = messages.filter((m) => m.message?.startsWith('annual-report.pdf — '));
     assert.ok(inside.some((m) => m.message === 'annual-report.pdf — page 7 of 10'), inside.map((m) => m.message).join('\n'));
+    // The same, as data for the inspector's progress bar: the file and how far within it.
+    assert.ok(inside.some((m) => m.file === 'annual-report.pdf' && m.part?.step === 'pages' && m.part.done === 7 && m.part.total === 10));
+    assert.ok(inside.every((m) => m.file === 'annual-report.pdf'));
     assert.ok(inside.some((m) => /encoding \d+ of \d+ sentences, rows and tables$/.test(m.message!)));
     assert.ok(inside.every((m) => m.done === 0 && m.total === 2), 'the file counter stays on the file being parsed');
     assert.deepEqual(messages[messages.length - 1], { done: 2, total: 2 });
