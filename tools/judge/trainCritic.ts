@@ -1,6 +1,7 @@
 /**
  * Step 3 (`npm run train:judge -- critic`): the critic model. Its examples are the rounds of the
- * dumped open-pool questions where the rule critic would ask again: the evidence after that round
+ * dumped open-pool questions where the model decides (judge/learnedCritic.ts `modelDecides`: the
+ * rule critic would ask again for words, not for a next hop): the evidence after that round
  * (the regions the rounds up to it kept), the rule's verdict, and whether that evidence already
  * holds the answer — an answer-bearing leaf where the set has answer strings, every gold sentence
  * or paragraph where it has fine gold. The stop threshold is chosen on the training half for the
@@ -18,6 +19,7 @@ import { leavesOf } from '../../src/core/compress/baselines';
 import { bpeTokenCounter } from '../../src/core/compress/tokens';
 import type { CriticVerdict, EvidenceView, KeptRegion } from '../../src/core/critic/critic';
 import { criticFeatures } from '../../src/core/judge/criticFeatures';
+import { modelDecides } from '../../src/core/judge/learnedCritic';
 import { LinearModel, JUDGE_MODEL_SCHEMA, JUDGE_MODEL_VERSION, type JudgeModelFile } from '../../src/core/judge/linearModel';
 import { builtinReaderModel } from '../../src/core/judge/models';
 import { readQuestion } from '../../src/core/judge/questionReading';
@@ -63,6 +65,7 @@ function views(regions: readonly KeptRegion[]): EvidenceView[] {
 
 const tokens = bpeTokenCounter();
 
+
 export function questionStates(record: JudgeDumpRecord, seed: number, reader: LinearModel): QuestionStates | undefined {
   if (!record.retrieval || record.rounds.length === 0) return undefined;
   const question = readQuestion(record.question);
@@ -85,7 +88,7 @@ export function questionStates(record: JudgeDumpRecord, seed: number, reader: Li
       round: round.round,
       features: reading.features,
       holds,
-      decides: !rule.sufficient && typeof rule.followUpQuery === 'string',
+      decides: modelDecides(rule),
       tokens: upTo.reduce((a, r) => a + tokens.count(r.node.text), 0),
       goldAll,
       answer,

@@ -4,10 +4,11 @@
  * each round the critic model (judge/models/critic.json) gives the probability that the kept
  * evidence already holds the answer, from the reader model's view of the evidence and the rule's
  * findings (judge/criticFeatures.ts):
- *  - where the rule finds every part answered, or has nothing left to ask, its verdict stands;
- *  - where it would ask again, the rounds stop when the probability reaches the model's threshold
- *    (chosen on the development data for the precision of a stop) — a year the evidence shows as a
- *    table column, a lookup answered by the first passage, need no more rounds — and go on with the
+ *  - where the rule finds every part answered, or has nothing left to ask, its verdict stands, and
+ *    so does its search for a next hop or a named thing the evidence lacks (`modelDecides`);
+ *  - where it would ask again for words its best sentences lack, the rounds stop when the
+ *    probability reaches the model's threshold (chosen on the development data for the precision
+ *    of a stop) — a lookup answered by the first passage needs no more rounds — and go on with the
  *    rule's follow-up otherwise;
  *  - a question in another language gets no English rule: the probability alone decides, and the
  *    follow-up asks for the question's words the evidence lacks (in its own language).
@@ -24,6 +25,21 @@ import { readQuestion } from './questionReading';
 export interface LearnedCriticOptions {
   model?: LinearModel;
   reader?: LinearModel;
+}
+
+/**
+ * Where the model decides: the rule critic would ask again (it has a follow-up query), and what it
+ * asks for is words of the question its best sentences lack — not a next hop (a question multi-hop
+ * by its form, a first hop whose bridge has no item yet, an answer's bridge with an item of its
+ * own) and not a named thing of the question the evidence lacks. Those searches are the rule's: on
+ * the development data no threshold let the model stop them without losing multi-hop evidence
+ * (docs/evaluation.md, "Learned judgment").
+ */
+export function modelDecides(rule: CriticVerdict): boolean {
+  if (rule.sufficient || !rule.followUpQuery) return false;
+  const d = rule.details ?? {};
+  const count = (key: string) => (Array.isArray(d[key]) ? (d[key] as unknown[]).length : 0);
+  return !d.hopGap && !d.answerBridge && typeof d.nestedReference !== 'string' && count('missingEntities') === 0 && count('namedAbsent') === 0;
 }
 
 /** The stop threshold when a model names none. */
@@ -72,7 +88,7 @@ export class LearnedCritic implements Critic {
     const reading = criticFeatures(question, input.evidence, input.round, reader, rule);
     const judgment = model.explain(reading.features);
     const learned = { probability: judgment.probability, threshold, ...(reading.best ? { best: reading.best } : {}) };
-    if (rule.sufficient || !rule.followUpQuery || judgment.probability < threshold) {
+    if (!modelDecides(rule) || judgment.probability < threshold) {
       return { ...rule, details: { ...rule.details, learned }, judgment };
     }
     // The rule would ask again; the evidence very likely holds the answer already.

@@ -54,6 +54,16 @@ describe('LearnedCritic', () => {
     assert.ok(v.judgment!.contributions.some((c) => c.feature === 'reader_p1'));
   });
 
+  it("leaves the rule's search for a next hop or a missing named thing to the rule, however likely the evidence looks", async () => {
+    for (const details of [{ hopGap: { firstHop: 'A', bridges: ['B'] } }, { nestedReference: "Anna Benson's husband" }, { answerBridge: { entity: 'B' } }, { missingEntities: ['Kris Benson'] }]) {
+      const hop: Critic = { kind: 'rule', judge: async () => ({ sufficient: false, missing: ['b'], followUpQuery: 'B', source: 'rule', details: { parts: [{ answered: true, coverage: 1 }], ...details } }) };
+      const v = await new LearnedCritic(hop, { model, reader }).judge(input('When did the 1973 oil crisis begin?', [view('1973 oil crisis', ['The 1973 oil crisis began in October 1973, when OAPEC proclaimed an oil embargo.'])]));
+      assert.equal(v.sufficient, false, JSON.stringify(details));
+      assert.equal(v.followUpQuery, 'B');
+      assert.ok(v.judgment, 'the probability is still recorded');
+    }
+  });
+
   it('keeps a rule stop as it is', async () => {
     const critic = new LearnedCritic(new RuleCritic({ lookAhead: false }), { model, reader });
     const v = await critic.judge(input('When did the 1973 oil crisis begin?', [view('1973 oil crisis', ['The 1973 oil crisis began in October 1973, when OAPEC proclaimed an oil embargo.'])]));
