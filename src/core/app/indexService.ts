@@ -25,9 +25,10 @@ import type { ParseWorkers } from './parseWorkers';
 /**
  * Bump when parsing changes in a way that must re-parse existing indexes. ingest-2: node vectors
  * derived from the encoded leaves and tables (src/core/encode/nodeVectors.ts), so stored item
- * vectors changed meaning.
+ * vectors changed meaning. ingest-3: tables' captions, units and grouping label rows
+ * (ingest/tableContext.ts) on every table and row.
  */
-export const PARSER_VERSION = 'ingest-2';
+export const PARSER_VERSION = 'ingest-3';
 
 /** Picks the index store for a request's settings; the same choice must return the same store object. */
 export type StoreChooser = (settings: CanopySettings) => IndexStore;

@@ -147,6 +147,8 @@ function container(parent: DraftNode, run: DraftNode[]): DraftNode {
   };
   if (parent.context !== undefined) node.context = parent.context;
   if (parent.header !== undefined) node.header = parent.header;
+  if (parent.caption !== undefined) node.caption = parent.caption;
+  if (parent.units !== undefined) node.units = parent.units;
   if (parent.level !== undefined) node.level = parent.level;
   if (parent.title !== undefined) node.title = parent.title;
   return finalizeDraft(node);
@@ -286,6 +288,8 @@ function buildGroups(parent: DraftNode, children: DraftNode[], b: number): Draft
     };
     if (parent.context !== undefined) group.context = parent.context;
     if (parent.header !== undefined) group.header = parent.header;
+    if (parent.caption !== undefined) group.caption = parent.caption;
+    if (parent.units !== undefined) group.units = parent.units;
     out.push(finalizeDraft(group));
   }
   return out;
@@ -304,6 +308,9 @@ function toRegion(node: DraftNode, itemId: string, path: string): RegionNode {
   if (node.context !== undefined) region.context = node.context;
   if (node.header !== undefined) region.header = node.header;
   if (node.cells !== undefined) region.cells = node.cells;
+  if (node.caption !== undefined) region.caption = node.caption;
+  if (node.groups !== undefined) region.groups = node.groups;
+  if (node.units !== undefined) region.units = node.units;
   if (node.level !== undefined) region.level = node.level;
   if (node.ref !== undefined) region.ref = node.ref;
   return region;

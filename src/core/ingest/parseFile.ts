@@ -22,6 +22,7 @@ import { buildItemsCapped } from './hierarchy';
 import { formatForPath, type DocumentFormat } from './documentFormat';
 import type { DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
 import { parsePdf } from './pdf/pdfParser';
+import { annotateTables } from './tableContext';
 
 export const defaultParseOptions = Object.freeze({
   branchingFactor: 2,
@@ -143,6 +144,8 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
     // A PDF is bounded page by page while it is read and keeps the pages read before the limit
     // (with a 'timeLimit' warning); its layout is linear in what was read, so it is not refused here.
     if (format !== 'pdf') checkDeadline(`parsing (${format})`);
+    // Every table's caption, units and grouping label rows, from the structure just parsed.
+    annotateTables(draft.root);
     const maxNodes = options.maxNodes ?? defaultParseOptions.maxNodes;
     const { items, cut } = buildItemsCapped(draft, {
       branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,

@@ -37,6 +37,7 @@ import { analyzeQuestion, askedKindWords, asksCompanyActivity, COMPANY_ACTIVITY_
 import { answerCue, addsToQuestion, askedListSize, isQuotable, listedItems, partCoverage, supportTerms, termWeights } from '../text/support';
 import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from './rows';
 import { questionSourceNames, sourcePreference, squash } from './sources';
+import { quoteContext } from './quoteContext';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, EvidenceRegion, Reader, ReaderInput } from './reader';
@@ -158,7 +159,7 @@ const ANAPHORIC_START = /^\s*(he|she|it|they|this|these|those|his|her|its|their|
 /** A sentence that opens by referring back ("This is called …", "It was named …") completes the one before. */
 const REFERRING_START = /^\s*(this|these|that|such|it)\s+(is|was|are|were|has|have|had|became|becomes|remains|means|meant|led|\p{Ll}+ed)\b/iu;
 const attachable = (leaf: RegionNode, quoted: ReadonlySet<string>) => leaf.kind === 'sentence' && !quoted.has(leaf.id) && isQuotable(leaf.kind, leaf.text);
-const quote = (leaf: RegionNode) => (leaf.header ? `${leaf.header} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
+const quote = (leaf: RegionNode, context = quoteContext(leaf)) => (context ? `${context} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
 
 const leafText = (leaf: RegionNode) => (leaf.header ? `${leaf.header} ${leaf.text}` : leaf.text);
 

@@ -6,6 +6,7 @@
 import type { TokenCounter } from '../compress/tokens';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
+import { quoteContext } from './quoteContext';
 import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
 import type { ImageRequest, ReaderImage } from './pageImages';
 
@@ -60,8 +61,10 @@ export interface Reader {
   answer(question: string, input: ReaderInput, signal?: AbortSignal): Promise<Answer>;
 }
 
+/** A block's text: its context line (a table's caption or section, units, column headers; a sentence's heading) over the region's own text. */
 function regionText(node: RegionNode): string {
-  return node.header ? `${node.header}\n${node.text}` : node.text;
+  const context = quoteContext(node);
+  return context ? `${context}\n${node.text}` : node.text;
 }
 
 /** A reader-input unit: a flat block of one region, or the subgraph of one controlled document. */
@@ -157,3 +160,26 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
   const text = parts.join('\n\n');
   return { text, tokens: tokens.count(text), truncated, regions: used, ...(options.images ? { imageRequests } : {}) };
 }
+
+/**
+ * Every citation with what it needs to be read alone (`context`, read/quoteContext.ts) and, when
+ * its file's last good version is served because the file no longer parses, `stale` — whichever
+ * reader wrote it. A citation's node is found among the input's regions and their descendants.
+ */
+export function annotateCitations(answer: Answer, input: Pick<ReaderInput, 'regions'>, staleFiles?: ReadonlySet<string>): Answer {
+  if (answer.citations.length === 0) return answer;
+  const nodes = new Map<string, RegionNode>();
+  const add = (n: RegionNode) => {
+    nodes.set(n.id, n);
+    for (const c of n.children) add(c);
+  };
+  for (const r of input.regions) add(r.node);
+  const citations = answer.citations.map((c) => {
+    const node = nodes.get(c.nodeId);
+    const context = c.context ?? (node ? quoteContext(node) : undefined);
+    const stale = staleFiles?.has(c.file) ? true : undefined;
+    return { ...c, ...(context !== undefined ? { context } : {}), ...(stale ? { stale } : {}) };
+  });
+  return { ...answer, citations };
+}
+
