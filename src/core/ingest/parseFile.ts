@@ -79,10 +79,10 @@ async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array,
       draft = parseNotebook(file, text);
       break;
     case 'json':
-      draft = parseJson(file, text, { minWords: options.jsonMinWords ?? 4 });
+      draft = parseJson(file, text, { minWords: options.jsonMinWords ?? 4, maxUnits: options.itemMaxWords ?? defaultParseOptions.itemMaxWords });
       break;
     case 'jsonl':
-      draft = parseJsonLines(file, text, { minWords: options.jsonMinWords ?? 4 });
+      draft = parseJsonLines(file, text, { minWords: options.jsonMinWords ?? 4, maxUnits: options.itemMaxWords ?? defaultParseOptions.itemMaxWords });
       break;
     case 'subtitles':
       draft = parseSubtitles(file, text);

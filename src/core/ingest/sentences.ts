@@ -104,3 +104,13 @@ export function wordCount(text: string): number {
   }
   return n;
 }
+
+/**
+ * A text's size for cutting items: its words, or one per 8 characters when that is more — text
+ * with few spaces (a JSON record, a CSV row of figures, a minified line) counts by its length, so
+ * a file of such lines is cut into items like prose of the same token count (prose averages 5–6
+ * characters a word, so this never moves it).
+ */
+export function sizeUnits(text: string): number {
+  return Math.max(wordCount(text), Math.ceil(text.length / 8));
+}
