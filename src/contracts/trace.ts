@@ -302,6 +302,8 @@ export const TraceRetrievedItem = z.object({
   controller: z.optional(TraceController),
   /** The rank gate's verdict on this item and why (compressor `items`), when it ran. */
   gate: z.optional(z.object({ kept: bool, why: str })),
+  /** The item is from a file whose last good version the index serves: the file changed and no longer parses. */
+  stale: z.optional(bool),
 });
 export type TraceRetrievedItem = z.output<typeof TraceRetrievedItem>;
 

@@ -106,7 +106,7 @@ export class CanopySession implements vscode.Disposable {
         await this.refreshIndexedFiles();
         this.log.info(`indexed ${summary.files} files (${summary.parsed} parsed, ${summary.reused} unchanged, ${summary.removed} removed), ${summary.items} items, ${summary.nodes} nodes in ${summary.seconds.toFixed(1)} s`);
         if (summary.rebuilt) this.log.warn(summary.rebuilt);
-        for (const e of summary.errors) this.log.warn(namedOnce(e.file, e.reason));
+        for (const e of summary.errors) this.log.warn(`${namedOnce(e.file, e.reason)}${summary.stale.some((x) => x.file === e.file) ? '; its last good version stays indexed (stale)' : ''}`);
         for (const w of summary.warnings) this.log.info(namedOnce(w.file, w.message));
         for (const s of summary.skipped) this.log.info(`skipped ${s.file}: ${s.reason}`);
         return summary;

@@ -203,8 +203,10 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
   io.out(`  ${t.answer.text}`);
   if (t.answer.citations.length > 0) {
     io.out('Citations:');
-    for (const c of t.answer.citations) io.out(`  [${c.marker}] ${formatAnchor(c.anchor)}`);
+    for (const c of t.answer.citations) io.out(`  [${c.marker}] ${formatAnchor(c.anchor)}${c.stale ? ' (stale: from the last good version of a file that no longer parses)' : ''}`);
   }
+  const staleFiles = [...new Set(t.answer.citations.filter((c) => c.stale).map((c) => c.file))];
+  if (staleFiles.length > 0) io.out(`Note: ${staleFiles.join(', ')} changed and no longer ${staleFiles.length === 1 ? 'parses' : 'parse'}; the evidence quoted from ${staleFiles.length === 1 ? 'it' : 'them'} is the last good version, which may be out of date (run canopy index to see the error).`);
   const saved = t.totals.uncompressedTokens > 0 ? Math.round(100 * (1 - t.totals.evidenceTokens / t.totals.uncompressedTokens)) : 0;
   io.out(
     `Evidence: ${t.totals.items} items over ${t.rounds.length} round(s), stop: ${t.stop.reason}; ` +
@@ -222,7 +224,7 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; ${droppedNote(it)}`);
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; ${droppedNote(it)}${it.stale ? ' (stale: last good version)' : ''}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;

@@ -125,10 +125,11 @@ function printSummary(s: IndexSummary, io: CliIO): void {
   io.out(`  items   ${s.items}`);
   io.out(`  nodes   ${s.nodes}`);
   io.out(`  errors  ${s.errors.length}`);
+  if (s.stale.length > 0) io.out(`  stale   ${s.stale.length} (their last good version is served, and answers from them say so)`);
   io.out(`  warnings ${s.warnings.length}`);
   io.out(`  skipped ${s.skipped.length}`);
   io.out(`  time    ${s.seconds.toFixed(2)} s`);
-  for (const e of s.errors) io.out(`  error ${namedOnce(e.file, e.reason)} (${e.code})`);
+  for (const e of s.errors) io.out(`  error ${namedOnce(e.file, e.reason)} (${e.code})${s.stale.some((x) => x.file === e.file) ? '; its last good version stays indexed (stale)' : ''}`);
   for (const w of s.warnings) io.out(`  warning ${namedOnce(w.file, w.message)}`);
   for (const k of s.skipped) io.out(`  skipped ${k.file}: ${k.reason}`);
 }

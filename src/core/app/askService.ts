@@ -154,6 +154,7 @@ export class AskService {
       tokens: this.tokens,
       ...(request.tracer ? { tracer: request.tracer } : {}),
       index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },
+      staleFiles: new Set(Object.entries(corpus.manifest.files).filter(([, e]) => e.staleError !== undefined).map(([file]) => file)),
       // The MAGE controller reads long PDFs from the index's parsed-document cache; its evaluator is the LLM when one is set.
       loadDocument: (file: string) => corpus.document(file),
       ...(llm ? { controllerLlm: llm } : {}),

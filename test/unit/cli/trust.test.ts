@@ -1,0 +1,69 @@
+// What a new user met on a folder of their own (issue 33): stale content said in the index
+// summary, the answer and the trace; and the smaller findings of 8 — one question limit, the MCP
+// help's command, the empty-folder hint, a refused connection's own code, eval without --sweep.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { CliIO } from '../../../src/cli/io';
+import { main } from '../../../src/cli/main';
+import type { AskTrace } from '../../../src/contracts/trace';
+import { writePdf } from '../ingest/pdfWriter';
+
+function capture(cwd = process.cwd()): CliIO & { stdout: string[]; stderr: string[]; all: () => string } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), isTTY: false, env: {}, cwd, all: () => [...stdout, ...stderr].join('\n') };
+}
+
+describe('stale said: a file that no longer parses keeps its last good version, and every answer from it says so', () => {
+  let work: string;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), 'canopy-stale-'));
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('index summary (text and --json), the answer, its citations and its retrieved items', async () => {
+    const root = join(work, 'docs');
+    mkdirSync(root);
+    const pdf = join(root, 'gauge-report.pdf');
+    writeFileSync(pdf, writePdf([[{ x: 72, y: 700, size: 11, text: 'The anemometer on the ridge mast was recalibrated on 12 March 2024.' }]]));
+    writeFileSync(join(root, 'notes.md'), '# Notes\n\nThe rain gauge was cleaned in April.\n');
+    const index = join(work, 'idx');
+    let io = capture();
+    assert.equal(await main(['index', root, '--index', index], io), 0, io.all());
+    // The file is cut short after it was indexed: it no longer opens.
+    truncateSync(pdf, 200);
+    io = capture();
+    assert.equal(await main(['index', root, '--index', index], io), 0, io.all());
+    const text = io.stdout.join('\n');
+    assert.match(text, /stale {3}1 \(their last good version is served/);
+    assert.match(text, /error gauge-report\.pdf: .*; its last good version stays indexed \(stale\)/);
+    io = capture();
+    assert.equal(await main(['index', root, '--index', index, '--json'], io), 0, io.all());
+    const summary = JSON.parse(io.stdout.pop()!) as { stale: Array<{ file: string; reason: string }> };
+    assert.deepEqual(
+      summary.stale.map((s) => s.file),
+      ['gauge-report.pdf'],
+    );
+    assert.match(summary.stale[0]!.reason, /gauge-report\.pdf/);
+
+    const question = 'When was the anemometer recalibrated?';
+    io = capture();
+    assert.equal(await main(['ask', question, '--dir', root, '--index', index, '--json'], io), 0, io.all());
+    const trace = JSON.parse(io.stdout.pop()!) as AskTrace;
+    const cited = trace.answer.citations.find((c) => c.file === 'gauge-report.pdf');
+    assert.ok(cited, trace.answer.text);
+    assert.equal(cited.stale, true);
+    assert.ok(trace.answer.citations.filter((c) => c.file !== 'gauge-report.pdf').every((c) => c.stale === undefined));
+    const items = trace.rounds.flatMap((r) => r.retrieved);
+    assert.ok(items.some((it) => it.file === 'gauge-report.pdf' && it.stale === true));
+    assert.ok(items.filter((it) => it.file !== 'gauge-report.pdf').every((it) => it.stale === undefined));
+    io = capture();
+    assert.equal(await main(['ask', question, '--dir', root, '--index', index], io), 0, io.all());
+    const out = io.stdout.join('\n');
+    assert.match(out, /\[\d\] gauge-report\.pdf p\.1 .*\(stale: from the last good version of a file that no longer parses\)/);
+    assert.match(out, /Note: gauge-report\.pdf changed and no longer parses; the evidence quoted from it is the last good version/);
+  });
+});
