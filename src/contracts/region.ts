@@ -74,6 +74,12 @@ export interface RegionNode {
   groups?: string[];
   /** Tables and their rows (and row groups): the units the document states for the table ("In millions, except per share amounts"). */
   units?: string;
+  /**
+   * Tables and their rows (and row groups): a second header line of periods under `header` — a
+   * table whose header spans two lines ("December 2, | December 3," over "2022 | 2021"), its
+   * second line a row of years, dates or quarters only. The row itself stays a data row.
+   */
+  subheader?: string;
   /** Headings and sections: 1 = top level. */
   level?: number;
   /** Images: the referenced source exactly as the document wrote it (URL or relative path). */

@@ -139,13 +139,15 @@ const traceNodeShape = {
   header: z.optional(str),
   /**
    * The region's parse-time context fields (contracts/region.ts: heading path, table caption,
-   * units, grouping label rows), so a replay quotes with the same context. `context`, `caption`
-   * and `units` are written only where they differ from the parent node's (a reader inherits
-   * them from the parent when absent); `groups` on each row it applies to.
+   * units, a second header line of periods, grouping label rows), so a replay quotes with the same
+   * context. `context`, `caption`, `units` and `subheader` are written only where they differ from
+   * the parent node's (a reader inherits them from the parent when absent); `groups` on each row
+   * it applies to.
    */
   context: z.optional(str),
   caption: z.optional(str),
   units: z.optional(str),
+  subheader: z.optional(str),
   groups: z.optional(list(str)),
   tokens: num,
   /** The score the rule compared: the dense cosine, or with hybrid node scores their weighted sum. */

@@ -95,9 +95,11 @@ export function regionFromTrace(n: TraceNode, parent?: RegionNode): RegionNode {
   const context = n.context ?? parent?.context;
   const caption = n.caption ?? parent?.caption;
   const units = n.units ?? parent?.units;
+  const subheader = n.subheader ?? parent?.subheader;
   if (context !== undefined) node.context = context;
   if (caption !== undefined) node.caption = caption;
   if (units !== undefined) node.units = units;
+  if (subheader !== undefined) node.subheader = subheader;
   if (n.groups !== undefined) node.groups = n.groups;
   node.children = n.children.map((c) => regionFromTrace(c, node));
   node.text = node.children.length > 0 ? joinChildrenText(node.children) : (n.text ?? '');

@@ -102,6 +102,7 @@ export function traceTree(
     if (n.context !== undefined && n.context !== parent?.context) node.context = n.context;
     if (n.caption !== undefined && n.caption !== parent?.caption) node.caption = n.caption;
     if (n.units !== undefined && n.units !== parent?.units) node.units = n.units;
+    if (n.subheader !== undefined && n.subheader !== parent?.subheader) node.subheader = n.subheader;
     if (n.groups !== undefined) node.groups = n.groups;
     node.children = n.children.map((c) => build(c, insideKept || isKept, score, n));
     return node;

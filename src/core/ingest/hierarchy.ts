@@ -151,6 +151,7 @@ function container(parent: DraftNode, run: DraftNode[]): DraftNode {
   if (parent.header !== undefined) node.header = parent.header;
   if (parent.caption !== undefined) node.caption = parent.caption;
   if (parent.units !== undefined) node.units = parent.units;
+  if (parent.subheader !== undefined) node.subheader = parent.subheader;
   if (parent.level !== undefined) node.level = parent.level;
   if (parent.title !== undefined) node.title = parent.title;
   return finalizeDraft(node);
@@ -292,6 +293,7 @@ function buildGroups(parent: DraftNode, children: DraftNode[], b: number): Draft
     if (parent.header !== undefined) group.header = parent.header;
     if (parent.caption !== undefined) group.caption = parent.caption;
     if (parent.units !== undefined) group.units = parent.units;
+    if (parent.subheader !== undefined) group.subheader = parent.subheader;
     out.push(finalizeDraft(group));
   }
   return out;
@@ -313,6 +315,7 @@ function toRegion(node: DraftNode, itemId: string, path: string): RegionNode {
   if (node.caption !== undefined) region.caption = node.caption;
   if (node.groups !== undefined) region.groups = node.groups;
   if (node.units !== undefined) region.units = node.units;
+  if (node.subheader !== undefined) region.subheader = node.subheader;
   if (node.level !== undefined) region.level = node.level;
   if (node.ref !== undefined) region.ref = node.ref;
   return region;

@@ -112,6 +112,8 @@ export interface DraftNode {
   groups?: string[];
   /** Tables and rows: the table's units as the document states them (tableContext.ts). */
   units?: string;
+  /** Tables and rows: a second header line of periods (tableContext.ts). */
+  subheader?: string;
   level?: number;
   ref?: string;
   /** Sections: the heading text; tables: a caption. Used for item titles and heading paths. */

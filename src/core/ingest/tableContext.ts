@@ -10,6 +10,9 @@
  * - `units`: the units the document states for the table ("In millions, except per share
  *   amounts", "in thousands", "($ millions)"), from the lines just above it, its caption or its
  *   header row.
+ * - `subheader`: a second header line of periods — the first data row when it holds only years,
+ *   dates or quarters under a header that names none ("December 2, | December 3," over
+ *   "2022 | 2021").
  * - `groups`: the label rows above a row that group it, outermost first — a row with a label and
  *   no other cell ("Revenue:", "Operating income (loss)") opens a group for the rows below it;
  *   a "Total …" row closes the innermost group after itself; where the format gives positions
@@ -164,7 +167,20 @@ function leadIn(before: DraftNode[], furniture: Set<string>): { caption?: string
   return out;
 }
 
-/** Sets caption, units and groups on one table and its rows. */
+const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`;
+/** A column heading that names a period: a year, a fiscal year, a quarter, a date. */
+const PERIOD = new RegExp(String.raw`^(?:(?:fy|fiscal(?:\s+year)?)\s*'?\d{2,4}|(?:19|20)\d\d|q[1-4]\s*'?\d{0,4}|${MONTH}\s+\d{1,2},?(?:\s+(?:19|20)\d\d)?|\d{1,2}\s+${MONTH}(?:\s+(?:19|20)\d\d)?)\s*(?:\(\w{1,3}\))?$`, 'i');
+
+/** The first data row, when it is only periods under a header that names none of them (a header spanning two lines). */
+function periodLine(rows: DraftNode[], header: string | undefined): string | undefined {
+  const first = rows[0];
+  if (!first || header === undefined || /(?:19|20)\d\d/.test(header)) return undefined;
+  const cells = filled(first);
+  if (cells.length < 2 || !cells.every((c) => PERIOD.test(c))) return undefined;
+  return cells.join(' | ');
+}
+
+/** Sets caption, units, a period header line and groups on one table and its rows. */
 function annotateTable(table: DraftNode, before: DraftNode[], furniture: Set<string>): void {
   const found = leadIn(before, furniture);
   const caption = table.caption ?? found.caption;
@@ -172,10 +188,14 @@ function annotateTable(table: DraftNode, before: DraftNode[], furniture: Set<str
   if (caption !== undefined) table.caption = caption;
   if (units !== undefined) table.units = units;
   const rows = table.children.filter((c) => c.kind === 'row');
-  groupRows(rows.filter(isDataRow));
+  const data = rows.filter(isDataRow);
+  const subheader = periodLine(data, table.header);
+  if (subheader !== undefined) table.subheader = subheader;
+  groupRows(data);
   for (const row of rows) {
     if (caption !== undefined) row.caption = caption;
     if (units !== undefined) row.units = units;
+    if (subheader !== undefined) row.subheader = subheader;
   }
 }
 

@@ -47,16 +47,33 @@ const contentWords = (text: string) =>
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 2);
 
+/**
+ * A header over a second line of periods as one header: cell by cell when they line up
+ * ("December 2, 2022 | December 3, 2021"), else the second line after a slash.
+ */
+function stackHeaders(header: string, periods: string): string {
+  const top = header.split(' | ');
+  const below = periods.split(' | ');
+  // A first header cell that names the rows ("Years Ended") sits over no period.
+  const offset = top.length - below.length;
+  if (offset === 0 || offset === 1) return top.map((h, i) => (i - offset >= 0 ? `${h} ${below[i - offset]}` : h)).join(' | ');
+  return `${header} / ${periods}`;
+}
+
 /** A table region (a row, a table or a run of rows): what describes the table it is part of. */
-const isTabular = (node: RegionNode) => node.header !== undefined || node.caption !== undefined || node.units !== undefined || node.groups !== undefined || node.kind === 'row' || node.kind === 'table';
+const isTabular = (node: RegionNode) =>
+  node.header !== undefined || node.caption !== undefined || node.units !== undefined || node.subheader !== undefined || node.groups !== undefined || node.kind === 'row' || node.kind === 'table';
 
 export function contextParts(node: RegionNode): ContextParts {
   const out: ContextParts = {};
   if (isTabular(node)) {
     const label = node.caption ?? (node.context !== undefined ? innermost(node.context) : undefined);
     if (label) out.label = clip(label, LABEL_CHARS);
-    if (node.units) out.units = node.units;
-    if (node.header) out.header = clip(node.header, HEADER_CHARS);
+    // Units already written in the label or the header ("($ in millions)" in a title) are not repeated.
+    const said = `${label ?? ''} ${node.header ?? ''}`.toLowerCase();
+    if (node.units && !said.includes(node.units.toLowerCase())) out.units = node.units;
+    const header = node.header !== undefined && node.subheader !== undefined ? stackHeaders(node.header, node.subheader) : node.header;
+    if (header) out.header = clip(header, HEADER_CHARS);
     if (node.groups && node.groups.length > 0) out.groups = node.groups.map((g) => clip(g, LABEL_CHARS));
     return out;
   }

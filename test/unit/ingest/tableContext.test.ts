@@ -133,6 +133,27 @@ describe('table context at parse time (caption or lead-in, units, grouping label
     assert.ok(glossary.every((r) => r.groups === undefined && r.caption === undefined && r.units === undefined), JSON.stringify(glossary));
   });
 
+  it('PDF: a header over a second line of periods keeps the periods as the table\'s subheader; the row stays a data row', async () => {
+    const runs: TextRun[] = [{ x: 72, y: 730, size: 10, text: 'Consolidated Statements of Cash Flows' }];
+    const rows: Array<[string, string, string]> = [
+      ['Years Ended', 'December 2,', 'December 3,'],
+      ['', '2022', '2021'],
+      ['Net income', '4,756', '4,822'],
+      ['Purchases of property and equipment', '(442)', '(348)'],
+    ];
+    rows.forEach(([a, b, c], i) => {
+      const y = 700 - i * 14;
+      if (a) runs.push({ x: 72, y, size: 10, text: a });
+      runs.push({ x: 360, y, size: 10, text: b }, { x: 440, y, size: 10, text: c });
+    });
+    const doc = await parseFile('flows.pdf', writePdf([runs]), { graph: false });
+    const purchases = ofKind(doc.items, 'row').find((r) => r.text.startsWith('Purchases'))!;
+    assert.equal(purchases.header, 'Years Ended | December 2, | December 3,');
+    assert.equal(purchases.subheader, '2022 | 2021');
+    assert.equal(purchases.caption, 'Consolidated Statements of Cash Flows');
+    assert.equal(ofKind(doc.items, 'row').find((r) => r.text === '2022 2021')!.anchor.row, 0, 'the period line is still a data row');
+  });
+
   it('reads the units phrases documents use', () => {
     assert.equal(unitsIn('(In millions, except per share amounts)'), 'In millions, except per share amounts');
     assert.equal(unitsIn('(Millions)'), 'Millions');

@@ -29,6 +29,15 @@ describe('quoteContext', () => {
     assert.equal(quoteContext(row('x', 'a,b', { header: 'h1 | h2' })), 'h1 | h2');
   });
 
+  it('a header over a line of periods reads as one; units the label or header already states are not repeated', () => {
+    const flows = row('y', 'Purchases of property and equipment (442) (348)', { caption: 'Cash flows', header: 'Years Ended | December 2, | December 3,', subheader: '2022 | 2021' });
+    assert.equal(quoteContext(flows), 'Cash flows · Years Ended | December 2, 2022 | December 3, 2021');
+    const titled = row('z', 'Net sales 14,694', { caption: 'Statements of Income ($ in millions)', units: '$ in millions', header: '2023 | 2022' });
+    assert.equal(quoteContext(titled), 'Statements of Income ($ in millions) · 2023 | 2022');
+    const inHeader = row('w', 'Net sales 14,694', { caption: 'Statements of Income', units: 'Millions', header: '(Millions) | 2018 | 2017' });
+    assert.equal(quoteContext(inHeader), 'Statements of Income · (Millions) | 2018 | 2017');
+  });
+
   it('a sentence: its heading when the heading names what the sentence is about and the sentence does not', () => {
     const s = (text: string, context?: string): RegionNode => ({ id: 's', kind: 'sentence', modality: 'text', text, anchor: { file: 'a.md' }, children: [], ...(context ? { context } : {}) });
     assert.equal(quoteContext(s('It was replaced in October.', 'Station report › Wind gauge')), 'Wind gauge');
