@@ -174,7 +174,7 @@ const PERIOD = new RegExp(String.raw`^(?:(?:fy|fiscal(?:\s+year)?)\s*'?\d{2,4}|(
 /** The first data row, when it is only periods under a header that names none of them (a header spanning two lines). */
 function periodLine(rows: DraftNode[], header: string | undefined): string | undefined {
   const first = rows[0];
-  if (!first || header === undefined || /(?:19|20)\d\d/.test(header)) return undefined;
+  if (!first || header === undefined || /\b(?:19|20)\d\d\b/.test(header)) return undefined;
   const cells = filled(first);
   if (cells.length < 2 || !cells.every((c) => PERIOD.test(c))) return undefined;
   return cells.join(' | ');
