@@ -489,6 +489,8 @@ export const AskTrace = z.object({
     model: z.optional(str),
     notes: z.optional(list(str)),
     unresolvedMarkers: z.optional(list(int)),
+    /** The LLM reader failed and `mode`'s reader answered in its place: why (the endpoint and the cause). */
+    llmFailure: z.optional(str),
   }),
   totals: z.object({ evidenceTokens: num, uncompressedTokens: num, items: num, keptRegions: num }),
   ms: num,

@@ -196,8 +196,15 @@ function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): nu
   return (pred(tree) ? 1 : 0) + tree.children.reduce((a, c) => a + count(c, pred), 0);
 }
 
+/** Which reader answered, and why when it was not the one asked for: "LLM failed: <reason>; answered extractively". */
+export function readerLabel(t: Pick<AskTrace, 'answer' | 'settings'>): string {
+  if (t.answer.mode === 'llm') return 'LLM reader';
+  if (t.answer.llmFailure !== undefined) return `LLM failed: ${t.answer.llmFailure.replace(/\.$/, '')}; answered extractively, quoting the best-supported evidence`;
+  return t.settings.reader === 'llm' ? 'extractive, quoting the best-supported evidence' : 'extractive — no LLM configured, quoting the best-supported evidence';
+}
+
 function printAnswer(t: AskTrace, file: string, io: CliIO): void {
-  const modeNote = t.answer.mode === 'extractive' ? 'extractive — no LLM configured, quoting the best-supported evidence' : 'LLM reader';
+  const modeNote = readerLabel(t);
   io.out(`Q: ${t.question}`);
   io.out(`A (${modeNote}):`);
   io.out(`  ${t.answer.text}`);

@@ -38,6 +38,7 @@ export function traceOutcome(
       ...(answer.model ? { model: answer.model } : {}),
       ...(answer.notes?.length ? { notes: answer.notes } : {}),
       ...(answer.unresolvedMarkers?.length ? { unresolvedMarkers: answer.unresolvedMarkers } : {}),
+      ...(answer.llmFailure ? { llmFailure: answer.llmFailure } : {}),
     },
     totals: {
       evidenceTokens: readerInput.tokens,

@@ -50,6 +50,8 @@ export interface Answer {
   model?: string;
   /** Remarks for the user (e.g. a fallback to the extractive reader). */
   notes?: string[];
+  /** Why the LLM reader failed, when another reader answered in its place (its message names the endpoint and the cause). */
+  llmFailure?: string;
   /** Citation numbers in the text that name no evidence block. */
   unresolvedMarkers?: number[];
 }

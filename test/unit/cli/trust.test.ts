@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
@@ -65,5 +66,44 @@ describe('stale said: a file that no longer parses keeps its last good version, 
     const out = io.stdout.join('\n');
     assert.match(out, /\[\d\] gauge-report\.pdf p\.1 .*\(stale: from the last good version of a file that no longer parses\)/);
     assert.match(out, /Note: gauge-report\.pdf changed and no longer parses; the evidence quoted from it is the last good version/);
+  });
+});
+
+describe('an honest reader label', () => {
+  let work: string;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), 'canopy-llm-label-'));
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('a refused LLM endpoint: "LLM failed: <reason>; answered extractively", at once, not "no LLM configured"', async () => {
+    const root = join(work, 'docs');
+    mkdirSync(root);
+    writeFileSync(join(root, 'notes.md'), '# Notes\n\nThe rain gauge was cleaned in April.\n');
+    const index = join(work, 'idx');
+    let io = capture();
+    assert.equal(await main(['index', root, '--index', index], io), 0, io.all());
+    // A port that was open a moment ago and is closed now: the connection is refused.
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const p = (server.address() as { port: number }).port;
+        server.close(() => resolve(p));
+      });
+    });
+    io = capture();
+    io.env = { CANOPY_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, CANOPY_LLM_MODEL: 'some-model' };
+    const started = Date.now();
+    assert.equal(await main(['ask', 'When was the rain gauge cleaned?', '--dir', root, '--index', index, '--llm'], io), 0, io.all());
+    const out = io.stdout.join('\n');
+    assert.match(out, new RegExp(`A \\(LLM failed: LLM request to 127\\.0\\.0\\.1:${port} failed: could not connect \\(ECONNREFUSED\\)[^\\n]*; answered extractively`));
+    assert.doesNotMatch(out, /no LLM configured/);
+    assert.match(out, /April/);
+    assert.ok(Date.now() - started < 20_000, `${Date.now() - started} ms`);
+    io = capture();
+    io.env = { CANOPY_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, CANOPY_LLM_MODEL: 'some-model' };
+    assert.equal(await main(['ask', 'When was the rain gauge cleaned?', '--dir', root, '--index', index, '--llm', '--json'], io), 0, io.all());
+    const trace = JSON.parse(io.stdout.pop()!) as AskTrace;
+    assert.equal(trace.answer.mode, 'extractive');
+    assert.match(trace.answer.llmFailure ?? '', /ECONNREFUSED/);
   });
 });
