@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { AskService } from '../core/app/askService';
 import type { IndexService } from '../core/app/indexService';
 import { ReindexScheduler } from '../core/app/reindexScheduler';
-import type { TraceStore } from '../core/app/traceStore';
+import { traceRetention, type TraceStore } from '../core/app/traceStore';
 import type { TraceSummary } from '../contracts/savedTrace';
 import type { TrainingService, TrainRequest } from '../core/app/trainingService';
 import { annotationsPath } from '../core/annotate/store';
@@ -190,8 +190,9 @@ export class CanopySession implements vscode.Disposable {
   /** Replays a trace with other settings (no re-embedding) and saves the replay. */
   async replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace> {
     await this.loadExisting();
-    const replayed = await this.deps.asker.replay(trace, settings, this.deps.settings());
-    await this.deps.traces.save(replayed);
+    const current = this.deps.settings();
+    const replayed = await this.deps.asker.replay(trace, settings, current);
+    await this.deps.traces.save(replayed, traceRetention(current));
     this.historyEmitter.fire();
     return replayed;
   }

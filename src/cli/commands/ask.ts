@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
+import { traceRetention } from '../../core/app/traceStore';
 import { resolveSettings } from '../../core/config/settings';
 import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
@@ -139,7 +140,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   try {
     const { trace, warnings } = await services.ask.ask(question, settings, { ...request, signal: abort.signal });
     for (const w of warnings) io.err(`warn: ${w.source}: ${w.message}`);
-    const file = await services.traces.save(trace);
+    const file = await services.traces.save(trace, traceRetention(settings));
     if (exporter) {
       // The answer stands whether or not the export went through; a failure is reported on stderr.
       await exporter.export(trace).then(
