@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
 import { traceRetention } from '../../core/app/traceStore';
 import { resolveSettings } from '../../core/config/settings';
+import { checkQuestion, QUESTION_MAX } from '../../contracts/agent';
 import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
@@ -98,6 +99,9 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   });
   const question = positionals.join(' ').trim();
   if (!question) throw new UsageError('ask needs a question');
+  // The limit every host keeps (contracts/agent.ts), said before the index is opened.
+  const checked = checkQuestion(question);
+  if (!checked.ok) throw new UsageError(`${checked.problem} (at most ${QUESTION_MAX.toLocaleString('en-US')}, as for the MCP server and the VS Code tools)`);
   if (values.critic !== undefined && values.critic !== 'rule' && values.critic !== 'none') throw new UsageError('--critic must be rule or none');
   if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
   const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { checkQuestion, QUESTION_MAX } from '../../contracts/agent';
 import { ReplaySettings } from '../../contracts/askSettings';
 import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
@@ -104,6 +105,9 @@ export class AskService {
 
   /** Answers a question with these settings and the request's choices. */
   async ask(question: string, s: CanopySettings, request: AskRequest = {}): Promise<AskResult> {
+    // One limit for every host (CLI, extension, language-model tools, MCP): contracts/agent.ts.
+    const checked = checkQuestion(question);
+    if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, `${checked.problem} (at most ${QUESTION_MAX.toLocaleString('en-US')}; the CLI, the extension and the agent tools take the same).`);
     const { index, embeddings, adapters } = this.config;
     const warnings: AskWarning[] = [];
     const corpus = await index.corpus(s);

@@ -2,14 +2,21 @@
 // summary, the answer and the trace; and the smaller findings of 8 — one question limit, the MCP
 // help's command, the empty-folder hint, a refused connection's own code, eval without --sweep.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { CliIO } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
+import { checkQuestion, QUESTION_MAX } from '../../../src/contracts/agent';
 import type { AskTrace } from '../../../src/contracts/trace';
+import { ASK_COMPRESSOR } from '../../../src/cli/commands/eval';
+import { AskService } from '../../../src/core/app/askService';
+import { canopyCompressor, defaultSettings, resolveSettings } from '../../../src/core/config/settings';
+import { CanopyError } from '../../../src/core/errors';
+import { parseEvalCompressor } from '../../../src/eval/configs';
+import { comparisonTable, type Comparison } from '../../../src/eval/report';
 import { writePdf } from '../ingest/pdfWriter';
 
 function capture(cwd = process.cwd()): CliIO & { stdout: string[]; stderr: string[]; all: () => string } {
@@ -105,5 +112,52 @@ describe('an honest reader label', () => {
     const trace = JSON.parse(io.stdout.pop()!) as AskTrace;
     assert.equal(trace.answer.mode, 'extractive');
     assert.match(trace.answer.llmFailure ?? '', /ECONNREFUSED/);
+  });
+});
+
+describe('the smaller findings of a first real try (issue 33, finding 8)', () => {
+  let work: string;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), 'canopy-small-'));
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('one question limit: the CLI refuses what the MCP server and the tools refuse, before opening anything; the core refuses it for every host', async () => {
+    const io = capture(work);
+    assert.equal(await main(['ask', 'x'.repeat(QUESTION_MAX + 1000), '--dir', work], io), 2);
+    assert.match(io.stderr.join('\n'), /the question is longer than 4000 characters \(at most 4,000, as for the MCP server and the VS Code tools\)/);
+    assert.equal(checkQuestion('x'.repeat(QUESTION_MAX + 1000)).ok, false, 'the agents\' schema says the same');
+    const service = new AskService({} as ConstructorParameters<typeof AskService>[0]);
+    await assert.rejects(service.ask('y'.repeat(QUESTION_MAX + 1), resolveSettings({})), (err: unknown) => err instanceof CanopyError && err.code === 'E_BAD_INPUT' && /longer than 4000/.test(err.message));
+  });
+
+  it('canopy mcp --help suggests a client configuration that runs: this Node and this bin/canopy.js by absolute path', async () => {
+    const io = capture(work);
+    assert.equal(await main(['mcp', '--help'], io), 0);
+    const help = io.stdout.join('\n');
+    assert.doesNotMatch(help, /"command": ?"canopy"/);
+    const config = JSON.parse(/\{ "mcpServers": \{ "canopy": (\{.*\}) \} \}/.exec(help)![1]!) as { command: string; args: string[] };
+    assert.equal(config.command, process.execPath);
+    assert.ok(existsSync(config.args[0]!) && config.args[0]!.endsWith(join('bin', 'canopy.js')), config.args[0]);
+    assert.deepEqual(config.args.slice(1), ['mcp', '--dir', '/path/to/folder']);
+  });
+
+  it('an empty folder gets a "no supported files" hint (text and --json)', async () => {
+    const root = join(work, 'empty');
+    mkdirSync(root);
+    writeFileSync(join(root, 'photo.heic'), 'not a format Canopy reads');
+    let io = capture(work);
+    assert.equal(await main(['index', root, '--index', join(work, 'idx-empty')], io), 0, io.all());
+    assert.match(io.stdout.join('\n'), /hint: no supported files in .*empty: Canopy reads \.md .*\.pdf .*"canopy index .* --list" shows what it finds/);
+    io = capture(work);
+    assert.equal(await main(['index', root, '--index', join(work, 'idx-empty'), '--json'], io), 0, io.all());
+    assert.match((JSON.parse(io.stdout.pop()!) as { hint?: string }).hint ?? '', /^no supported files in /);
+  });
+
+  it('canopy eval: its default compressor and node score are the ask\'s, and a run without --sweep prints no table of dashes', () => {
+    assert.deepEqual(parseEvalCompressor(ASK_COMPRESSOR).compressor, canopyCompressor(defaultSettings));
+    const unmeasured = comparisonTable({ rows: [], metrics: [], curve: [], questions: 3, comparisons: [{ config: ASK_COMPRESSOR } as Comparison] });
+    assert.ok(unmeasured.every((line) => !/\| — \| — \|/.test(line)), unmeasured.join('\n'));
+    assert.match(unmeasured.join('\n'), /--sweep measures the flat top-m curve/);
   });
 });
