@@ -31,7 +31,7 @@
  */
 import type { RegionNode } from '../../contracts/region';
 import type { ImageRequest } from './pageImages';
-import { quoteContext } from './quoteContext';
+import { contextParts, formatContext } from './quoteContext';
 
 // Control characters other than tab, LF and CR are not allowed in XML 1.0.
 // eslint-disable-next-line no-control-regex
@@ -130,7 +130,9 @@ export function renderSubgraphXml(file: string, entries: SubgraphEntry[], images
       // headers and grouping label rows; a sentence's heading), written where it changes within the node.
       let shown: string | undefined;
       kept.forEach((k, i) => {
-        const context = quoteContext(k.node);
+        // The node's summary already gives a table's header ("Table: …"): the context does not repeat it.
+        const parts = contextParts(k.node);
+        const context = formatContext(parts.header !== undefined && summary.includes(parts.header) ? { ...parts, header: undefined } : parts);
         const attr = context !== undefined && context !== shown ? xmlAttrs({ context }) : '';
         shown = context;
         lines.push(`      <${tag} n="${k.n}"${attr}>${escapeXml(texts[i]!)}</${tag}>`);

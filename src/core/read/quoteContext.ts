@@ -101,7 +101,11 @@ export function contextParts(node: RegionNode): ContextParts {
  * `label (units) · header · group › group`.
  */
 export function quoteContext(leaf: RegionNode): string | undefined {
-  const p = contextParts(leaf);
+  return formatContext(contextParts(leaf));
+}
+
+/** Context parts as one line (`label (units) · header · group › group`), or undefined when empty. */
+export function formatContext(p: ContextParts): string | undefined {
   const parts = [[p.label, p.units ? `(${p.units})` : undefined].filter((s) => s).join(' '), p.header, p.groups?.join(' › ')].filter((s): s is string => !!s && s.length > 0);
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }
