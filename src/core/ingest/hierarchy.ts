@@ -7,7 +7,7 @@
  *   reads as exactly the leaves under it, in order, and nothing else (no markup, no timing
  *   lines). Its anchor spans its first to its last leaf (char range and lines; PDF: the union
  *   box, or page..pageEnd when it crosses pages; transcripts: first start to last end).
- * - Items: a file of at most `itemMaxWords` words is one item (words, or characters / 8 where
+ * - Items: a file of at most `itemMaxWords` words is one item (words, or characters / 12 where
  *   that is more: sentences.ts `sizeUnits`, so records and rows without spaces count by their
  *   length). A longer file is cut: PDFs into
  *   runs of whole pages (page groups); other formats at their top level, where each table and
@@ -121,7 +121,7 @@ function definedFields(a: Anchor): Partial<Anchor> {
   return out as Partial<Anchor>;
 }
 
-/** Size (sentences.ts `sizeUnits`: words, or characters / 8 for text with few spaces) with memo (the splitter asks repeatedly). */
+/** Size (sentences.ts `sizeUnits`: words, or characters / 12 for text with few spaces) with memo (the splitter asks repeatedly). */
 const wordMemo = new WeakMap<DraftNode, number>();
 function words(node: DraftNode): number {
   let w = wordMemo.get(node);

@@ -24,7 +24,7 @@ describe('records as records', () => {
     const text = `${lines.join('\n')}\n`;
     assert.ok(tokens.count(text) > READER_CAP, `the file alone is ${tokens.count(text)} tokens`);
     const doc = await parseFile('inventory.jsonl', enc(text), { graph: false });
-    assert.ok(doc.items.length >= 8, `${doc.items.length} items`);
+    assert.ok(doc.items.length >= 5, `${doc.items.length} items`);
     for (const item of doc.items) assert.ok(tokens.count(item.root.text) <= READER_CAP, `${item.id}: ${tokens.count(item.root.text)} tokens`);
     const rows = ofKind(doc.items, 'row');
     assert.equal(rows.length, 361);
@@ -42,7 +42,7 @@ describe('records as records', () => {
     const rows = ofKind(doc.items, 'row');
     assert.equal(rows.length, 200);
     assertExactRows(text, rows);
-    assert.ok(doc.items.length >= 4, `${doc.items.length} items`);
+    assert.ok(doc.items.length >= 3, `${doc.items.length} items`);
     for (const item of doc.items) assert.ok(tokens.count(item.root.text) <= READER_CAP);
   });
 
