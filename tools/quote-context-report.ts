@@ -65,7 +65,8 @@ for (const dir of dirs) {
       rows.cited++;
       if (p.label) rows.label++;
       if (p.header) rows.header++;
-      if (p.units) rows.units++;
+      // Units the table states are in the quote: appended, or already in its label or header (not repeated).
+      if (p.units || node.units) rows.units++;
       if (p.groups) rows.groups++;
       if (p.label && p.header) rows.labelAndHeader++;
     }
