@@ -2,7 +2,8 @@
 // (docs/architecture.md, "Layers"):
 //   - src/core, src/contracts, src/protocol and webview/ never import 'vscode' (not even types);
 //   - webview/ never imports Node built-ins (it runs in a browser sandbox);
-//   - every folder imports only from the layers below it (LAYERS, below), and nothing imports in a cycle.
+//   - every folder imports only from the layers below it (LAYERS, below), and nothing imports in a cycle;
+//   - a src/core folder missing from CORE_LAYERS fails the lint (it would escape the layer rules).
 // test/unit/lintBoundaries.test.ts proves these rules fail the lint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -75,6 +76,37 @@ const layerZones = [
   })),
 ].filter((zone) => zone.from.length > 0);
 
+/** The syntax no TypeScript file may use (shared by the block below and the unlisted-folder block, which must keep it). */
+const restrictedSyntax = [
+  { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+  {
+    // The tests load TypeScript through tsx's CommonJS hook (scripts/test.mjs), which compiles
+    // static imports to require() but leaves import() to Node's ESM loader, which cannot find
+    // an extensionless .ts module.
+    selector: "ImportExpression[source.type='Literal'][source.value=/^\\./]",
+    message: 'Import project modules statically: npm test runs TypeScript through tsx/cjs, where import() of a relative .ts path fails.',
+  },
+];
+
+/**
+ * A core folder that is not in CORE_LAYERS has no zone, so its imports would go unchecked: every
+ * file in one fails the lint until the folder takes its place in the order.
+ */
+const unlistedCoreFolder = {
+  files: ['src/core/*/**/*.ts'],
+  ignores: CORE_LAYERS.filter((name) => name !== '(root)').map((name) => `src/core/${name}/**`),
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...restrictedSyntax,
+      {
+        selector: 'Program',
+        message: 'This src/core folder is not in CORE_LAYERS (eslint.config.mjs), so no layer rule checks its imports: add it where it belongs in the order (and to docs/architecture.md, "Layers").',
+      },
+    ],
+  },
+};
+
 const vscodeBan = {
   name: 'vscode',
   message: 'Only src/extension may import vscode: the core, the protocol and the webview stay host-independent.',
@@ -106,19 +138,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
-        {
-          // The tests load TypeScript through tsx's CommonJS hook (scripts/test.mjs), which compiles
-          // static imports to require() but leaves import() to Node's ESM loader, which cannot find
-          // an extensionless .ts module.
-          selector: "ImportExpression[source.type='Literal'][source.value=/^\\./]",
-          message: 'Import project modules statically: npm test runs TypeScript through tsx/cjs, where import() of a relative .ts path fails.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...restrictedSyntax],
     },
   },
+  unlistedCoreFolder,
   {
     files: ['src/**/*.ts', 'webview/**/*.ts'],
     plugins: importXPlugins,

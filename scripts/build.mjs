@@ -64,6 +64,10 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 
 const common = {
   define: { CANOPY_VERSION: JSON.stringify(version) },
+  // jsonc-parser's main build is UMD, whose requires of its own modules esbuild cannot see (they go
+  // through the factory's parameter), so the bundle would require './impl/format' at run time and
+  // fail: bundle its ES module build instead.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   bundle: true,
   sourcemap: production ? false : 'linked',
   minify: production,

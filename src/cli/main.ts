@@ -41,6 +41,7 @@ const modules = {
   mcp: () => require('./commands/mcp') as typeof import('./commands/mcp'),
   export: () => require('./commands/export') as typeof import('./commands/export'),
   tune: () => require('./commands/tune') as typeof import('./commands/tune'),
+  traces: () => require('./commands/traces') as typeof import('./commands/traces'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -65,6 +66,7 @@ const commands: Record<string, Command> = {
   mcp: { summary: 'serve the index to AI agents over the Model Context Protocol (stdio)', help: async () => modules.mcp().mcpHelp, run: (args, io) => modules.mcp().runMcp(args, io) },
   export: { summary: 'export saved traces as OpenInference spans (OTLP/HTTP or a file)', help: async () => modules.export().exportHelp, run: (args, io) => modules.export().runExport(args, io) },
   tune: { summary: 'fit the retrieval fusion to this workspace\'s gold annotations or qrels', help: async () => modules.tune().tuneHelp, run: (args, io) => modules.tune().runTune(args, io) },
+  traces: { summary: 'saved answers: how many and how big, prune the oldest (traces --help)', help: async () => modules.traces().tracesHelp, run: (args, io) => modules.traces().runTraces(args, io) },
 };
 
 function usage(): string {

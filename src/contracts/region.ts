@@ -61,6 +61,25 @@ export interface RegionNode {
   header?: string;
   /** For table rows: the decoded cell values (the header's cells are in `header`, joined by " | "). */
   cells?: string[];
+  /**
+   * Tables and their rows (and row groups): what the table is — its own caption (HTML
+   * `<caption>`), else the short lead-in line just above it ("Segment results were as follows:").
+   * The section label is `context`. Set at parse time (core/ingest/tableContext.ts); never evidence.
+   */
+  caption?: string;
+  /**
+   * Table rows: the label rows above the row that group it, outermost first — `["Operating income
+   * (loss)"]` on the "Total" row under it. Absent when no label row groups the row.
+   */
+  groups?: string[];
+  /** Tables and their rows (and row groups): the units the document states for the table ("In millions, except per share amounts"). */
+  units?: string;
+  /**
+   * Tables and their rows (and row groups): a second header line of periods under `header` — a
+   * table whose header spans two lines ("December 2, | December 3," over "2022 | 2021"), its
+   * second line a row of years, dates or quarters only. The row itself stays a data row.
+   */
+  subheader?: string;
   /** Headings and sections: 1 = top level. */
   level?: number;
   /** Images: the referenced source exactly as the document wrote it (URL or relative path). */

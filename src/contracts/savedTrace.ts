@@ -7,8 +7,11 @@ import * as z from 'zod/mini';
 import { AnswerMode, type AskTrace } from './trace';
 import { num, shortStr, str } from './validation';
 
-/** A trace file name: a bare `*.json` name of letters, digits, `.`, `_` and `-`, never hidden. */
-export const TRACE_FILE_NAME = /^(?!\.)[A-Za-z0-9._-]+\.json$/;
+/**
+ * A trace file name: a bare `*.json.gz` (gzip, what Canopy writes) or `*.json` (plain, as traces
+ * were written before) name of letters, digits, `.`, `_` and `-`, never hidden.
+ */
+export const TRACE_FILE_NAME = /^(?!\.)[A-Za-z0-9._-]+\.json(\.gz)?$/;
 
 export function isTraceFileName(name: string): boolean {
   return TRACE_FILE_NAME.test(name);

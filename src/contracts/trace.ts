@@ -141,6 +141,18 @@ const traceNodeShape = {
   text: z.optional(str),
   preview: z.optional(str),
   header: z.optional(str),
+  /**
+   * The region's parse-time context fields (contracts/region.ts: heading path, table caption,
+   * units, a second header line of periods, grouping label rows), so a replay quotes with the same
+   * context. `context`, `caption`, `units` and `subheader` are written only where they differ from
+   * the parent node's (a reader inherits them from the parent when absent); `groups` on each row
+   * it applies to.
+   */
+  context: z.optional(str),
+  caption: z.optional(str),
+  units: z.optional(str),
+  subheader: z.optional(str),
+  groups: z.optional(list(str)),
   tokens: num,
   /** The score the rule compared: the dense cosine, or with hybrid node scores their weighted sum. */
   score: z.optional(num),
@@ -302,6 +314,8 @@ export const TraceRetrievedItem = z.object({
   gate: z.optional(z.object({ kept: bool, why: str })),
   /** What the parser read of the item's document: its language and the profiles it fits (the reader's features use them). */
   traits: z.optional(z.object({ language: z.optional(str), profiles: z.optional(list(str)) })),
+  /** The item is from a file whose last good version the index serves: the file changed and no longer parses. */
+  stale: z.optional(bool),
 });
 export type TraceRetrievedItem = z.output<typeof TraceRetrievedItem>;
 
@@ -485,6 +499,8 @@ export const AskTrace = z.object({
     model: z.optional(str),
     notes: z.optional(list(str)),
     unresolvedMarkers: z.optional(list(int)),
+    /** The LLM reader failed and `mode`'s reader answered in its place: why (the endpoint and the cause). */
+    llmFailure: z.optional(str),
   }),
   totals: z.object({ evidenceTokens: num, uncompressedTokens: num, items: num, keptRegions: num }),
   ms: num,

@@ -22,6 +22,8 @@ export const ErrorCodes = {
   /** Text that is not valid in its encoding and was rejected rather than repaired. */
   invalidEncoding: 'E_ENCODING',
   notFound: 'E_NOT_FOUND',
+  /** A server that cannot be reached: the connection was refused, timed out or its host is unknown (a database store). */
+  unreachable: 'E_UNREACHABLE',
   indexCorrupt: 'E_INDEX_CORRUPT',
   indexVersion: 'E_INDEX_VERSION',
   encoderFailed: 'E_ENCODER',

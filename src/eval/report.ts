@@ -272,11 +272,15 @@ export function comparisonTable(agg: Aggregated): string[] {
     '| configuration | flat top-m recall at its tokens | its recall − flat | its recall − none | tokens vs none |',
     '|---|---:|---:|---:|---:|',
   ];
+  let measured = 0;
   for (const c of agg.comparisons) {
-    lines.push(
-      `| ${c.config} | ${c.flatAtEqualTokens ? formatInterval(c.flatAtEqualTokens, true) : (c.note ?? '—')} | ${formatInterval(c.recallMinusFlat, true)} | ${formatInterval(c.recallMinusNone, true)} | ${formatInterval(c.tokensVsNone, true)} |`,
-    );
+    const cells = [c.flatAtEqualTokens ? formatInterval(c.flatAtEqualTokens, true) : (c.note ?? '—'), formatInterval(c.recallMinusFlat, true), formatInterval(c.recallMinusNone, true), formatInterval(c.tokensVsNone, true)];
+    // A configuration measured against neither flat top-m nor no compression has no row of its own (a row of dashes says nothing).
+    if (cells.every((cell) => cell === '—')) continue;
+    measured++;
+    lines.push(`| ${c.config} | ${cells.join(' | ')} |`);
   }
+  if (measured === 0) lines.splice(0, lines.length, 'Not measured in this run: --sweep measures the flat top-m curve and the uncompressed evidence these compare with.');
   for (const c of agg.comparisons) {
     if (!c.recallMinusBudgetSource) continue;
     const d = c.recallMinusBudgetSource;

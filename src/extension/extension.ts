@@ -221,7 +221,8 @@ export function activate(context: vscode.ExtensionContext): void {
         const s = await session.index();
         if (!s) return;
         inspector.viewChanged();
-        const errors = s.errors.length > 0 ? `, ${s.errors.length} with errors (see the Canopy log)` : '';
+        const stale = s.stale.length > 0 ? `; ${s.stale.length} no longer parse${s.stale.length === 1 ? 's' : ''} and ${s.stale.length === 1 ? 'its' : 'their'} last good version is served` : '';
+        const errors = s.errors.length > 0 ? `, ${s.errors.length} with errors (see the Canopy log)${stale}` : '';
         void vscode.window.showInformationMessage(`Canopy: ${s.files} files indexed (${s.parsed} parsed, ${s.reused} unchanged)${errors}.`);
       } catch (err) {
         fail('indexing')(err);

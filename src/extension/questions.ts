@@ -9,7 +9,7 @@
  */
 import { LatestOnly } from '../core/app/latestOnly';
 import type { AskService, AskWarning } from '../core/app/askService';
-import type { TraceStore } from '../core/app/traceStore';
+import { traceRetention, type TraceStore } from '../core/app/traceStore';
 import type { CanopySettings } from '../core/config/settings';
 import { describeError } from '../core/errors';
 import type { ChatModel } from '../core/llm/llm';
@@ -65,10 +65,12 @@ export class Questions {
     this.newest = id;
     this.emit({ type: 'started', id, question });
     let outcome: { trace: AskTrace; file: string; warnings: AskWarning[] } | undefined;
+    // Read once per question: the answer and its saved trace (with the retention) follow the same settings.
+    let settings: CanopySettings | undefined;
     try {
       const answer = await this.latest.run(async (inner) => {
         await this.host.ensureIndex();
-        const settings = this.host.settings();
+        settings = this.host.settings();
         const llm = await this.host.chooseLlm(settings);
         if (llm.note) this.host.logger.log('info', `LLM not used: ${llm.note}`);
         const adapter = this.host.adapterCheckpoint(settings);
@@ -77,7 +79,7 @@ export class Questions {
       }, signal);
       if (answer) {
         for (const w of answer.warnings) this.host.logger.log('warn', `${w.source}: ${w.message}`);
-        outcome = { ...answer, file: await this.traces.save(answer.trace) };
+        outcome = { ...answer, file: await this.traces.save(answer.trace, settings ? traceRetention(settings) : undefined) };
       }
     } catch (err) {
       this.emit({ type: 'failed', id, question, error: describeError(err) });

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { AskService } from '../core/app/askService';
 import type { IndexService } from '../core/app/indexService';
 import { ReindexScheduler } from '../core/app/reindexScheduler';
-import type { TraceStore } from '../core/app/traceStore';
+import { traceRetention, type TraceStore } from '../core/app/traceStore';
 import type { TraceSummary } from '../contracts/savedTrace';
 import type { TrainingService, TrainRequest } from '../core/app/trainingService';
 import { annotationsPath } from '../core/annotate/store';
@@ -114,7 +114,7 @@ export class CanopySession implements vscode.Disposable {
         await this.refreshIndexedFiles();
         this.log.info(`indexed ${summary.files} files (${summary.parsed} parsed, ${summary.reused} unchanged, ${summary.removed} removed), ${summary.items} items, ${summary.nodes} nodes in ${summary.seconds.toFixed(1)} s`);
         if (summary.rebuilt) this.log.warn(summary.rebuilt);
-        for (const e of summary.errors) this.log.warn(namedOnce(e.file, e.reason));
+        for (const e of summary.errors) this.log.warn(`${namedOnce(e.file, e.reason)}${summary.stale.some((x) => x.file === e.file) ? '; its last good version stays indexed (stale)' : ''}`);
         for (const w of summary.warnings) this.log.info(namedOnce(w.file, w.message));
         for (const s of summary.skipped) this.log.info(`skipped ${s.file}: ${s.reason}`);
         return summary;
@@ -223,8 +223,9 @@ export class CanopySession implements vscode.Disposable {
   /** Replays a trace with other settings (no re-embedding) and saves the replay. */
   async replay(trace: AskTrace, settings: ReplaySettings): Promise<AskTrace> {
     await this.loadExisting();
-    const replayed = await this.deps.asker.replay(trace, settings, this.deps.settings());
-    await this.deps.traces.save(replayed);
+    const current = this.deps.settings();
+    const replayed = await this.deps.asker.replay(trace, settings, current);
+    await this.deps.traces.save(replayed, traceRetention(current));
     this.historyEmitter.fire();
     return replayed;
   }

@@ -45,6 +45,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The same browser lookup as the webview tier: the system's Chromium or Chrome, else the npm one.
@@ -145,9 +146,15 @@ function logTail(lines = 60) {
   return out.join('\n');
 }
 
-/** The saved traces in the extension's workspace storage (not the history's `.summaries.json` index). */
+/** The saved traces in the extension's workspace storage (not the history's `.summaries.json` index): gzip, or plain JSON as written before. */
 function savedTraces(userData) {
-  return findFiles(userData, (n) => n.endsWith('.json') && !n.startsWith('.')).filter((f) => f.includes('/index/traces/'));
+  return findFiles(userData, (n) => (n.endsWith('.json') || n.endsWith('.json.gz')) && !n.startsWith('.')).filter((f) => f.includes('/index/traces/'));
+}
+
+/** A saved trace file's JSON. */
+function readTraceFile(file) {
+  const bytes = readFileSync(file);
+  return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
 }
 
 async function waitForHealth(base, deadline) {
@@ -557,7 +564,7 @@ async function main() {
     // The saved trace of the answer (the extension writes it under its workspace storage).
     const traces = savedTraces(userData);
     if (traces.length !== 1) throw new Error(`expected one saved trace, found ${JSON.stringify(traces)}`);
-    const trace = JSON.parse(readFileSync(traces[0], 'utf8'));
+    const trace = readTraceFile(traces[0]);
     const active = await activeTab(page);
     // A kept text region, preferably in another file than the one the citation opened.
     const kept = [];
@@ -864,7 +871,7 @@ async function main() {
   await check('every answer — the Ask command, the tools, @canopy — was exported as OpenInference spans (canopy.export.file)', async () => {
     // The saved answers, not the TraceStore's summary index (.summaries.json) beside them.
     const traces = savedTraces(userData);
-    const ids = traces.map((f) => JSON.parse(readFileSync(f, 'utf8'))).map((t) => t.id);
+    const ids = traces.map(readTraceFile).map((t) => t.id);
     const readExported = () => {
       const lines = existsSync(spansFile) ? readFileSync(spansFile, 'utf8').trim().split('\n').filter(Boolean) : [];
       return lines.map((l) => JSON.parse(l).resourceSpans[0].scopeSpans[0].spans).map((spans) => {
@@ -905,7 +912,7 @@ async function main() {
     await screenshot(page, '13-second-answer');
     const added = savedTraces(userData).filter((f) => !before.has(f));
     if (added.length !== 1) throw new Error(`expected one new saved trace, found ${JSON.stringify(added)}`);
-    const trace = JSON.parse(readFileSync(added[0], 'utf8'));
+    const trace = readTraceFile(added[0]);
     expectEqual(trace.id, seen.traceId, 'the shown answer is the new trace');
     expectEqual([trace.settings.topK, trace.settings.maxRounds, trace.settings.readerTokenCap], [2, 1, 777], 'topK, maxRounds and readerTokenCap of the new answer');
   });

@@ -1,7 +1,7 @@
 // The layer boundaries are lint rules that fail the lint: prove it by linting probe sources
 // placed (virtually) in each protected folder.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -55,6 +55,21 @@ describe('layer boundaries', () => {
       const errors = await errorsFor(file, `import { x } from '${spec}';\nexport const y = x;\n`);
       assert.ok(errors.some((e) => /no-restricted-paths/.test(e)), `${low} → ${high}: ${errors.join('\n')}`);
     }
+  });
+
+  it('fails the lint on a file in a src/core folder missing from the layer list, and every real folder is listed', async () => {
+    const errors = await errorsFor('src/core/newstage/probe.ts', 'export const x = 1;\n');
+    assert.ok(errors.some((e) => /no-restricted-syntax: This src\/core folder is not in CORE_LAYERS/.test(e)), errors.join('\n'));
+    assert.deepEqual(await errorsFor('src/core/encode/probe.ts', 'export const x = 1;\n'), [], 'a listed folder is linted as before');
+    assert.ok((await errorsFor('src/core/newstage/probe.ts', 'const x = 1;\nexport default x;\n')).some((e) => /Use named exports/.test(e)), 'the other syntax rules still hold there');
+    const real = readdirSync(new URL('../../src/core/', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    assert.deepEqual(real.filter((name) => !(CORE_LAYERS as string[]).includes(name)), []);
+  });
+
+  it("docs/architecture.md's layer chain is CORE_LAYERS, in order", () => {
+    const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+    const chain = /```\n(\(root\) →[^`]*)```/.exec(doc)![1]!.split(/→|\s+/).map((s) => s.trim()).filter((s) => s.length > 0);
+    assert.deepEqual(chain, CORE_LAYERS);
   });
 
   it('lets a core folder import the folders below it and the contracts', async () => {

@@ -104,8 +104,8 @@ export async function buildRealTraces(): Promise<RealTraces> {
   const folder = demoFolder({ 'reports/flood-report.pdf': pdfBytes });
   const { ws, close } = await openWorkspace(folder);
   const demo = (await ws.ask.ask(demoQuestion, ws.settings)).trace;
-  // Without the critic's look-ahead, so the gap question runs its follow-up round for the timeline.
-  const rounds = (await ws.ask.ask(gapQuestion, { ...ws.settings, criticLookAhead: false }, { topK: 3, maxRounds: 2 })).trace;
+  // Without the critic's look-ahead or the critic model's stop, so the gap question runs its follow-up round for the timeline.
+  const rounds = (await ws.ask.ask(gapQuestion, { ...ws.settings, criticLookAhead: false, criticModel: false }, { topK: 3, maxRounds: 2 })).trace;
   const hybrid = (await ws.ask.ask(demoQuestion, ws.settings, { nodeScore: { dense: 1, lexical: 0.5 } })).trace;
   const stop = (await ws.ask.ask(gapQuestion, ws.settings)).trace;
   const replay = await ws.ask.replay(demo, { branchingFactor: 3, compressor: { name: 'flat', m: 6 } }, ws.settings);

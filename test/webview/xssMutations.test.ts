@@ -192,7 +192,7 @@ describe(`mutation XSS corpus (${COUNT} mutations, seed ${SEED}) through index â
         scripts: document.querySelectorAll('script').length,
         forbidden:
           app.querySelectorAll('script, iframe, img, object, embed, link, style, math, video, source, marquee, details, form, meta, base, input, textarea, a[href], foreignObject, animate').length -
-          app.querySelectorAll('input.canopy-scrub').length,
+          app.querySelectorAll('input.canopy-scrub, details.canopy-why-quote').length,
         appText: app.textContent ?? '',
       };
     });

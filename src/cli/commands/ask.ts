@@ -6,7 +6,9 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AskRequest } from '../../core/app/askService';
+import { traceRetention } from '../../core/app/traceStore';
 import { resolveSettings } from '../../core/config/settings';
+import { checkQuestion, QUESTION_MAX } from '../../contracts/agent';
 import type { Anchor } from '../../contracts/region';
 import type { AskTrace, CompressorSetting, TraceNode, TraceRetrievedItem } from '../../contracts/trace';
 import { type CliIO, UsageError } from '../io';
@@ -105,6 +107,9 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   });
   const question = positionals.join(' ').trim();
   if (!question) throw new UsageError('ask needs a question');
+  // The limit every host keeps (contracts/agent.ts), said before the index is opened.
+  const checked = checkQuestion(question);
+  if (!checked.ok) throw new UsageError(`${checked.problem} (at most ${QUESTION_MAX.toLocaleString('en-US')}, as for the MCP server and the VS Code tools)`);
   if (values.critic !== undefined && values.critic !== 'rule' && values.critic !== 'none') throw new UsageError('--critic must be rule or none');
   if (values.controller !== undefined && values.controller !== 'on' && values.controller !== 'off') throw new UsageError('--controller must be on or off');
   const minPages = positiveInt(values['controller-min-pages'], '--controller-min-pages');
@@ -149,7 +154,7 @@ export async function runAsk(args: string[], io: CliIO): Promise<number> {
   try {
     const { trace, warnings } = await services.ask.ask(question, settings, { ...request, signal: abort.signal });
     for (const w of warnings) io.err(`warn: ${w.source}: ${w.message}`);
-    const file = await services.traces.save(trace);
+    const file = await services.traces.save(trace, traceRetention(settings));
     if (exporter) {
       // The answer stands whether or not the export went through; a failure is reported on stderr.
       await exporter.export(trace).then(
@@ -206,15 +211,24 @@ function count(tree: TraceNode | undefined, pred: (n: TraceNode) => boolean): nu
   return (pred(tree) ? 1 : 0) + tree.children.reduce((a, c) => a + count(c, pred), 0);
 }
 
+/** Which reader answered, and why when it was not the one asked for: "LLM failed: <reason>; answered extractively". */
+export function readerLabel(t: Pick<AskTrace, 'answer' | 'settings'>): string {
+  if (t.answer.mode === 'llm') return 'LLM reader';
+  if (t.answer.llmFailure !== undefined) return `LLM failed: ${t.answer.llmFailure.replace(/\.$/, '')}; answered extractively, quoting the best-supported evidence`;
+  return t.settings.reader === 'llm' ? 'extractive, quoting the best-supported evidence' : 'extractive — no LLM configured, quoting the best-supported evidence';
+}
+
 function printAnswer(t: AskTrace, file: string, io: CliIO): void {
-  const modeNote = t.answer.mode === 'extractive' ? 'extractive — no LLM configured, quoting the best-supported evidence' : 'LLM reader';
+  const modeNote = readerLabel(t);
   io.out(`Q: ${t.question}`);
   io.out(`A (${modeNote}):`);
   io.out(`  ${t.answer.text}`);
   if (t.answer.citations.length > 0) {
     io.out('Citations:');
-    for (const c of t.answer.citations) io.out(`  [${c.marker}] ${formatAnchor(c.anchor)}`);
+    for (const c of t.answer.citations) io.out(`  [${c.marker}] ${formatAnchor(c.anchor)}${c.stale ? ' (stale: from the last good version of a file that no longer parses)' : ''}`);
   }
+  const staleFiles = [...new Set(t.answer.citations.filter((c) => c.stale).map((c) => c.file))];
+  if (staleFiles.length > 0) io.out(`Note: ${staleFiles.join(', ')} changed and no longer ${staleFiles.length === 1 ? 'parses' : 'parse'}; the evidence quoted from ${staleFiles.length === 1 ? 'it' : 'them'} is the last good version, which may be out of date (run canopy index to see the error).`);
   const saved = t.totals.uncompressedTokens > 0 ? Math.round(100 * (1 - t.totals.evidenceTokens / t.totals.uncompressedTokens)) : 0;
   io.out(
     `Evidence: ${t.totals.items} items over ${t.rounds.length} round(s), stop: ${t.stop.reason}; ` +
@@ -232,7 +246,7 @@ function printAnswer(t: AskTrace, file: string, io: CliIO): void {
     const repeated = r.retrieved.filter((it) => it.repeated).length;
     for (const it of r.retrieved) {
       if (it.repeated) continue;
-      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; ${droppedNote(it)}`);
+      io.out(`    #${it.rank + 1} ${it.file} — ${it.title}: ${keptLine(it)}; ${droppedNote(it)}${it.stale ? ' (stale: last good version)' : ''}`);
       const c = it.controller;
       if (c) {
         const opened = c.subgraph.nodes.filter((n) => n.state === 'opened').length;

@@ -13,12 +13,17 @@ import { BRANCHING_FACTOR, MAX_ROUNDS, TOP_K } from '../../contracts/askSettings
 import type { CriticChoice } from '../../eval/configs';
 import { parseEvalCompressor } from '../../eval/configs';
 import { defaultControllerOptions, resolveControllerOptions, type ControllerOptions } from '../../core/controller/options';
+import { defaultSettings } from '../../core/config/settings';
+import { BUILTIN_PROFILE } from '../../core/retrieve/profile';
 import { parseRetrieval, runEval, type EvalMode, type EvalOptions, type RetrievalChoice } from '../../eval/harness';
 import { renderReport, writePlots } from '../../eval/render';
 import { llmFromEnv } from '../llm';
 import { type CliIO, UsageError } from '../io';
 import { parseNodeScore } from '../compressorFlags';
 import { cliLogger, lookAheadSetting, packageRoot } from '../runtime';
+
+/** The compressor `canopy ask` runs by default (the canopy.compressor.* settings' defaults), as an eval compressor. */
+export const ASK_COMPRESSOR = `canopy:items=${defaultSettings.compressorItems},whole=${defaultSettings.compressorWholeBelow},min=${defaultSettings.compressorMinItems},glimpse=${defaultSettings.compressorGlimpse}`;
 
 export const evalHelp = `Usage: canopy eval <file> [options]
 
@@ -49,7 +54,8 @@ Options:
   --compressor <c>       none | flat:<m> | threshold:<t> | canopy[:gate=<g>,items=<share>,whole=<characters>,
                          min=<items>,glimpse=<leaves>,floor=<share 0–1>,margin=<δ>,groups=encoded,
                          nodes=text|prefix|children]
-                         | peer (default canopy); repeat it to compare several side by side
+                         | peer; repeat it to compare several side by side (default: what canopy ask
+                         runs, ${ASK_COMPRESSOR}; "canopy" alone is the design's plain rule)
   --critic <c>           none | rule | llm (pool mode; default rule)
   --retrieval <r>        hybrid (the encoder's retrieval profile; default) | hybrid:rrf (equal-weight RRF)
                          | dense | bm25 (pool mode); hybrid:bm25=<w> (RRF, BM25 weighted w) or
@@ -70,8 +76,10 @@ Options:
   --skip-variants        sweep: leave out the measured CANOPY variants (encoded groups, margins)
   --encoder <e>          builtin (default) or a Hugging Face ONNX folder
   --adapter <file>       node-encoder adapter checkpoint (canopy train): node scores go through it
-  --node-score dense=<w>,lexical=<w>
-                         node score weights for every configuration (default: the dense cosine alone)
+  --node-score dense=<w>,lexical=<w>[,model=coverage] | dense
+                         node score weights for every configuration (default: as canopy ask — the
+                         built-in encoder's profile, dense=1,lexical=0.5,model=coverage; another
+                         encoder: the dense cosine alone; "dense" for the cosine alone)
   --reader <r>           extractive (default; no EM/F1) | llm (CANOPY_LLM_BASE_URL, CANOPY_LLM_MODEL,
                          CANOPY_LLM_API_KEY): EM/F1 with HotpotQA normalisation
   --limit <n>            the first n questions only
@@ -181,7 +189,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const topicsHoldout = values['topics-holdout'] !== undefined ? Number(values['topics-holdout']) : undefined;
   if (topicsHoldout !== undefined && !(topicsHoldout > 0 && topicsHoldout < 1)) throw new UsageError('--topics-holdout must be a share between 0 and 1');
   if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
-  const compressor = values.compressor ?? ['canopy'];
+  const compressor = values.compressor ?? [ASK_COMPRESSOR];
   try {
     compressor.forEach((c) => parseEvalCompressor(c));
   } catch (err) {
@@ -217,7 +225,13 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     encoder,
     builtinModelDir: path.join(packageRoot(), 'models', 'use-lite'),
     ...(values.adapter ? { adapter: path.resolve(io.cwd, values.adapter) } : {}),
-    ...(values['node-score'] ? { nodeScore: parseNodeScore(values['node-score']) } : {}),
+    ...(values['node-score'] === 'dense'
+      ? {}
+      : values['node-score']
+        ? { nodeScore: parseNodeScore(values['node-score']) }
+        : encoder.kind === 'builtin'
+          ? { nodeScore: { ...BUILTIN_PROFILE.nodeScore! } }
+          : {}),
     ...(values.limit ? { limit: int(values.limit, '--limit', 0) } : {}),
     ...(values.sample ? { sample: int(values.sample, '--sample', 0, 1) } : {}),
     ...(values['dump-judge'] ? { dumpJudge: path.resolve(io.cwd, values['dump-judge']) } : {}),

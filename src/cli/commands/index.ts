@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { resolveSettings } from '../../core/config/settings';
 import { discoverFiles } from '../../core/ingest/discover';
+import { supportedExtensions } from '../../core/ingest/documentFormat';
 import { namedOnce, type IndexSummary } from '../../core/index/indexer';
 import { type CliIO, UsageError } from '../io';
 import { cliServices, storeSetting } from '../runtime';
@@ -111,24 +112,35 @@ export async function runIndex(args: string[], io: CliIO): Promise<number> {
   if (values.json) {
     // The generation stage's summary under its own name (`topics`), as the JSON has always had it.
     const { stage, ...rest } = summary;
-    io.out(JSON.stringify({ ...rest, ...(stage ? { [stage.name]: stage.summary } : {}) }));
+    const hint = emptyFolderHint(summary);
+    io.out(JSON.stringify({ ...rest, ...(stage ? { [stage.name]: stage.summary } : {}), ...(hint ? { hint } : {}) }));
     return 0;
   }
   printSummary(summary, io);
   return 0;
 }
 
+/** What to say when a folder gave nothing to index: which files Canopy reads, and how to see what it found. */
+export function emptyFolderHint(s: Pick<IndexSummary, 'files' | 'root' | 'skipped'>): string | undefined {
+  if (s.files > 0) return undefined;
+  const skipped = s.skipped.length > 0 ? ` (${s.skipped.length} file(s) skipped, listed below)` : '';
+  return `no supported files in ${s.root}${skipped}: Canopy reads ${supportedExtensions.map((e) => `.${e}`).join(' ')}. "canopy index ${s.root} --list" shows what it finds; --include <glob> widens the search, --exclude narrows it.`;
+}
+
 function printSummary(s: IndexSummary, io: CliIO): void {
   if (s.rebuilt) io.out(`note: ${s.rebuilt}`);
+  const hint = emptyFolderHint(s);
+  if (hint) io.out(`hint: ${hint}`);
   io.out(`Indexed ${s.root} (generation ${s.generation})`);
   io.out(`  files   ${s.files} (${s.parsed} parsed, ${s.reused} unchanged, ${s.removed} removed)`);
   io.out(`  items   ${s.items}`);
   io.out(`  nodes   ${s.nodes}`);
   io.out(`  errors  ${s.errors.length}`);
+  if (s.stale.length > 0) io.out(`  stale   ${s.stale.length} (their last good version is served, and answers from them say so)`);
   io.out(`  warnings ${s.warnings.length}`);
   io.out(`  skipped ${s.skipped.length}`);
   io.out(`  time    ${s.seconds.toFixed(2)} s`);
-  for (const e of s.errors) io.out(`  error ${namedOnce(e.file, e.reason)} (${e.code})`);
+  for (const e of s.errors) io.out(`  error ${namedOnce(e.file, e.reason)} (${e.code})${s.stale.some((x) => x.file === e.file) ? '; its last good version stays indexed (stale)' : ''}`);
   for (const w of s.warnings) io.out(`  warning ${namedOnce(w.file, w.message)}`);
   for (const k of s.skipped) io.out(`  skipped ${k.file}: ${k.reason}`);
 }

@@ -3,6 +3,7 @@
  * until the client closes stdin. stdout carries the protocol only: everything else — log lines,
  * any library's console output — goes to stderr.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MAX_ROUNDS, TOP_K } from '../../contracts/askSettings';
@@ -38,8 +39,27 @@ Options:
   --verbose              log every step to stderr
 ${exportFlagsHelp}
 
-Client configuration (e.g. Claude Desktop's claude_desktop_config.json):
-  { "mcpServers": { "canopy": { "command": "canopy", "args": ["mcp", "--dir", "/path/to/folder"] } } }`;
+Client configuration (e.g. Claude Desktop's claude_desktop_config.json; VS Code's .vscode/mcp.json
+takes "servers" for "mcpServers"), with this Node and this copy of Canopy by absolute path — a
+client starts the server without your shell's PATH, where "canopy" is not found:
+  { "mcpServers": { "canopy": ${JSON.stringify(mcpLaunch())} } }`;
+
+/**
+ * How an MCP client starts this server: this Node and the `canopy` entry of this copy (the
+ * checkout's bin/canopy.js, else the script running now, e.g. the VSIX's dist/mcp.js), by absolute
+ * path — a client spawns its servers without the user's shell PATH, and `canopy` is on no PATH
+ * unless installed globally.
+ */
+export function mcpLaunch(dir = '/path/to/folder'): { command: string; args: string[] } {
+  let at = __dirname;
+  for (let up = 0; up < 4; up++) {
+    const bin = path.join(at, 'bin', 'canopy.js');
+    if (existsSync(bin)) return { command: process.execPath, args: [bin, 'mcp', '--dir', dir] };
+    at = path.dirname(at);
+  }
+  const script = process.argv[1] ? path.resolve(process.argv[1]) : 'canopy.js';
+  return { command: process.execPath, args: /mcp\.js$/.test(script) ? [script, '--dir', dir] : [script, 'mcp', '--dir', dir] };
+}
 
 function intFlag(value: string | undefined, flag: string, range: Range): number | undefined {
   if (value === undefined) return undefined;

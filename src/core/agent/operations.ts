@@ -18,7 +18,7 @@
  */
 import * as path from 'node:path';
 import type { AskService, AskWarning } from '../app/askService';
-import type { TraceStore } from '../app/traceStore';
+import { traceRetention, type TraceStore } from '../app/traceStore';
 import type { CanopySettings } from '../config/settings';
 import { CanopyError, describeError, ErrorCodes } from '../errors';
 import type { ChatModel } from '../llm/llm';
@@ -286,7 +286,7 @@ export class AgentOperations {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     for (const w of warnings) this.log.log('warn', `${w.source}: ${w.message}`);
-    const file = await traces.save(trace);
+    const file = await traces.save(trace, traceRetention(settings));
     const name = path.basename(file);
     this.emit({ type: 'answered', operation, question, trace, file, warnings });
     return { trace, name, warnings };

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { checkQuestion, QUESTION_MAX } from '../../contracts/agent';
 import { ReplaySettings } from '../../contracts/askSettings';
 import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
@@ -105,6 +106,9 @@ export class AskService {
 
   /** Answers a question with these settings and the request's choices. */
   async ask(question: string, s: CanopySettings, request: AskRequest = {}): Promise<AskResult> {
+    // One limit for every host (CLI, extension, language-model tools, MCP): contracts/agent.ts.
+    const checked = checkQuestion(question);
+    if (!checked.ok) throw new CanopyError(ErrorCodes.badInput, `${checked.problem} (at most ${QUESTION_MAX.toLocaleString('en-US')}; the CLI, the extension and the agent tools take the same).`);
     const { index, embeddings, adapters } = this.config;
     const warnings: AskWarning[] = [];
     const corpus = await index.corpus(s);
@@ -156,6 +160,7 @@ export class AskService {
       tokens: this.tokens,
       ...(request.tracer ? { tracer: request.tracer } : {}),
       index: { root: corpus.manifest.root, generation: corpus.generation, items: corpus.itemCount },
+      staleFiles: new Set(Object.entries(corpus.manifest.files).filter(([, e]) => e.staleError !== undefined).map(([file]) => file)),
       // The MAGE controller reads long PDFs from the index's parsed-document cache; its evaluator is the LLM when one is set.
       loadDocument: (file: string) => corpus.document(file),
       ...(llm ? { controllerLlm: llm } : {}),

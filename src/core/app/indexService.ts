@@ -26,7 +26,8 @@ import type { ParseWorkers } from './parseWorkers';
  * Bump when parsing changes in a way that must re-parse existing indexes. ingest-2: node vectors
  * derived from the encoded leaves and tables (src/core/encode/nodeVectors.ts), so stored item
  * vectors changed meaning. ingest-3: every item carries its document's traits — language and
- * profiles (profiles/profiles.ts) — which the reader's and critic's features read.
+ * profiles (profiles/profiles.ts) — which the reader's and critic's features read; tables'
+ * captions, units and grouping label rows (ingest/tableContext.ts) on every table and row.
  */
 export const PARSER_VERSION = 'ingest-3';
 

@@ -1,6 +1,9 @@
 /**
- * The saved traces of one index: every answer is written as one JSON file under `<index>/traces/`
- * and listed, newest first, by the Questions view, the inspector's history and `canopy` tools.
+ * The saved traces of one index: every answer is written as one gzip-compressed JSON file
+ * (`*.json.gz`; plain `*.json` traces written before are read as they are) under
+ * `<index>/traces/` and listed, newest first, by the Questions view, the inspector's history and
+ * `canopy` tools. A retention (count and size, `canopy.traces.maxCount` / `.maxSizeMB`) is applied
+ * after each save, and `canopy traces prune` applies one on demand.
  *
  * Listing keeps a summary index (`.summaries.json` in the same folder: file name → what a
  * history row shows), updated on save and delete, so a list after each answer reads one small
@@ -11,15 +14,37 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import { isTraceFileName, summarizeTrace, TraceSummary } from '../../contracts/savedTrace';
 import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace } from '../../contracts/trace';
+import type { CanopySettings } from '../config/settings';
 import { CanopyError, ErrorCodes } from '../errors';
 import { silentLogger, type Logger } from '../ports';
 import { writeFileAtomic } from '../store/atomicFile';
 
 /** The summary index's file name; it starts with a dot, so it is never taken for a trace. */
 export const SUMMARY_INDEX = '.summaries.json';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** How many saved traces to keep, newest first: at most `maxCount` and `maxBytes` on disk (0 = no limit). */
+export interface TraceRetention {
+  maxCount: number;
+  maxBytes: number;
+}
+
+/** What a prune did. */
+export interface PruneResult {
+  deleted: string[];
+  kept: number;
+  /** Bytes the kept traces take on disk. */
+  bytes: number;
+  /** Bytes freed. */
+  freed: number;
+}
 const SUMMARY_VERSION = 1;
 
 interface SummaryIndexFile {
@@ -45,16 +70,56 @@ export class TraceStore {
     this.log = logger ?? silentLogger;
   }
 
-  /** Writes a trace and returns its path. */
-  async save(trace: AskTrace): Promise<string> {
+  /**
+   * Writes a trace, gzip-compressed (a trace is 1–2 MB of JSON, about a tenth of that compressed),
+   * and returns its path; with `retention`, then prunes the oldest traces beyond it (never this one).
+   */
+  async save(trace: AskTrace, retention?: TraceRetention): Promise<string> {
     await fs.mkdir(this.dir, { recursive: true });
-    const name = `${trace.createdAt.replace(/[:.]/g, '-')}-${trace.id}.json`;
+    const name = `${trace.createdAt.replace(/[:.]/g, '-')}-${trace.id}.json.gz`;
     const file = path.join(this.dir, name);
-    await writeFileAtomic(file, JSON.stringify(trace));
+    await writeFileAtomic(file, await gzipAsync(JSON.stringify(trace)));
     const known = await this.summaries();
     known.set(name, summarizeTrace(name, trace));
     await this.persist(known);
+    if (retention) {
+      const pruned = await this.prune(retention, name);
+      if (pruned.deleted.length > 0) this.log.log('info', `traces: ${pruned.deleted.length} oldest removed (retention: ${describeRetention(retention)}); ${pruned.kept} kept, ${formatBytes(pruned.bytes)}`);
+    }
     return file;
+  }
+
+  /**
+   * Deletes the oldest saved traces until at most `maxCount` are left and they take at most
+   * `maxBytes` on disk (0 = no limit on that measure); `keep` (the trace just saved) is never
+   * deleted, and neither is the newest trace for the size limit alone.
+   */
+  async prune(retention: TraceRetention, keep?: string): Promise<PruneResult> {
+    const traces = await this.list();
+    const sized = await Promise.all(traces.map(async (t) => ({ name: t.name, bytes: await fs.stat(path.join(this.dir, t.name)).then((st) => st.size, () => 0) })));
+    const deleted: string[] = [];
+    let bytes = 0;
+    let kept = 0;
+    let freed = 0;
+    // Newest first: keep while within both limits.
+    for (const t of sized) {
+      const overCount = retention.maxCount > 0 && kept >= retention.maxCount;
+      const overSize = retention.maxBytes > 0 && kept > 0 && bytes + t.bytes > retention.maxBytes;
+      if (t.name !== keep && (overCount || overSize)) {
+        deleted.push(t.name);
+        freed += t.bytes;
+        continue;
+      }
+      kept++;
+      bytes += t.bytes;
+    }
+    if (deleted.length > 0) {
+      await Promise.all(deleted.map((name) => fs.rm(path.join(this.dir, name), { force: true })));
+      const known = await this.summaries();
+      for (const name of deleted) known.delete(name);
+      await this.persist(known);
+    }
+    return { deleted, kept, bytes, freed };
   }
 
   /**
@@ -101,8 +166,15 @@ export class TraceStore {
   async read(name: string): Promise<AskTrace> {
     const file = this.file(name);
     let raw: unknown;
+    const bytes = await fs.readFile(file);
+    let text: string;
     try {
-      raw = JSON.parse(await fs.readFile(file, 'utf8'));
+      text = (name.endsWith('.gz') ? await gunzipAsync(bytes) : bytes).toString('utf8');
+    } catch (err) {
+      throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace: not readable gzip (${(err as Error).message})`, { file });
+    }
+    try {
+      raw = JSON.parse(text);
     } catch (err) {
       if (err instanceof SyntaxError) throw new CanopyError(ErrorCodes.badInput, `${name} is not a Canopy trace: not valid JSON (${err.message})`, { file });
       throw err;
@@ -180,4 +252,19 @@ export class TraceStore {
     this.writing = write;
     return write;
   }
+}
+
+/** The retention the settings ask for (`canopy.traces.maxCount`, `canopy.traces.maxSizeMB`). */
+export function traceRetention(s: Pick<CanopySettings, 'tracesMaxCount' | 'tracesMaxSizeMB'>): TraceRetention {
+  return { maxCount: s.tracesMaxCount, maxBytes: Math.round(s.tracesMaxSizeMB * 1024 * 1024) };
+}
+
+/** "500 traces, 100 MB" / "no limit". */
+export function describeRetention(r: TraceRetention): string {
+  const parts = [r.maxCount > 0 ? `${r.maxCount} traces` : '', r.maxBytes > 0 ? formatBytes(r.maxBytes) : ''].filter((p) => p);
+  return parts.length > 0 ? parts.join(', ') : 'no limit';
+}
+
+export function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(0)} KB` : `${n} B`;
 }

@@ -99,6 +99,10 @@ export interface CanopySettings {
   exportFile: string;
   /** openinference.project.name of the exported spans (Phoenix files traces under it). */
   exportProject: string;
+  /** Saved answers (traces) kept, newest first, after each answer; 0 = no limit on the count. */
+  tracesMaxCount: number;
+  /** … and at most this many MB of them on disk (gzip-compressed); 0 = no limit on the size. */
+  tracesMaxSizeMB: number;
 }
 
 export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Object.freeze({
@@ -143,6 +147,8 @@ export const settingKeys: Readonly<Record<keyof CanopySettings, string>> = Objec
   exportOtlpEndpoint: 'canopy.export.otlpEndpoint',
   exportFile: 'canopy.export.file',
   exportProject: 'canopy.export.project',
+  tracesMaxCount: 'canopy.traces.maxCount',
+  tracesMaxSizeMB: 'canopy.traces.maxSizeMB',
 });
 
 export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
@@ -192,6 +198,9 @@ export const defaultSettings: Readonly<CanopySettings> = Object.freeze({
   exportOtlpEndpoint: '',
   exportFile: '',
   exportProject: 'canopy',
+  // A trace is 0.9–2.2 MB of JSON, 0.1–0.3 MB gzip-compressed: 500 keep months of questions within 100 MB.
+  tracesMaxCount: 500,
+  tracesMaxSizeMB: 100,
 });
 
 const providers: readonly LlmProviderName[] = ['none', 'openai-compatible', 'vscode-lm'];
@@ -241,6 +250,8 @@ export function resolveSettings(partial: Partial<Record<keyof CanopySettings, un
     exportOtlpEndpoint: typeof partial.exportOtlpEndpoint === 'string' ? partial.exportOtlpEndpoint.trim() : d.exportOtlpEndpoint,
     exportFile: typeof partial.exportFile === 'string' ? partial.exportFile.trim() : d.exportFile,
     exportProject: typeof partial.exportProject === 'string' && partial.exportProject.trim() !== '' ? partial.exportProject.trim() : d.exportProject,
+    tracesMaxCount: Math.round(clampNumber(partial.tracesMaxCount, d.tracesMaxCount, 0, 1_000_000)),
+    tracesMaxSizeMB: clampNumber(partial.tracesMaxSizeMB, d.tracesMaxSizeMB, 0, 1_000_000),
   };
 }
 

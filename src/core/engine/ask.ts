@@ -47,6 +47,8 @@ export interface AskDeps {
   loadDocument?: (file: string) => Promise<ParsedDocument>;
   /** The LLM for the controller's evaluator; absent → the deterministic rule. */
   controllerLlm?: ChatModel;
+  /** Files whose last good version the index serves (they no longer parse): evidence from them is flagged stale in the trace. */
+  staleFiles?: ReadonlySet<string>;
   /** Renders page images and element crops of a PDF (pageImages.ts over the file's bytes); needed for `AskOptions.pageImages`. */
   renderImages?: (file: string, requests: ImageRequest[], signal?: AbortSignal) => Promise<ReaderImage[]>;
 }
@@ -127,9 +129,12 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
           }
         : {}),
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
+      ...(deps.staleFiles ? { staleFiles: deps.staleFiles } : {}),
     },
     signal,
   );
+  const stale = deps.staleFiles;
+  const rounds = stale && stale.size > 0 ? result.rounds.map((r) => ({ ...r, retrieved: r.retrieved.map((it) => (stale.has(it.file) ? { ...it, stale: true } : it)) })) : result.rounds;
 
   return {
     schema: TRACE_SCHEMA,
@@ -157,7 +162,7 @@ export async function ask(question: string, options: AskOptions, deps: AskDeps, 
       ...(options.pageImages ? { pageImages: true } : {}),
     },
     index: deps.index,
-    rounds: result.rounds,
+    rounds,
     stop: result.stop,
     ...traceOutcome(read.readerInput, read.uncompressed, read.answer, result.items),
     ms: clock.now() - started,

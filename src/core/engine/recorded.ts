@@ -85,18 +85,24 @@ export function recordedCritic(trace: AskTrace): RoundCritic {
   };
 }
 
-/** A trace node back into a region: inner texts rebuilt from the leaves the way the hierarchy joins them. */
-export function regionFromTrace(n: TraceNode): RegionNode {
-  const children = n.children.map(regionFromTrace);
-  const node: RegionNode = {
-    id: n.id,
-    kind: n.kind,
-    modality: n.modality,
-    anchor: n.anchor,
-    text: children.length > 0 ? joinChildrenText(children) : (n.text ?? ''),
-    children,
-  };
+/**
+ * A trace node back into a region: inner texts rebuilt from the leaves the way the hierarchy joins
+ * them; the context fields a trace writes only where they change are inherited from the parent.
+ */
+export function regionFromTrace(n: TraceNode, parent?: RegionNode): RegionNode {
+  const node: RegionNode = { id: n.id, kind: n.kind, modality: n.modality, anchor: n.anchor, text: '', children: [] };
   if (n.header !== undefined) node.header = n.header;
+  const context = n.context ?? parent?.context;
+  const caption = n.caption ?? parent?.caption;
+  const units = n.units ?? parent?.units;
+  const subheader = n.subheader ?? parent?.subheader;
+  if (context !== undefined) node.context = context;
+  if (caption !== undefined) node.caption = caption;
+  if (units !== undefined) node.units = units;
+  if (subheader !== undefined) node.subheader = subheader;
+  if (n.groups !== undefined) node.groups = n.groups;
+  node.children = n.children.map((c) => regionFromTrace(c, node));
+  node.text = node.children.length > 0 ? joinChildrenText(node.children) : (n.text ?? '');
   return node;
 }
 

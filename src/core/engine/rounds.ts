@@ -24,7 +24,7 @@ import { evidenceKey, type Critic, type CriticInput, type CriticVerdict, type Ev
 import { throwIfCancelled } from '../errors';
 import { systemClock, type Clock } from '../ports';
 import type { SubgraphElement } from '../read/evidenceXml';
-import { buildReaderInput, type Answer, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
+import { annotateCitations, buildReaderInput, type Answer, type EvidenceRegion, type Reader, type ReaderInput } from '../read/reader';
 import type { Tracer } from '../trace/tracer';
 import type { Item, RegionNode } from '../../contracts/region';
 import type {
@@ -410,14 +410,16 @@ export async function readEvidence(
     cap: number;
     readerInput?: (regions: EvidenceRegion[], signal?: AbortSignal) => Promise<ReaderInput>;
     tracer?: Tracer;
+    /** Files whose last good version the index serves (they no longer parse): their citations are flagged `stale`. */
+    staleFiles?: ReadonlySet<string>;
   },
   signal?: AbortSignal,
 ): Promise<ReadResult> {
   const readerInput = deps.readerInput ? await deps.readerInput(result.regions, signal) : buildReaderInput(result.regions, deps.tokens, deps.cap);
   const uncompressed = buildReaderInput(result.whole, deps.tokens, Number.MAX_SAFE_INTEGER);
   throwIfCancelled(signal);
-  const answer = await deps.reader.answer(question, readerInput, signal);
-  deps.tracer?.emit('read/answer', { mode: answer.mode, citations: answer.citations.length });
+  const answer = annotateCitations(await deps.reader.answer(question, readerInput, signal), readerInput, deps.staleFiles);
+  deps.tracer?.emit('read/answer', { mode: answer.mode, citations: answer.citations.length, stale: answer.citations.filter((c) => c.stale).length });
   return { readerInput, uncompressed, answer };
 }
 

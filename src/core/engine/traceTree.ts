@@ -38,6 +38,7 @@ export function traceOutcome(
       ...(answer.model ? { model: answer.model } : {}),
       ...(answer.notes?.length ? { notes: answer.notes } : {}),
       ...(answer.unresolvedMarkers?.length ? { unresolvedMarkers: answer.unresolvedMarkers } : {}),
+      ...(answer.llmFailure ? { llmFailure: answer.llmFailure } : {}),
     },
     totals: {
       evidenceTokens: readerInput.tokens,
@@ -64,7 +65,7 @@ export function traceTree(
 ): TraceNode {
   const byId = new Map(verdicts.map((v) => [v.nodeId, v]));
   const gated = verdicts.length === 1 && verdicts[0]!.nodeId === root.id && root.children.length > 0 && verdicts[0]!.decision === 'dropped-sibling';
-  const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined): TraceNode => {
+  const build = (n: RegionNode, insideKept: boolean, parentScore: number | undefined, parent?: RegionNode): TraceNode => {
     const v = byId.get(n.id);
     const isKept = kept.has(n.id);
     const score = scores.get(n.id);
@@ -100,7 +101,13 @@ export function traceTree(
     if (n.children.length === 0) node.text = n.text;
     else node.preview = n.text.length > PREVIEW ? `${n.text.slice(0, PREVIEW)}…` : n.text;
     if (n.header) node.header = n.header;
-    node.children = n.children.map((c) => build(c, insideKept || isKept, score));
+    // Context fields only where they change from the parent's (regionFromTrace inherits them back).
+    if (n.context !== undefined && n.context !== parent?.context) node.context = n.context;
+    if (n.caption !== undefined && n.caption !== parent?.caption) node.caption = n.caption;
+    if (n.units !== undefined && n.units !== parent?.units) node.units = n.units;
+    if (n.subheader !== undefined && n.subheader !== parent?.subheader) node.subheader = n.subheader;
+    if (n.groups !== undefined) node.groups = n.groups;
+    node.children = n.children.map((c) => build(c, insideKept || isKept, score, n));
     return node;
   };
   return build(root, false, undefined);

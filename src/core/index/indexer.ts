@@ -84,6 +84,12 @@ export interface IndexSummary {
   items: number;
   nodes: number;
   errors: IndexError[];
+  /**
+   * Files whose last good version the index still serves: the file changed (or became
+   * unreadable) and no longer parses, so its earlier items stay searchable and answers from them
+   * are flagged stale. Each with why its current version failed.
+   */
+  stale: Array<{ file: string; reason: string }>;
   /** What parsing reported about files now in the index (empty file, text decoded as Windows-1252, node cap…). */
   warnings: Array<{ file: string; message: string }>;
   skipped: Array<{ file: string; reason: string }>;
@@ -299,6 +305,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       items: entries.reduce((a, [, e]) => a + e.items.length, 0),
       nodes: entries.reduce((a, [, e]) => a + e.nodes, 0),
       errors,
+      stale: entries.filter(([, e]) => e.staleError !== undefined).map(([file, e]) => ({ file, reason: e.staleError! })),
       warnings: entries.flatMap(([file, e]) => e.warnings.map((message) => ({ file, message }))),
       skipped: manifest.skipped,
       ...(rebuilt ? { rebuilt } : {}),

@@ -116,6 +116,13 @@ export function keepExtendedQueriesWhole(q: SocketQueue): void {
         const index = sticky ? q.queue.findIndex((e) => e.handlerId === last) : 0;
         if (index === -1) break; // that connection's next message will start the queue again
         const entry = q.queue.splice(index, 1)[0]!;
+        const refusal = refuseStartup(entry.message);
+        if (refusal) {
+          // The client reads the error and closes the connection; PGlite never sees it.
+          entry.onData(refusal);
+          entry.resolve(refusal.length);
+          continue;
+        }
         const type = entry.message[0]!;
         let bytes = 0;
         try {
@@ -141,6 +148,45 @@ export function keepExtendedQueriesWhole(q: SocketQueue): void {
       q.processing = false;
     }
   };
+}
+
+/** The one database a served PGlite holds (`canopy store serve` prints it in its URL). */
+export const PGLITE_DATABASE = 'postgres';
+
+/** The parameters of a startup message (protocol 3.0), or undefined when the message is another. */
+function startupParams(message: Uint8Array): Map<string, string> | undefined {
+  if (message.length < 8) return undefined;
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
+  if (view.getInt32(4) !== 196608 || view.getInt32(0) !== message.length) return undefined;
+  const parts = new TextDecoder().decode(message.subarray(8)).split('\0');
+  const params = new Map<string, string>();
+  for (let i = 0; i + 1 < parts.length && parts[i] !== ''; i += 2) params.set(parts[i]!, parts[i + 1]!);
+  return params;
+}
+
+/** An ErrorResponse message (severity FATAL) with an SQLSTATE code. */
+function errorResponse(sqlState: string, message: string): Uint8Array {
+  const fields = [`SFATAL`, `VFATAL`, `C${sqlState}`, `M${message}`].map((f) => `${f}\0`).join('') + '\0';
+  const body = new TextEncoder().encode(fields);
+  const out = new Uint8Array(1 + 4 + body.length);
+  out[0] = 'E'.charCodeAt(0);
+  new DataView(out.buffer).setInt32(1, 4 + body.length);
+  out.set(body, 5);
+  return out;
+}
+
+/**
+ * PGlite holds one database and would answer a connection to any name as if it were that one: a
+ * typo in a store URL (`…/canopy` for `…/postgres`) would then index into the one database
+ * unnoticed. A startup naming another database is refused as a Postgres server refuses it
+ * (SQLSTATE 3D000, "database … does not exist").
+ */
+function refuseStartup(message: Uint8Array): Uint8Array | undefined {
+  const params = startupParams(message);
+  if (!params) return undefined;
+  const database = params.get('database') ?? params.get('user') ?? '';
+  if (database === PGLITE_DATABASE) return undefined;
+  return errorResponse('3D000', `database "${database}" does not exist: this PGlite server (canopy store serve) holds one database, "${PGLITE_DATABASE}" — connect to …/${PGLITE_DATABASE}`);
 }
 
 export class PgliteHost {
@@ -198,7 +244,7 @@ export class PgliteHost {
     const entry = { stop: () => server.stop() };
     this.servers.add(entry);
     return {
-      url: `postgres://postgres@${host}:${port}/postgres`,
+      url: `postgres://postgres@${host}:${port}/${PGLITE_DATABASE}`,
       port,
       stop: async () => {
         this.servers.delete(entry);

@@ -126,12 +126,25 @@ export class PostgresStore implements IndexStore {
 
   // ---- plumbing ----
 
+  /**
+   * Why a connection failed, with its own code: a database that does not exist (E_NOT_FOUND), a
+   * refused login (E_FORBIDDEN), else a server that cannot be reached — refused, timed out, an
+   * unknown host (E_UNREACHABLE).
+   */
+  private connectError(err: unknown): CanopyError {
+    const { code, message } = err as { code?: unknown; message?: unknown };
+    const reason = typeof message === 'string' ? message : String(err);
+    if (code === '3D000') return new CanopyError(ErrorCodes.notFound, `the Postgres store ${this.location}: ${reason}`, { cause: err });
+    if (code === '28P01' || code === '28000') return new CanopyError(ErrorCodes.forbidden, `the Postgres store ${this.location} refused the login: ${reason}`, { cause: err });
+    return new CanopyError(ErrorCodes.unreachable, `cannot reach the Postgres store ${this.location}: ${reason}`, { cause: err });
+  }
+
   private async client(): Promise<pg.PoolClient> {
     let c: pg.PoolClient;
     try {
       c = await this.pool.connect();
     } catch (err) {
-      throw new CanopyError(ErrorCodes.notFound, `cannot reach the Postgres store ${this.location}: ${(err as Error).message}`, { cause: err });
+      throw this.connectError(err);
     }
     if (!this.registered.has(c)) {
       try {
@@ -177,7 +190,7 @@ export class PostgresStore implements IndexStore {
   private ensureSchema(): Promise<void> {
     this.ready ??= (async () => {
       const c = await this.pool.connect().catch((err: unknown) => {
-        throw new CanopyError(ErrorCodes.notFound, `cannot reach the Postgres store ${this.location}: ${(err as Error).message}`, { cause: err });
+        throw this.connectError(err);
       });
       try {
         const ext = await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);

@@ -7,7 +7,9 @@
  *   reads as exactly the leaves under it, in order, and nothing else (no markup, no timing
  *   lines). Its anchor spans its first to its last leaf (char range and lines; PDF: the union
  *   box, or page..pageEnd when it crosses pages; transcripts: first start to last end).
- * - Items: a file of at most `itemMaxWords` words is one item. A longer file is cut: PDFs into
+ * - Items: a file of at most `itemMaxWords` words is one item (words, or characters / 12 where
+ *   that is more: sentences.ts `sizeUnits`, so records and rows without spaces count by their
+ *   length). A longer file is cut: PDFs into
  *   runs of whole pages (page groups); other formats at their top level, where each table and
  *   each oversized section becomes its own item (sections recursively), consecutive small blocks
  *   are packed into one item up to the budget, and an oversized table / list / paragraph /
@@ -22,7 +24,7 @@
 import type { Anchor, Item, RegionKind, RegionNode } from '../../contracts/region';
 import type { DraftDocument, DraftNode } from './parsedDocument';
 import { headingPath } from './sections';
-import { wordCount } from './sentences';
+import { sizeUnits } from './sentences';
 import { pushAll } from '../arrays';
 
 export interface HierarchyOptions {
@@ -119,12 +121,12 @@ function definedFields(a: Anchor): Partial<Anchor> {
   return out as Partial<Anchor>;
 }
 
-/** Word count with memo (the splitter asks repeatedly). */
+/** Size (sentences.ts `sizeUnits`: words, or characters / 12 for text with few spaces) with memo (the splitter asks repeatedly). */
 const wordMemo = new WeakMap<DraftNode, number>();
 function words(node: DraftNode): number {
   let w = wordMemo.get(node);
   if (w === undefined) {
-    w = wordCount(node.text);
+    w = sizeUnits(node.text);
     wordMemo.set(node, w);
   }
   return w;
@@ -147,6 +149,9 @@ function container(parent: DraftNode, run: DraftNode[]): DraftNode {
   };
   if (parent.context !== undefined) node.context = parent.context;
   if (parent.header !== undefined) node.header = parent.header;
+  if (parent.caption !== undefined) node.caption = parent.caption;
+  if (parent.units !== undefined) node.units = parent.units;
+  if (parent.subheader !== undefined) node.subheader = parent.subheader;
   if (parent.level !== undefined) node.level = parent.level;
   if (parent.title !== undefined) node.title = parent.title;
   return finalizeDraft(node);
@@ -286,6 +291,9 @@ function buildGroups(parent: DraftNode, children: DraftNode[], b: number): Draft
     };
     if (parent.context !== undefined) group.context = parent.context;
     if (parent.header !== undefined) group.header = parent.header;
+    if (parent.caption !== undefined) group.caption = parent.caption;
+    if (parent.units !== undefined) group.units = parent.units;
+    if (parent.subheader !== undefined) group.subheader = parent.subheader;
     out.push(finalizeDraft(group));
   }
   return out;
@@ -304,6 +312,10 @@ function toRegion(node: DraftNode, itemId: string, path: string): RegionNode {
   if (node.context !== undefined) region.context = node.context;
   if (node.header !== undefined) region.header = node.header;
   if (node.cells !== undefined) region.cells = node.cells;
+  if (node.caption !== undefined) region.caption = node.caption;
+  if (node.groups !== undefined) region.groups = node.groups;
+  if (node.units !== undefined) region.units = node.units;
+  if (node.subheader !== undefined) region.subheader = node.subheader;
   if (node.level !== undefined) region.level = node.level;
   if (node.ref !== undefined) region.ref = node.ref;
   return region;

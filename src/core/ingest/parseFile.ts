@@ -23,6 +23,7 @@ import { buildItemsCapped } from './hierarchy';
 import { formatForPath, type DocumentFormat } from './documentFormat';
 import type { DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
 import { parsePdf } from './pdf/pdfParser';
+import { annotateTables } from './tableContext';
 
 export const defaultParseOptions = Object.freeze({
   branchingFactor: 2,
@@ -96,10 +97,10 @@ async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array,
       draft = parseNotebook(file, text);
       break;
     case 'json':
-      draft = parseJson(file, text, { minWords: options.jsonMinWords ?? 4 });
+      draft = parseJson(file, text, { minWords: options.jsonMinWords ?? 4, maxUnits: options.itemMaxWords ?? defaultParseOptions.itemMaxWords });
       break;
     case 'jsonl':
-      draft = parseJsonLines(file, text, { minWords: options.jsonMinWords ?? 4 });
+      draft = parseJsonLines(file, text, { minWords: options.jsonMinWords ?? 4, maxUnits: options.itemMaxWords ?? defaultParseOptions.itemMaxWords });
       break;
     case 'subtitles':
       draft = parseSubtitles(file, text);
@@ -161,6 +162,8 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
     // A PDF is bounded page by page while it is read and keeps the pages read before the limit
     // (with a 'timeLimit' warning); its layout is linear in what was read, so it is not refused here.
     if (format !== 'pdf') checkDeadline(`parsing (${format})`);
+    // Every table's caption, units and grouping label rows, from the structure just parsed.
+    annotateTables(draft.root);
     const maxNodes = options.maxNodes ?? defaultParseOptions.maxNodes;
     const { items, cut } = buildItemsCapped(draft, {
       branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,

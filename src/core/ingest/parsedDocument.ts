@@ -106,6 +106,14 @@ export interface DraftNode {
   context?: string;
   header?: string;
   cells?: string[];
+  /** Tables and rows: the table's caption or lead-in (tableContext.ts). */
+  caption?: string;
+  /** Rows: the label rows that group the row, outermost first (tableContext.ts). */
+  groups?: string[];
+  /** Tables and rows: the table's units as the document states them (tableContext.ts). */
+  units?: string;
+  /** Tables and rows: a second header line of periods (tableContext.ts). */
+  subheader?: string;
   level?: number;
   ref?: string;
   /** Sections: the heading text; tables: a caption. Used for item titles and heading paths. */

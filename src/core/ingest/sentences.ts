@@ -104,3 +104,16 @@ export function wordCount(text: string): number {
   }
   return n;
 }
+
+/**
+ * A text's size for cutting items: its words, or one per 12 characters when that is more — text
+ * with few spaces (a JSON record, a CSV row of figures, a minified line) counts by its length, so a
+ * file of such lines is cut into items (1,000 units ≈ 12,000 characters, at most a few thousand
+ * tokens) instead of passing the reader's cap as one. Prose averages 5–6 characters a word: on the
+ * real-document corpus (21 SEC filings, 30 articles) not one region of 50 words or more reaches
+ * 12 characters a word, so prose is cut exactly as by words (at 8 a word, 117 regions did, and one
+ * article's items moved).
+ */
+export function sizeUnits(text: string): number {
+  return Math.max(wordCount(text), Math.ceil(text.length / 12));
+}

@@ -3,7 +3,8 @@
  * vLLM, llama.cpp server, …) through the `openai` package (design §8).
  *
  * Retries are the package's own: 408/409/429/5xx, connection failures and timeouts before an
- * answer starts, exponential backoff with jitter, `retry-after-ms` / `Retry-After` honoured up to a
+ * answer starts (but not a refused connection: nothing listens there, and the call fails at once),
+ * exponential backoff with jitter, `retry-after-ms` / `Retry-After` honoured up to a
  * minute (`maxRetries`). A request, once its answer streams, is never retried by the package, so
  * text passed to `onDelta` is never sent twice. What the package lacks is added around it:
  *  - a request timeout that is the longest silence allowed: the package's timeout until the
@@ -83,7 +84,18 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** Why the call's own controller fired. */
-type AbortWhy = 'cancel' | 'idle' | 'deadline';
+type AbortWhy = 'cancel' | 'idle' | 'deadline' | 'refused';
+
+/**
+ * The server refused the connection (ECONNREFUSED): nothing listens at that address, which a
+ * retry seconds later rarely changes (an Ollama or LM Studio that is not running), so the call
+ * fails at once instead of waiting through the package's retries.
+ */
+class ConnectionRefused extends Error {
+  constructor(readonly code: string) {
+    super('connection refused');
+  }
+}
 
 class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -197,7 +209,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       stopWaiting = () => controller.signal.removeEventListener('abort', onAbort);
       controller.signal.addEventListener('abort', onAbort, { once: true });
     });
-    const work = this.request(messages, options, controller, idle, state, deadline, () => why);
+    const work = this.request(messages, options, controller, idle, state, deadline, () => why, () => fire('refused'));
     work.catch(() => undefined); // the loser of the race may reject later; nobody listens then
     try {
       return await Promise.race([work, aborted]);
@@ -212,6 +224,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
 
   private abortError(why: AbortWhy): Error {
     if (why === 'cancel') return new CancelledError();
+    if (why === 'refused') return new ConnectionRefused('ECONNREFUSED');
     return new CallTimeout(why);
   }
 
@@ -223,8 +236,9 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     state: CallState,
     deadline: number,
     why: () => AbortWhy | undefined,
+    refused: () => void,
   ): Promise<Omit<ChatResult, 'attempts' | 'ms'>> {
-    const client = this.client(idle, state, deadline, why);
+    const client = this.client(idle, state, deadline, why, refused);
     const body: Record<string, unknown> = { model: this.o.model, messages: messages.map(wireMessage) };
     if (options.maxTokens !== undefined) body[this.o.tokenLimitField ?? 'max_tokens'] = options.maxTokens;
     if (options.temperature !== undefined) body.temperature = options.temperature;
@@ -297,7 +311,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
    * package's own `x-should-retry: false`), arms the idle timer once an answer starts and caps
    * the body's size.
    */
-  private client(idle: { arm(): void; touch(): void }, state: CallState, deadline: number, why: () => AbortWhy | undefined): OpenAI {
+  private client(idle: { arm(): void; touch(): void }, state: CallState, deadline: number, why: () => AbortWhy | undefined, refused: () => void): OpenAI {
     const limit = this.o.maxResponseBytes;
     const maxRetries = Math.max(0, this.o.maxRetries);
     const retrying = (detail: string) => this.logger.log('warn', this.redact(`LLM ${this.host}: ${detail}; retrying (attempt ${state.attempts + 1} of ${maxRetries + 1})`));
@@ -308,6 +322,11 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       try {
         res = await fetch(url, init);
       } catch (err) {
+        // Nothing listens there: fail now rather than through the package's retries (ConnectionRefused).
+        if (!isAbort(err) && transportCode(err) === 'ECONNREFUSED') {
+          refused();
+          throw err;
+        }
         // The package retries connection failures and its own timeouts, not our aborts.
         if (willRetry && !why()) retrying(isAbort(err) ? `timed out: no response within ${seconds(this.o.requestTimeoutMs)}` : `could not connect (${transportCode(err)})`);
         throw err;
@@ -372,6 +391,9 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     }
     if (err instanceof AnswerTooLongError) {
       return { kind: 'size', retryable: false, detail: `the answer passed the limit of ${err.limit} characters and was cut off` };
+    }
+    if (err instanceof ConnectionRefused) {
+      return { kind: 'connection', retryable: false, detail: `could not connect (${err.code}): nothing is listening at ${this.host} — is the server running?` };
     }
     if (err instanceof ProtocolError) return { kind: 'protocol', retryable: false, detail: err.message };
     if (err instanceof SyntaxError) {

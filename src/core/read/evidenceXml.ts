@@ -7,7 +7,7 @@
  *   <evidence_subgraph document="…" file="…">
  *     <page number="4" summary="…">
  *       <node type="table" bbox="72 410 540 560" summary="…">
- *         <row n="3">…</row>            kept table rows
+ *         <row n="3" context="…">…</row>  kept table rows (context: read/quoteContext.ts, where it changes)
  *       </node>
  *       <node type="paragraph">
  *         <text n="4">…</text>          other kept regions
@@ -18,7 +18,8 @@
  * Every kept region carries its own citation number `n`, so a citation maps back to exactly one
  * region (its node id and parse-time anchor), as the flat blocks' `[n]` do. Pages are in page
  * order and nodes in reading order. Reader context is what the controller saves, so the markup
- * stays lean: a table's header is its summary and is not repeated on each kept row; a summary
+ * stays lean: a kept region's context (caption or section, units, headers, grouping labels) is
+ * written on the first region of a node and again only where it changes; a summary
  * that only repeats the start of the kept text is left out; a node's page is the <page> it sits
  * in; kept regions carry no boxes of their own (the node's bbox locates them on the page).
  *
@@ -30,6 +31,7 @@
  */
 import type { RegionNode } from '../../contracts/region';
 import type { ImageRequest } from './pageImages';
+import { contextParts, formatContext } from './quoteContext';
 
 // Control characters other than tab, LF and CR are not allowed in XML 1.0.
 // eslint-disable-next-line no-control-regex
@@ -124,7 +126,17 @@ export function renderSubgraphXml(file: string, entries: SubgraphEntry[], images
       lines.push(`    <node${xmlAttrs({ type: el.type, bbox: bboxText(el.bbox), summary: redundant ? undefined : clip(summary, summaryChars) })}>`);
       if (images && el.bbox && !first.virtualPage) lines.push(`      <crop ref="${image(page, el.bbox)}"/>`);
       const tag = rows ? 'row' : 'text';
-      kept.forEach((k, i) => lines.push(`      <${tag} n="${k.n}">${escapeXml(texts[i]!)}</${tag}>`));
+      // Each kept region's context (read/quoteContext.ts: a row's table caption or section, units,
+      // headers and grouping label rows; a sentence's heading), written where it changes within the node.
+      let shown: string | undefined;
+      kept.forEach((k, i) => {
+        // The node's summary already gives a table's header ("Table: …"): the context does not repeat it.
+        const parts = contextParts(k.node);
+        const context = formatContext(parts.header !== undefined && summary.includes(parts.header) ? { ...parts, header: undefined } : parts);
+        const attr = context !== undefined && context !== shown ? xmlAttrs({ context }) : '';
+        shown = context;
+        lines.push(`      <${tag} n="${k.n}"${attr}>${escapeXml(texts[i]!)}</${tag}>`);
+      });
       lines.push('    </node>');
     }
     lines.push('  </page>');

@@ -21,6 +21,7 @@ import { readerCandidates, type ReaderCandidate } from '../judge/readerFeatures'
 import type { LinearModel } from '../judge/linearModel';
 import { builtinReaderModel } from '../judge/models';
 import { partCoverage } from '../text/support';
+import { quoteContext } from './quoteContext';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
 import type { Answer, Reader, ReaderInput } from './reader';
@@ -43,7 +44,7 @@ const DEFAULT_CONFIDENCE = 0.2;
 /** A sentence that opens by referring back ("This is called …", "It was named …") completes the one before. */
 const REFERRING_START = /^\s*(this|these|that|such|it)\s+(is|was|are|were|has|have|had|became|becomes|remains|means|meant|led|\p{Ll}+ed)\b/iu;
 const ANAPHORIC_START = /^\s*(he|she|it|they|this|these|those|his|her|its|their|such)\b/i;
-const quote = (leaf: RegionNode) => (leaf.header ? `${leaf.header} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
+const quote = (leaf: RegionNode, context = quoteContext(leaf)) => (context ? `${context} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
 
 export class ExtractiveReader implements Reader {
   readonly mode = 'extractive' as const;

@@ -150,7 +150,7 @@ export class LlmReader implements Reader {
       const message = err instanceof Error ? err.message : String(err);
       this.logger.log('warn', `LLM reader fell back to the ${this.options.fallback.mode} reader: ${message}`);
       const answer = await this.options.fallback.answer(question, input, signal);
-      return { ...answer, model: this.model.id, unresolvedMarkers: [], notes: [`the LLM failed, so the ${answer.mode} reader answered: ${message}`] };
+      return { ...answer, model: this.model.id, unresolvedMarkers: [], llmFailure: message, notes: [`the LLM failed, so the ${answer.mode} reader answered: ${message}`] };
     }
     const text = result.text.trim();
     const { citations, unresolved } = mapCitations(text, input);

@@ -7,6 +7,7 @@ import type { TokenCounter } from '../compress/tokens';
 import type { KeptRegion } from '../critic/critic';
 import type { RegionNode } from '../../contracts/region';
 import type { TraceCitation } from '../../contracts/trace';
+import { quoteContext } from './quoteContext';
 import { renderSubgraphXml, type SubgraphElement } from './evidenceXml';
 import type { ImageRequest, ReaderImage } from './pageImages';
 
@@ -43,6 +44,8 @@ export interface Answer {
   model?: string;
   /** Remarks for the user (e.g. a fallback to the extractive reader). */
   notes?: string[];
+  /** Why the LLM reader failed, when another reader answered in its place (its message names the endpoint and the cause). */
+  llmFailure?: string;
   /** Citation numbers in the text that name no evidence block. */
   unresolvedMarkers?: number[];
 }
@@ -56,8 +59,49 @@ export interface Reader {
   answer(question: string, input: ReaderInput, signal?: AbortSignal): Promise<Answer>;
 }
 
+/** A block's text: its context line (a table's caption or section, units, column headers; a sentence's heading) over the region's own text. */
 function regionText(node: RegionNode): string {
-  return node.header ? `${node.header}\n${node.text}` : node.text;
+  const context = quoteContext(node);
+  return context ? `${context}\n${node.text}` : node.text;
+}
+
+/**
+ * The leading regions of `node` whose blocks fit in `budget` tokens, in reading order: whole
+ * children while they fit, then the leading parts of the first child that does not; a leaf too
+ * large for the budget alone is cut at the characters that fit (its text ends with "…").
+ */
+function leadingParts(node: RegionNode, budget: number, cost: (node: RegionNode) => number): Array<{ node: RegionNode; tokens: number }> {
+  const out: Array<{ node: RegionNode; tokens: number }> = [];
+  let left = budget;
+  const take = (n: RegionNode): boolean => {
+    const c = cost(n);
+    if (c <= left) {
+      out.push({ node: n, tokens: c });
+      left -= c;
+      return true;
+    }
+    if (n.children.length > 0) {
+      for (const child of n.children) if (!take(child)) return false;
+      return true;
+    }
+    // A leaf alone larger than what is left: as much of its text as fits, by halving.
+    let lo = 0;
+    let hi = n.text.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (cost({ ...n, text: `${n.text.slice(0, mid)}…` }) <= left) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo > 0) {
+      const cut = { ...n, text: `${n.text.slice(0, lo)}…` };
+      const c2 = cost(cut);
+      out.push({ node: cut, tokens: c2 });
+      left -= c2;
+    }
+    return false;
+  };
+  take(node);
+  return out;
 }
 
 /** A reader-input unit: a flat block of one region, or the subgraph of one controlled document. */
@@ -68,7 +112,8 @@ type Unit = { kind: 'block'; region: EvidenceRegion } | { kind: 'subgraph'; file
  * MAGE controller walked, one `<evidence_subgraph>` (read/evidenceXml.ts) at the place of its
  * first region, its kept regions numbered `n="…"` in the same sequence — `regions[n − 1]` is the
  * region citation `n` names, whichever form it was shown in. Stops before the region that would
- * pass the cap.
+ * pass the cap — except the first, which is cut to its leading regions that fit (`leadingParts`),
+ * so kept evidence never reaches the reader as nothing.
  */
 export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter, cap: number, options: ReaderInputOptions = {}): ReaderInput {
   const units: Unit[] = [];
@@ -105,6 +150,16 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
       const n = tokens.count(head) + tokens.count(body) + separator();
       if (total + n > cap) {
         truncated = true;
+        // A first region larger than the whole cap: its leading parts that fit, each numbered as
+        // a region of its own, so the reader never gets nothing while regions are kept.
+        if (used.length === 0) {
+          for (const part of leadingParts(r.node, cap, (node) => tokens.count(`[9999] ${r.file} — ${r.itemTitle}\n`) + tokens.count(regionText(node)) + 1)) {
+            const block = `[${used.length + 1}] ${r.file} — ${r.itemTitle}\n${regionText(part.node)}`;
+            parts.push(block);
+            used.push({ ...r, node: part.node });
+            total += part.tokens;
+          }
+        }
         break;
       }
       parts.push(block);
@@ -153,3 +208,26 @@ export function buildReaderInput(regions: EvidenceRegion[], tokens: TokenCounter
   const text = parts.join('\n\n');
   return { text, tokens: tokens.count(text), truncated, regions: used, ...(options.images ? { imageRequests } : {}) };
 }
+
+/**
+ * Every citation with what it needs to be read alone (`context`, read/quoteContext.ts) and, when
+ * its file's last good version is served because the file no longer parses, `stale` — whichever
+ * reader wrote it. A citation's node is found among the input's regions and their descendants.
+ */
+export function annotateCitations(answer: Answer, input: Pick<ReaderInput, 'regions'>, staleFiles?: ReadonlySet<string>): Answer {
+  if (answer.citations.length === 0) return answer;
+  const nodes = new Map<string, RegionNode>();
+  const add = (n: RegionNode) => {
+    nodes.set(n.id, n);
+    for (const c of n.children) add(c);
+  };
+  for (const r of input.regions) add(r.node);
+  const citations = answer.citations.map((c) => {
+    const node = nodes.get(c.nodeId);
+    const context = c.context ?? (node ? quoteContext(node) : undefined);
+    const stale = staleFiles?.has(c.file) ? true : undefined;
+    return { ...c, ...(context !== undefined ? { context } : {}), ...(stale ? { stale } : {}) };
+  });
+  return { ...answer, citations };
+}
+

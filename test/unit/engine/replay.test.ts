@@ -42,6 +42,7 @@ describe('replay from cached scores', () => {
   let ws: TestServices;
   let small: AskTrace; // k = 3, a question with a gap: several rounds, items added in later rounds, stopped at the limit
   let full: AskTrace; // k = 10
+  let learned: AskTrace; // the gap question with the critic model's stop
   let encodes = 0;
   let trapped = false;
 
@@ -62,12 +63,14 @@ describe('replay from cached scores', () => {
 
   before(async () => {
     indexDir = mkdtempSync(join(tmpdir(), 'canopy-replay-'));
-    // Without the look-ahead, so the gap question's trace has follow-up rounds to replay (the
-    // look-ahead's own stop is replayed below, with the critic passed in).
-    ws = openServices({ root: demo, indexDir, settings: { criticLookAhead: false } });
+    // Without the look-ahead or the critic model's stop, so the gap question's trace has follow-up
+    // rounds to replay (the look-ahead's own stop is replayed below, with the critic passed in; the
+    // critic model's, in the last test).
+    ws = openServices({ root: demo, indexDir, settings: { criticLookAhead: false, criticModel: false } });
     await ws.index.index(ws.settings);
     small = (await ws.ask.ask(gapQuestion, ws.settings, { topK: 3, maxRounds: 2 })).trace;
     full = (await ws.ask.ask(question, ws.settings)).trace;
+    learned = (await ws.ask.ask(gapQuestion, { ...ws.settings, criticModel: true }, { topK: 3, maxRounds: 2 })).trace;
     await trapEncoder();
   });
 
@@ -314,6 +317,19 @@ describe('replay from cached scores', () => {
     for (const bad of [{ branchingFactor: 5 }, { topK: 0 }, { maxRounds: 1.5 }, { compressor: { name: 'flat' as const, m: 0 } }]) {
       await assert.rejects(replayTrace(full, bad, { tokens }), (err: unknown) => err instanceof CanopyError && err.code === 'E_BAD_INPUT', JSON.stringify(bad));
     }
+    assert.equal(encodes, 0);
+  });
+
+  it("reproduces a trace the critic model stopped: its verdict, probability and reasons, and the answer's judgments", async () => {
+    assert.ok(learned.settings.criticModel, 'the trace names the critic model');
+    assert.ok(learned.settings.readerModel, 'and the reader model');
+    const verdict = learned.rounds[0]!.critic!;
+    assert.ok(verdict.judgment && verdict.judgment.contributions.length > 0, 'the verdict carries the probability and its reasons');
+    assert.ok(learned.answer.citations.some((c) => c.judgment), 'a quote carries its judgment');
+    const again = await ws.ask.replay(learned, {}, ws.settings);
+    assert.deepEqual(roundView(again), roundView(learned));
+    assert.deepEqual(again.answer, learned.answer);
+    assert.deepEqual(again.stop, learned.stop);
     assert.equal(encodes, 0);
   });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../../src/cli/main';
@@ -15,6 +16,12 @@ import { demoFromPackage, runRealDocsBench, type RealDocsReport } from '../../..
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
 import { compareRealDocs, criticText, renderRealDocsMarkdown, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
 import { answerHasGoldString, factNumbers, keyFactCheck, onGold, scoreAnswer } from '../../../src/eval/bench/realDocsScore';
+
+/** A saved trace file: gzip (what the TraceStore writes) or plain JSON. */
+function savedTrace(file: string): AskTrace {
+  const bytes = readFileSync(file);
+  return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')) as AskTrace;
+}
 import { longReportPdf } from '../../helpers/longReportPdf';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -247,7 +254,9 @@ describe('real-document benchmark: one run end to end', () => {
 
   it('re-scores a saved trace against a wrong gold as a miss', async () => {
     const tracesDir = join(report.corpus.index, 'traces');
-    const traces = readdirSync(tracesDir).map((n) => JSON.parse(readFileSync(join(tracesDir, n), 'utf8')) as AskTrace);
+    const traces = readdirSync(tracesDir)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => savedTrace(join(tracesDir, n)));
     const t = traces.find((x) => x.question === squadQuestions[0]!.question)!;
     const wrong: RealDocsQuestion = { id: 's1', source: 'squad', question: t.question, answers: ['Mount Pell'], gold: { kind: 'paragraph', file: 'squad/Lake_Tamsin.md', paraIdx: 0, charStart: 0, charEnd: 5, startLine: 1, endLine: 1 } };
     const m = scoreAnswer(t, wrong, () => undefined);
@@ -309,11 +318,11 @@ describe('real-document benchmark: one run end to end', () => {
 
   it('runs every ask, CLI process and warm, with the CANOPY settings it was given', () => {
     const dirOf = join(dir, 'work', 'index', 'traces');
-    const traces = readdirSync(dirOf).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
+    const traces = readdirSync(dirOf).filter((f) => /\.json(\.gz)?$/.test(f) && !f.startsWith('.'));
     // Three questions through the CLI, the warm-up and three warm asks.
     assert.equal(traces.length, 7, traces.join(', '));
     for (const f of traces) {
-      const t = JSON.parse(readFileSync(join(dirOf, f), 'utf8')) as AskTrace;
+      const t = savedTrace(join(dirOf, f));
       assert.deepEqual(t.settings.compressor, { ...canopyCompressor(defaultSettings), glimpse: 2 }, f);
     }
   });

@@ -72,10 +72,24 @@ describe('postgres store', () => {
     }
   });
 
-  it('names the server it cannot reach, without the password', async () => {
+  it('names the server it cannot reach, without the password, with its own code (a refused connection is no E_NOT_FOUND)', async () => {
     const store = openIndexStore('postgres://canopy:hunter2@127.0.0.1:1/nowhere', '/unused');
-    await assert.rejects(store.liveGeneration(), (err: unknown) => err instanceof CanopyError && /cannot reach the Postgres store postgres:\/\/canopy:\*\*\*@127\.0\.0\.1:1\/nowhere/.test(err.message) && !err.message.includes('hunter2'));
+    await assert.rejects(
+      store.liveGeneration(),
+      (err: unknown) =>
+        err instanceof CanopyError && err.code === 'E_UNREACHABLE' && /cannot reach the Postgres store postgres:\/\/canopy:\*\*\*@127\.0\.0\.1:1\/nowhere/.test(err.message) && !err.message.includes('hunter2'),
+    );
     await store.close();
+  });
+
+  it('a served PGlite refuses a database name it does not hold, as Postgres does, and serves the one it prints', async () => {
+    const wrong = openIndexStore(served.url.replace(/\/postgres$/, '/canopy'), '/unused');
+    await assert.rejects(wrong.liveGeneration(), (err: unknown) => err instanceof CanopyError && err.code === 'E_NOT_FOUND' && /database "canopy" does not exist: this PGlite server .* holds one database, "postgres"/.test(err.message));
+    await wrong.close();
+    assert.match(served.url, /\/postgres$/);
+    const right = openIndexStore(`${served.url}?schema=dbname_check`, '/unused');
+    assert.equal(await right.liveGeneration(), undefined, 'an empty schema of the one database: no index yet');
+    await right.close();
   });
 
   it('refuses vectors of another width than the store holds, naming both', async () => {

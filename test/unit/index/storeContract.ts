@@ -22,6 +22,10 @@ import { parseFile } from '../../../src/core/ingest/parseFile';
 import { HybridRetriever } from '../../../src/core/retrieve/hybrid';
 import { titleKey } from '../../../src/core/text/titles';
 import { hashEmbed, hashEmbeddings } from '../../helpers/hashEmbeddings';
+import { bpeTokenCounter } from '../../../src/core/compress/tokens';
+import { ask } from '../../../src/core/engine/ask';
+import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
+import { inventoryLines } from '../../helpers/records';
 
 export interface StoreUnderTest {
   store: IndexStore;
@@ -418,6 +422,43 @@ export function describeStoreContract(name: string, make: () => Promise<StoreUnd
         assert.match(JSON.stringify(r.items[0]?.item.root), /sessile/);
         await corpus.close();
         await corpus.store.close();
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+
+    it('records as records: a 361-line JSONL file is items within the reader cap, and an ask through this store reads the kept evidence (never 0 tokens)', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'canopy-contract-records-'));
+      try {
+        writeFileSync(join(root, 'inventory.jsonl'), `${inventoryLines().join('\n')}\n`);
+        writeFileSync(join(root, 'notes.md'), '# Notes\n\nThe rotor spares are audited every quarter.\n');
+        await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), {
+          store,
+          parse: (rel, bytes) => parseFile(rel, bytes, { graph: false }),
+          embeddings: hashEmbeddings(),
+          parserVersion: 'test',
+          branchingFactor: 2,
+        });
+        const corpus = await CorpusIndex.open(sut.reopen());
+        const tokens = bpeTokenCounter();
+        const cap = 16_000;
+        try {
+          // The whole items (no compression): what a kept-whole item costs the reader.
+          const trace = await ask(
+            'Which warehouse holds sku FX-00042 of acme-rotor-works?',
+            { topK: 3, maxRounds: 1, branchingFactor: 2, compressor: { name: 'none' }, readerTokenCap: cap, encoderId: 'hash', retrieval: { dense: true, bm25: true, topics: false, fusion: 'rrf' } },
+            { retriever: new HybridRetriever(corpus, async (t) => hashEmbed(t)), embedQuery: async (t) => hashEmbed(t), embedTexts: async (ts) => ts.map((t) => hashEmbed(t)), reader: new ExtractiveReader(), tokens, index: { root, generation: corpus.generation, items: corpus.itemCount } },
+          );
+          const retrieved = trace.rounds.flatMap((r) => r.retrieved);
+          assert.ok(retrieved.some((it) => it.file === 'inventory.jsonl'), 'the records were retrieved');
+          for (const it of retrieved) assert.ok(it.tokens.whole <= cap, `${it.itemId}: ${it.tokens.whole} tokens kept whole`);
+          assert.ok(trace.totals.keptRegions > 0);
+          assert.ok(trace.readerInput.tokens > 0, 'the reader got the kept evidence');
+          assert.match(trace.answer.text, /FX-00042/);
+        } finally {
+          await corpus.close();
+          await corpus.store.close();
+        }
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

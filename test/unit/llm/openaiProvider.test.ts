@@ -208,10 +208,14 @@ describe('OpenAI-compatible provider', () => {
     const closed = await startOpenAiServer();
     const host = closed.host;
     await closed.close();
-    const model = new OpenAiCompatibleChatModel({ baseUrl: `http://${host}/v1`, model: 'm', apiKey: SECRET_KEY, maxRetries: 1 });
+    // Three retries would wait through the package's backoff (about 8 s in the issue); a refused connection fails at once.
+    const model = new OpenAiCompatibleChatModel({ baseUrl: `http://${host}/v1`, model: 'm', apiKey: SECRET_KEY, maxRetries: 3 });
+    const started = Date.now();
     const err = llmError(await settle(model.chat(messages)));
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
     assert.equal(err.kind, 'connection');
-    assert.match(err.message, new RegExp(`LLM request to ${host.replace(/\./g, '\\.')} failed: could not connect \\(ECONNREFUSED\\)`));
+    assert.equal(err.attempts, 1);
+    assert.match(err.message, new RegExp(`LLM request to ${host.replace(/\./g, '\\.')} failed: could not connect \\(ECONNREFUSED\\): nothing is listening at`));
   });
 
   it('settles promptly with CancelledError when cancelled mid-stream', async () => {

@@ -6,6 +6,14 @@ import { words } from '../../../src/core/text/terms';
 /** What words() stands for: Intl.Segmenter's word-like segments, lower-cased. */
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const reference = (text: string): string[] => [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+/**
+ * Whether this Node's ICU keeps a colon between letters inside a word ("a:b", UAX #29 MidLetter),
+ * as the scanner does. ICU releases differ here (Node 20.19.0's splits "a:b", 20.20's joins it):
+ * where it splits, texts with a colon are not compared with it — the scanner's own answer for
+ * them is pinned by the cases below whatever the ICU.
+ */
+const colonJoins = reference('a:b').length === 1;
+const comparable = (text: string) => colonJoins || !text.includes(':');
 
 function randomText(next: () => number, alphabet: readonly string[], maxLength: number): string {
   let t = '';
@@ -20,14 +28,14 @@ test('words: the ASCII scanner gives exactly what Intl.Segmenter gives', () => {
     ["the 1983's a:b a.1 1.a 1;2 a;b a-b $5", ['the', '1983', 's', 'a:b', 'a', '1', '1', 'a', '1;2', 'a', 'b', 'a', 'b', '5']],
   ] as const) {
     assert.deepEqual(words(text), want);
-    assert.deepEqual(reference(text), want);
+    if (comparable(text)) assert.deepEqual(reference(text), want);
   }
   // Every ASCII character, with letters, digits and the joining marks weighted up.
   const ascii = [...'aZq09_.,;:\'', ...Array.from({ length: 128 }, (_, c) => String.fromCharCode(c))];
   const next = rng(17);
   for (let i = 0; i < 20000; i++) {
     const text = randomText(next, ascii, 24);
-    assert.deepEqual(words(text), reference(text), JSON.stringify(text));
+    if (comparable(text)) assert.deepEqual(words(text), reference(text), JSON.stringify(text));
   }
 });
 

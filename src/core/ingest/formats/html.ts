@@ -237,7 +237,7 @@ class HtmlWalker {
     }
     if (leaves.length === 0) return;
     const table: DraftNode = { kind: 'table', modality: 'table', text: '', anchor: { file: this.file }, header, children: leaves };
-    if (caption) table.title = this.textOf(caption).text;
+    if (caption) table.title = table.caption = this.textOf(caption).text;
     ctx.blocks.push(table);
   }
 

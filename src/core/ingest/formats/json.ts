@@ -2,7 +2,10 @@
  * JSON and JSONL. String values with at least `minWords` words become paragraphs of sentence
  * leaves (context: their JSON path); each object that is an array element — and each JSONL line —
  * becomes a `record` holding its text fields, with its short scalar fields summarised in its
- * context. A JSONL line without long text is one `row` leaf (its exact line). Anchors point into
+ * context. An array element or JSONL line without long text is one `row` leaf (its exact source),
+ * cut into its fields when it is larger than an item may be. The hierarchy builder then packs
+ * records into items within the item budget, so a file of many records is many items, each with
+ * its exact anchors. Anchors point into
  * the file's own text: a leaf's range covers the escaped source characters, so for strings
  * without escapes the slice equals the text, and with escapes `JSON.parse('"' + slice + '"')` does.
  */
@@ -10,14 +13,16 @@
 import { paragraphNode } from '../draftNodes';
 import { JsonNode, JsonSyntaxError, mapJsonString, parseJsonWithPositions } from '../jsonSource';
 import type { DraftDocument, DraftNode, ParseWarning } from '../parsedDocument';
-import { wordCount } from '../sentences';
-import { MappedText, TextAnchorer } from '../textAnchors';
+import { sizeUnits, wordCount } from '../sentences';
+import { TextAnchorer } from '../textAnchors';
 import { titleFromPath } from './titles';
 import { CanopyError, ErrorCodes } from '../../errors';
 import { pushAll } from '../../arrays';
 
 export interface JsonOptions {
   minWords: number;
+  /** A record without text fields larger than this (sentences.ts `sizeUnits`) is cut into its fields (default: no cut). */
+  maxUnits?: number;
 }
 
 function childPath(path: string, key: string | number): string {
@@ -42,7 +47,22 @@ class JsonWalker {
     private readonly text: string,
     private readonly anchorer: TextAnchorer,
     private readonly minWords: number,
+    private readonly maxUnits = Number.POSITIVE_INFINITY,
   ) {}
+
+  /**
+   * A record without text fields as evidence: one `row` leaf of its exact source, or — when that
+   * is larger than an item may be — a `record` of its fields (`"key": value`, or an array's
+   * elements), each cut the same way, so no leaf outgrows an item and the reader's cap.
+   */
+  row(node: JsonNode, from = node.start, context?: string): DraftNode {
+    const text = this.text.slice(from, node.end);
+    const leaf = (): DraftNode => ({ kind: 'row', modality: 'text', text, anchor: this.anchorer.anchor(from, node.end), children: [] });
+    if (sizeUnits(text) <= this.maxUnits || (node.type !== 'object' && node.type !== 'array')) return leaf();
+    const children = node.type === 'object' ? node.entries.map((e) => this.row(e.value, e.keyStart)) : node.items.map((item) => this.row(item));
+    if (children.length === 0) return leaf();
+    return { kind: 'record', modality: 'text', text: '', anchor: this.anchorer.anchor(from, node.end), ...(context ? { context } : {}), children };
+  }
 
   /** Text-bearing draft nodes of a value. */
   nodes(node: JsonNode, path: string, asRecord: boolean): DraftNode[] {
@@ -56,7 +76,19 @@ class JsonWalker {
       }
       case 'array': {
         const out: DraftNode[] = [];
-        node.items.forEach((item, i) => pushAll(out, this.nodes(item, childPath(path, i), true)));
+        let rows = 0;
+        node.items.forEach((item, i) => {
+          const inner = this.nodes(item, childPath(path, i), true);
+          if (inner.length > 0 || item.type !== 'object' || item.entries.length === 0) {
+            pushAll(out, inner);
+            return;
+          }
+          // An object without text fields is a record all the same: its exact source is one row.
+          const row = this.row(item, item.start, childPath(path, i));
+          if (row.kind === 'row') row.anchor.row = rows;
+          rows++;
+          out.push(row);
+        });
         return out;
       }
       case 'object': {
@@ -94,17 +126,16 @@ export function parseJson(file: string, text: string, options: JsonOptions): Dra
     if (err instanceof JsonSyntaxError) throw syntaxError(file, anchorer, err, 'JSON');
     throw err;
   }
-  const children = new JsonWalker(text, anchorer, options.minWords).nodes(root, '$', false);
+  const children = new JsonWalker(text, anchorer, options.minWords, options.maxUnits).nodes(root, '$', false);
   return { file, format: 'json', title: titleFromPath(file), root: { kind: 'document', modality: 'text', text: '', anchor: { file }, children }, warnings: [] };
 }
 
 export function parseJsonLines(file: string, text: string, options: JsonOptions): DraftDocument {
   const anchorer = new TextAnchorer(file, text);
-  const walker = new JsonWalker(text, anchorer, options.minWords);
+  const walker = new JsonWalker(text, anchorer, options.minWords, options.maxUnits);
   const warnings: ParseWarning[] = [];
   const children: DraftNode[] = [];
   const badLines: number[] = [];
-  const whole = MappedText.identity(text, 0);
   let lineNo = 0;
   let rowIndex = 0;
   const re = /\r\n|\n|\r|$/g;
@@ -122,8 +153,8 @@ export function parseJsonLines(file: string, text: string, options: JsonOptions)
         const inner = walker.nodes(value, '$', false);
         if (inner.length > 0) children.push(walker.record(value, '$', inner, `line ${lineNo}`));
         else {
-          const row: DraftNode = { kind: 'row', modality: 'text', text: whole.text.slice(s, e), anchor: anchorer.anchor(s, e), children: [] };
-          row.anchor.row = rowIndex;
+          const row = walker.row(value, s, `line ${lineNo}`);
+          if (row.kind === 'row') row.anchor.row = rowIndex;
           children.push(row);
         }
         rowIndex++;
