@@ -173,7 +173,7 @@ export function activate(context: vscode.ExtensionContext): void {
       session.historyChanged();
       for (const w of e.warnings) {
         if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
-        else if (w.source === 'retrieval') void vscode.window.showWarningMessage(`Canopy: ${w.message}`);
+        else if (w.source === 'retrieval' || w.source === 'reader') void vscode.window.showWarningMessage(`Canopy: ${w.message}`);
       }
     }),
   ];

@@ -124,6 +124,20 @@ export const TrainingRunSummary = z.object({
   prunePairs: z.object({ train: count, validation: count }),
   /** The fusion and node-score fits of the run (absent when the run fitted only the adapter). */
   scoring: z.optional(TrainingScoring),
+  /**
+   * The reader model fitted to the gold spans (train/readerFit.ts): the model it started from,
+   * [1] on a gold span on the held-back questions before and after, and whether it was written.
+   */
+  reader: z.optional(
+    z.object({
+      base: str,
+      heldBack: count,
+      before: count,
+      after: z.optional(count),
+      written: z.optional(str),
+      reason: str,
+    }),
+  ),
 });
 export type TrainingRunSummary = z.output<typeof TrainingRunSummary>;
 

@@ -25,7 +25,7 @@ import { builtinReaderModel } from '../../src/core/judge/models';
 import { readQuestion } from '../../src/core/judge/questionReading';
 import type { JudgeDumpRecord } from '../../src/eval/judgeDump';
 import { deserializeRegion } from '../../src/eval/judgeDump';
-import { fitLogistic } from './logistic';
+import { fitLogistic } from '../../src/core/train/logistic';
 import { answerBearing } from './labels';
 import { readDumps, splitOf } from './readerData';
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { LinearModel, JUDGE_MODEL_SCHEMA, JUDGE_MODEL_VERSION, type JudgeModelFile } from '../../src/core/judge/linearModel';
 import { ExtractiveReader } from '../../src/core/read/extractiveReader';
 import { containsAnswer, normalizeAnswer } from '../../src/eval/answers';
-import { calibrate, fitListwise } from './listwise';
+import { calibrate, fitListwise } from '../../src/core/train/listwise';
 import { answerBearing } from './labels';
 import { questionRows, readDumps, type QuestionRows } from './readerData';
 

@@ -198,6 +198,18 @@ function runSection(run: TrainingRunSummary): HTMLElement {
     ),
     preferenceTable(run),
     ...(run.scoring ? [scoringSection(run.scoring)] : []),
+    ...(run.reader ? [readerSection(run.reader)] : []),
+  );
+}
+
+/** The reader model fitted to the gold spans: [1] on a gold span on the held-back questions, before and after, and whether it is in use. */
+function readerSection(r: NonNullable<TrainingRunSummary['reader']>): HTMLElement {
+  const figures = `[1] on a gold span for ${fmtInt(r.before)}${r.after !== undefined ? ` → ${fmtInt(r.after)}` : ''} of ${plural(r.heldBack, 'held-back question')}`;
+  return el(
+    'section',
+    { class: 'canopy-training-reader', 'aria-label': 'Reader model fitted to the gold spans' },
+    el('h2', {}, 'Reader model'),
+    el('p', { class: `canopy-scoring-verdict ${r.written ? 'adopted' : 'kept'}`, 'data-verdict': 'reader' }, `${r.written ? `Adopted (${r.written})` : `Not adopted; ${r.base} stays`}: ${figures}. ${r.reason}.`),
   );
 }
 

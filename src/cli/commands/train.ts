@@ -163,6 +163,10 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       io.out(`held back (${r.report.before.questions} questions):`);
       for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
       if (r.scoring) for (const line of formatScoring(r.scoring)) io.out(line);
+      if (r.reader) {
+        const f = r.reader;
+        io.out(`reader model (${f.base}, fine-tuned on ${f.questions.train} question(s)): [1] on a gold span, held back ${f.before.firstOnGold}${f.after ? ` → ${f.after.firstOnGold}` : ''} of ${f.before.questions}; ${f.written ? `written to ${f.written.file}` : 'not written'} — ${f.reason}`);
+      }
       if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}`);
     }
     return 0;

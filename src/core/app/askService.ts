@@ -30,6 +30,7 @@ import type { CorpusIndex } from '../index/corpusIndex';
 import type { ChatModel } from '../llm/llm';
 import { silentLogger, type Logger } from '../ports';
 import { ExtractiveReader } from '../read/extractiveReader';
+import { readWorkspaceReaderModel } from '../train/readerFit';
 import { LlmReader } from '../read/llmReader';
 import { renderPageImages, type ImageRequest } from '../read/pageImages';
 import type { Reader } from '../read/reader';
@@ -77,8 +78,8 @@ export interface AskRequest {
 
 /** Something that went wrong without failing the question; the host decides how loudly to say it. */
 export interface AskWarning {
-  /** What it is about: the adapter checkpoint, the topic compass, or the tuned retrieval profile. */
-  source: 'adapter' | 'topics' | 'retrieval';
+  /** What it is about: the adapter checkpoint, the topic compass, the tuned retrieval profile, or the workspace's reader model. */
+  source: 'adapter' | 'topics' | 'retrieval' | 'reader';
   message: string;
 }
 
@@ -146,7 +147,11 @@ export class AskService {
     };
     const llm = request.llm;
     const critic = this.critic(request, llm, s);
-    const reader = request.reader ?? (llm ? new LlmReader(llm, { fallback: new ExtractiveReader(), logger: this.log }) : new ExtractiveReader());
+    // The reader model `canopy train` fitted to this workspace's gold spans, else the built-in one.
+    const workspace = await readWorkspaceReaderModel(this.config.index.indexDir);
+    if (workspace.problem) warnings.push({ source: 'reader', message: `the workspace's reader model is not used — ${workspace.problem}` });
+    const extractive = () => new ExtractiveReader(workspace.model ? { model: workspace.model } : {});
+    const reader = request.reader ?? (llm ? new LlmReader(llm, { fallback: extractive(), logger: this.log }) : extractive());
     const routeWithLlm = llm && (request.routing ?? (s.llmRouting ? 'llm' : 'rule')) === 'llm';
     const deps: AskDeps = {
       retriever,

@@ -4,12 +4,17 @@
  * cache, and every candidate file is parsed in the parse workers, under the same memory and time
  * limits as indexing. On the same split, the retrieval fusion and the node-score weights are
  * fitted too (`scoringFit.ts`) and, where better on the held-back questions, written into the
- * index's retrieval profile for later questions.
+ * index's retrieval profile for later questions; and the reader model is fine-tuned on the same
+ * gold spans and written beside the index when it puts [1] on gold for more held-back questions
+ * (train/readerFit.ts).
  */
 import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
 import type { CanopySettings } from '../config/settings';
 import { silentLogger, type Logger } from '../ports';
 import { prepareRun, trainPrepared, type TrainRunOptions, type TrainRunReport } from '../train/run';
+import { fitReader } from '../train/readerFit';
+import { builtinReaderModel } from '../judge/models';
+import { canopyCompressor } from '../config/settings';
 import type { Embeddings } from './embeddings';
 import type { IndexService } from './indexService';
 import type { ParseWorkers } from './parseWorkers';
@@ -83,6 +88,16 @@ export class TrainingService {
         embedQuery: embeddings.embedQuery,
         tokens: this.tokens,
         source: request.annotationsFile,
+        dryRun: scoringDryRun || !index,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      // The reader model, fine-tuned on the same gold spans and written beside the index only when better there.
+      report.reader = await fitReader(prepared, {
+        base: builtinReaderModel(),
+        compressor: canopyCompressor(s),
+        nodeScore: { dense: 1, lexical: 0.5, model: 'coverage' },
+        tokens: this.tokens,
+        ...(index ? { indexDir: index.indexDir } : {}),
         dryRun: scoringDryRun || !index,
         ...(request.signal ? { signal: request.signal } : {}),
       });

@@ -25,6 +25,7 @@ import { relocateAll, type RelocationStatus } from '../annotate/relocate';
 import { type Annotation, AnnotationStore, type CorruptLine } from '../annotate/store';
 import { adapterFromWeights, makeCheckpoint, saveCheckpoint } from './checkpoint';
 import type { LowRank, TrainPair } from './lowRank';
+import type { ReaderFitReport } from './readerFit';
 import type { ScoringReport } from './scoringReport';
 import { beforeAfter, evaluateSide, type BeforeAfter, type PreparedQuestion } from './report';
 import type { SideMetrics } from '../../contracts/training';
@@ -113,6 +114,8 @@ export interface TrainRunReport {
    * adds it; `runTraining` alone trains only the adapter).
    */
   scoring?: ScoringReport;
+  /** The reader model fitted to the same gold spans (the TrainingService adds it; train/readerFit.ts). */
+  reader?: ReaderFitReport;
 }
 
 export type TrainSelection = 'loss' | 'recall-guard' | 'cross-validated';

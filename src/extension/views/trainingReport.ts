@@ -124,6 +124,18 @@ export function scoringSummary(s: ScoringReport): TrainingScoring {
 export function runSummary(r: TrainRunReport): TrainingRunSummary {
   return {
     ...(r.scoring ? { scoring: scoringSummary(r.scoring) } : {}),
+    ...(r.reader
+      ? {
+          reader: {
+            base: r.reader.base,
+            heldBack: r.reader.before.questions,
+            before: r.reader.before.firstOnGold,
+            ...(r.reader.after ? { after: r.reader.after.firstOnGold } : {}),
+            ...(r.reader.written ? { written: r.reader.written.id } : {}),
+            reason: r.reader.reason,
+          },
+        }
+      : {}),
     ...(r.checkpoint ? { checkpointId: r.checkpoint.id } : {}),
     questions: { ...r.questions },
     annotations: { total: r.annotations.total, lost: r.annotations.relocation.lost, corrupt: r.annotations.corrupt.length },

@@ -4,7 +4,7 @@
 // indexes with the settings of the run. Before, the workspace froze its settings when it was
 // built, and the extension built it once: a changed setting did nothing until a reload.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +13,7 @@ import { resolveSettings, type CanopySettings } from '../../../src/core/config/s
 import type { ChatModel, ChatResult } from '../../../src/core/llm/llm';
 import { PROFILE_FILE, writeProfile } from '../../../src/core/retrieve/profile';
 import { topicSummaryOf } from '../../../src/core/topics/indexTopics';
+import { READER_MODEL_FILE } from '../../../src/core/train/readerFit';
 import { openServices, type TestServices } from '../../helpers/services';
 
 const demo = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
@@ -109,6 +110,31 @@ describe('settings per request', () => {
       assert.deepEqual((await ws.ask.ask(question, gated)).trace.settings.nodeScore, weights);
       assert.equal((await ws.ask.ask(question, plain)).trace.settings.nodeScore, undefined);
       assert.deepEqual((await ws.ask.ask(question, plain, { nodeScore: { dense: 1, lexical: 2 } })).trace.settings.nodeScore, { dense: 1, lexical: 2 });
+    } finally {
+      rmSync(file);
+    }
+  });
+
+  it("the critic model, the document profiles and the workspace's reader model follow the settings and the index folder", async () => {
+    const plain = resolveSettings({});
+    const learned = (await ws.ask.ask(question, plain)).trace;
+    assert.match(learned.settings.criticModel ?? '', /^critic-/);
+    assert.match(learned.settings.readerModel ?? '', /^reader-/);
+    assert.equal(learned.language?.question, 'eng');
+    const rule = (await ws.ask.ask(question, resolveSettings({ criticModel: false }))).trace;
+    assert.equal(rule.settings.criticModel, undefined, 'the rule critic alone');
+    // A reader model `canopy train` fitted into the index folder is the one that quotes.
+    const file = join(ws.indexDir, READER_MODEL_FILE);
+    const fitted = { ...JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8')), id: 'reader-fixture+workspace' };
+    writeFileSync(file, JSON.stringify(fitted));
+    try {
+      const workspace = (await ws.ask.ask(question, plain)).trace;
+      assert.equal(workspace.settings.readerModel, 'reader-fixture+workspace');
+      assert.ok(workspace.answer.citations.some((c) => c.judgment?.model === 'reader-fixture+workspace'));
+      writeFileSync(file, '{"schema":"canopy.judge"}');
+      const broken = await ws.ask.ask(question, plain);
+      assert.match(broken.trace.settings.readerModel ?? '', /^reader-20/, 'a broken file: the built-in model');
+      assert.ok(broken.warnings.some((w) => w.source === 'reader' && /not a usable judgment model/.test(w.message)));
     } finally {
       rmSync(file);
     }

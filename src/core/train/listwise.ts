@@ -1,7 +1,9 @@
 /**
  * A linear scorer trained listwise: within each question, the softmax over its candidates'
  * scores, and the loss the negative log of the probability mass on its positive candidates
- * (any of them answering is enough), plus L2 on the weights. Full-batch Adam from zero weights,
+ * (any of them answering is enough), plus L2 on the weights (towards a prior's, for a fine-tune).
+ * Used by tools/judge (the shipped reader model) and train/readerFit.ts (a workspace's gold
+ * spans). Full-batch Adam from zero weights (or the prior's),
  * so the result is deterministic. Ranking is what the reader does with the scores ([1] is the
  * best); `calibrate` then fits one scale and one offset so that the logistic of the scaled score
  * is the probability that a candidate answers, which keeps the model linear (the weights times
@@ -22,10 +24,13 @@ export interface ListwiseOptions {
   l2: number;
   iterations?: number;
   learningRate?: number;
+  /** Start from these weights, and let the L2 penalty pull towards them instead of towards 0 (a fine-tune of a shipped model). */
+  prior?: readonly number[];
 }
 
 export function fitListwise(groups: readonly ListwiseGroup[], d: number, options: ListwiseOptions): number[] {
-  const w = new Array<number>(d).fill(0);
+  const prior = options.prior ?? new Array<number>(d).fill(0);
+  const w = [...prior];
   const m = new Array<number>(d).fill(0);
   const v = new Array<number>(d).fill(0);
   const lr = options.learningRate ?? 0.05;
@@ -49,7 +54,7 @@ export function fitListwise(groups: readonly ListwiseGroup[], d: number, options
       }
     }
     for (let j = 0; j < d; j++) {
-      const gj = grad[j]! + options.l2 * w[j]!;
+      const gj = grad[j]! + options.l2 * (w[j]! - prior[j]!);
       m[j] = 0.9 * m[j]! + 0.1 * gj;
       v[j] = 0.999 * v[j]! + 0.001 * gj * gj;
       const mh = m[j]! / (1 - 0.9 ** it);
