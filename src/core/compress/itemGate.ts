@@ -44,7 +44,7 @@ function fullText(n: RegionNode): string {
   return n.header ? `${n.header}\n${n.text}` : n.text;
 }
 
-/** "Tinted Windows (band)" → "tinted windows"; "Van Buren Township, Brown County" → "van buren township". */
+/** "Copper Lanterns (band)" → "copper lanterns"; "Marrow Township, Kessel County" → "marrow township". */
 export function subjectPhrase(title: string): string {
   return words(namedSubject(title)).join(' ');
 }

@@ -193,7 +193,7 @@ export async function runController(
     }
   }
 
-  // A question about what the company does: the opening paragraphs of its business overview ("Amcor is a global leader in …").
+  // A question about what the company does: the opening paragraphs of its business overview ("Acme is a global leader in …").
   if (deps.overview) {
     const heading = view.label(deps.overview.headingId, 60);
     for (const id of deps.overview.paragraphIds) {

@@ -237,7 +237,7 @@ export function statementPages(view: DocumentView, question: string, grounding: 
 
 /** The opening paragraphs of a filing's description of the company, for a question about what it does. */
 export interface OverviewParagraphs {
-  /** The heading the overview sits under ("Item 1. Business", "Overview", "About Amcor"). */
+  /** The heading the overview sits under ("Item 1. Business", "Overview", "About Acme"). */
   headingId: string;
   /** Its first body paragraphs, in reading order (at most OVERVIEW_PARAGRAPHS). */
   paragraphIds: string[];
@@ -256,10 +256,10 @@ const OVERVIEW_HEADING = /^\s*(?:(?:business|company|corporate)\s+overview|overv
 const ITEM_LINE = /^\s*item\s*\d+[a-c]?\b/i;
 
 /**
- * For a question about what the company does ("What industry does AMCOR primarily operate in?",
+ * For a question about what the company does ("What industry does ACME primarily operate in?",
  * profiles/filings/cues.ts `asksCompanyActivity`): the first body paragraphs under the filing's business
  * section — the heading "Item 1. Business" of a 10-K, else the first overview heading ("Overview",
- * "Business Overview", "About …") — where a filing says what the company is ("Amcor is a global
+ * "Business Overview", "About …") — where a filing says what the company is ("Acme is a global
  * leader in …"). The table of contents, which names "Item 1. Business" too, is skipped: a heading
  * on a page with three or more item lines, or one that ends in a page number. Undefined for other
  * questions and when no such heading with body text after it is found.

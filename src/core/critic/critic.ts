@@ -88,7 +88,7 @@ export interface CriticVerdict {
   /**
    * The named things the follow-up looks for (bridges, missing named things): an item whose title
    * names one of them exactly is that thing's own item, which the next round's retrieval takes
-   * first — a search by words can miss it ("Thomas More": "more" is a stop word).
+   * first — a search by words can miss it ("Edwin Most": "most" is a stop word).
    */
   followUpNames?: string[];
   /** Which critic produced the verdict and, for the rule, what it saw; `learned`: the critic model's stop over the rule's reading (judge/learnedCritic.ts). */

@@ -28,12 +28,12 @@
  * one of them (its title names exactly that thing) is a bridge whose own item is missing
  * (`details.answerBridge`), and the next round fetches it with that same search.
  *
- * A question multi-hop by its form (`nestedReference`: "Anna Benson's husband", "the venue that
+ * A question multi-hop by its form (`nestedReference`: "Maren Holt's husband", "the venue that
  * held …") is not answered by its first hop. Its bridge is read where the phrase points: in the
- * kept item about the thing the phrase names (the Anna Benson item), the sentences that best cover
- * the phrase's other words ("husband") introduce it ("Kris Benson"); when no retrieved item is about
- * that bridge (an item is about what its title names, not its disambiguation: "Van Hook Township,
- * Mountrail County, North Dakota" is not about Mountrail County), it is missing (`details.hopGap`)
+ * kept item about the thing the phrase names (the Maren Holt item), the sentences that best cover
+ * the phrase's other words ("husband") introduce it ("Jonas Vik"); when no retrieved item is about
+ * that bridge (an item is about what its title names, not its disambiguation: "Tamsin Township,
+ * Brannock County, North Dakota" is not about Brannock County), it is missing (`details.hopGap`)
  * and the follow-up asks for it, also when the question's words are all covered. Without such an
  * item, the first hop is every part's best sentence when each lies in an item the question names.
  *
@@ -138,9 +138,9 @@ function withoutPeriods(a: QuestionAnalysis): QuestionAnalysis {
 /**
  * Whether a sentence names a compared thing by its whole name, not by a word of it: the name's
  * words in order (any case, any punctuation between them) in the sentence or its item's title, and
- * not going on as a longer name ("The Wild" is named in "Disney's The Wild (2006)" and by "Killer:
- * Dead or Alive" for "Killer", not in "Running Wild with Bear Grylls", "wild dogs" or "the Wild
- * Card round").
+ * not going on as a longer name ("The Storm" is named in "Northlight's The Storm (2006)" and by
+ * "Keeper: Lost at Sea" for "Keeper", not in "Chasing Storm with Ada Lund", "storm drains" or "the
+ * Storm Watch desk").
  */
 function namesWhole(name: string): (u: Unit) => boolean {
   const ws = words(name);
@@ -249,7 +249,7 @@ export class RuleCritic implements Critic {
     weight: (term: string) => number,
     bridgesIn: (sources: readonly Unit[]) => string[],
   ): { anchor: string; bridges: string[]; said: Unit[] } | undefined {
-    // The phrase as the question goes on from it ("the county where V…" → "… where Van Hook Township is located"), possessives folded.
+    // The phrase as the question goes on from it ("the county where T…" → "… where Tamsin Township is located"), possessives folded.
     const phrase = new Set(contentTerms(foldPossessives(phraseText)));
     let anchor: { title: string; subject: Set<string> } | undefined;
     for (const u of units) {
@@ -283,7 +283,7 @@ export class RuleCritic implements Critic {
   ): Promise<{ entity: string; item: string; query: string } | undefined> {
     const firstHop = judged.map((j) => j.ranked[0]).filter((u): u is Unit => u !== undefined);
     // The named things with an item of their own that the items the question names introduce
-    // first ("What county is Ron Teachworth from?" → Rochester Hills), except in a comparison,
+    // first ("What county is Piet Oldane from?" → Alder Hills), except in a comparison,
     // whose compared things are all named.
     const said = firstHop.length === judged.length ? bridgesIn(firstHop, false) : [];
     const candidates = comparison ? said : [...new Set([...namedOwn, ...said])].slice(0, this.maxBridges);
@@ -304,10 +304,10 @@ export class RuleCritic implements Critic {
   }
 
   async judge(input: CriticInput, signal?: AbortSignal): Promise<CriticVerdict> {
-    // Possessives folded, as the evidence reads them: "Foot Locker's new CEO" asks about Foot Locker
-    // ("locker's" was never covered, so such a question's part was never answered).
-    // Only what the question asks: instructions around it ("If … is not a useful metric, then
-    // state that and explain why.") are no part to answer, and a reporting period or currency as
+    // Possessives folded, as the evidence reads them: "Blue Harbor's new CEO" asks about Blue Harbor
+    // ("harbor's" was never covered, so such a question's part was never answered).
+    // Only what the question asks: instructions around it ("If … is not disclosed, then
+    // say so and explain why.") are no part to answer, and a reporting period or currency as
     // the question writes it ("FY2023", "Q2 of FY2024", "USD") never occurs in a filing's words.
     const question = foldPossessives(questionFocus(input.question));
     // A filing's reporting periods and currencies as a question writes them ("FY2023", "Q2 of
@@ -336,8 +336,8 @@ export class RuleCritic implements Critic {
     const isComparedPart = (part: QuestionPart) => analysis.comparison && part.entities.length === 1 && part.text === part.entities[0];
     const judgePart = (part: QuestionPart): { verdict: PartVerdict; ranked: Unit[] } => {
       // A sentence answers a part about named things only when it is about them: it, or its item's
-      // title, names every one ("Stephanie Miller (born …), host of a talk radio show" covers the
-      // words of "When was the host of … Religion on the Line born?" but says nothing of it).
+      // title, names every one ("Ada Brenn (born …), host of a talk radio show" covers the
+      // words of "When was the host of … Morning Ledger born?" but says nothing of it).
       const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
       const wholeName = isComparedPart(part) ? namesWhole(part.text) : undefined;
       const periods = part.terms.filter(isYearTerm);
@@ -386,7 +386,7 @@ export class RuleCritic implements Critic {
         : analysis.parts;
     const judged = parts.map(judgePart);
     // A named thing is in the evidence when its words are, as words and not as stems: the film
-    // "Arrival" is not in "Johnson arrived in Hollywood" (a plural or possessive still counts).
+    // "Survival" is not in "Holt survived the winter" (a plural or possessive still counts).
     const evidenceWords = new Set(analysis.entities.length > 0 ? units.flatMap((u) => [...words(u.text), ...words(u.title)]) : []);
     const hasWord = (w: string) => evidenceWords.has(w) || evidenceWords.has(`${w}s`) || evidenceWords.has(`${w}'s`) || evidenceWords.has(`${w}’s`) || (w.endsWith('s') && evidenceWords.has(w.slice(0, -1)));
     const missingEntities = analysis.entities.filter((e) => !words(e).every((w) => isStopword(w) || hasWord(w)));
@@ -398,8 +398,8 @@ export class RuleCritic implements Critic {
       const t = indexTerm(w);
       if (t && !surface.has(t)) surface.set(t, w);
     }
-    // An item is about the thing its title names ("Van Hook Township, Mountrail County, North
-    // Dakota" is about Van Hook Township, not Mountrail County): a bridge is retrieved when a
+    // An item is about the thing its title names ("Tamsin Township, Brannock County, North
+    // Dakota" is about Tamsin Township, not Brannock County): a bridge is retrieved when a
     // seen title names it, whatever the title's disambiguation mentions.
     const seenTitleTerms = input.seenTitles.map((t) => new Set(contentTerms(namedSubject(t))));
     const asked = new Set(input.previousQueries.flatMap((q) => contentTerms(q)));
@@ -427,8 +427,8 @@ export class RuleCritic implements Critic {
     // Which candidate bridges have an item of their own the evidence lacks (its title names exactly
     // that thing): of the sentences any bridge may come from (each part's best ones, the items the
     // question names), one title lookup. Of two names a sentence introduces as often, the one with
-    // an item is the likelier next hop ("Harrison Ford (in his film debut) as a bellhop" among the
-    // cast of "Dead Heat on a Merry-Go-Round"); the answer's own bridge is ranked without it (it
+    // an item is the likelier next hop ("Ines Carrow (in her film debut) as a bellhop" among the
+    // cast of "Last Train to Fenwick"); the answer's own bridge is ranked without it (it
     // sent answered comparisons on a round to fetch a name's item) but, outside a comparison,
     // takes the named items' own-item names first.
     let own: ReadonlySet<string> = new Set();
@@ -439,14 +439,14 @@ export class RuleCritic implements Critic {
       if (names.size > 0) own = await input.ownItems([...names]);
     }
     // A named thing of the question that the index holds an item about, never retrieved, is
-    // missing however well its words are covered ("Robin Roberts" in the Academy Awards pre-show's
-    // paragraph, not the newscaster's own; "Silphium" in a family's list of genera).
+    // missing however well its words are covered ("Dana Ferrell" in the Silver Reel Awards pre-show's
+    // paragraph, not the newscaster's own; "Corvalia" in a family's list of genera).
     const namedAbsent = analysis.entities.filter((e) => own.has(e) && !missingEntities.includes(e));
     if (namedAbsent.length > 0) covered = false;
     // The named things the items the question names introduce (in their kept sentences) that have
     // an item of their own: the likeliest next hop of an unanswered part ("The character Jack from
-    // While You Were Sleeping" → "… Bill Pullman as Jack …"; "Which American film actor starred in
-    // … Johnny Angel?" → "The movie stars George Raft …"), though its best sentences name others.
+    // Ferry to Nowhere" → "… Jonas Vik as Jack …"; "Which American film actor starred in
+    // … Glass Orchard?" → "The movie stars Edwin Marlow …"), though its best sentences name others.
     ranking.own = own;
     const namedOwn = ranking.ownFirst(namedCounts);
     const bridgesIn = (sources: readonly Unit[], preferOwn = true): string[] => ranking.bridgesIn(sources, preferOwn);
@@ -456,9 +456,9 @@ export class RuleCritic implements Critic {
     // sentence introduces a named thing no retrieved item is about (the bridge), the second hop
     // is still missing however well the words are covered.
     const nested = nestedReference(input.question);
-    // The nested phrase's own first hop: the item about the thing it names ("Anna Benson's
-    // husband" → the Anna Benson item), and in it the sentences that say the relation ("husband",
-    // "actress who played Susan Walker", "the county where … is located"); the named things they
+    // The nested phrase's own first hop: the item about the thing it names ("Maren Holt's
+    // husband" → the Maren Holt item), and in it the sentences that say the relation ("husband",
+    // "actress who played Clara Dunmore", "the county where … is located"); the named things they
     // introduce are the bridge. Sentences chosen by the whole question's words come from wherever
     // those words are common and bring unrelated names.
     const anchored = nested ? this.nestedBridges(input.question.slice(Math.max(0, input.question.indexOf(nested))), units, weight, bridgesIn) : undefined;
@@ -473,7 +473,7 @@ export class RuleCritic implements Critic {
     let sufficient = covered && hopGap === undefined;
     // The answer's own bridge: the sentences that answer the parts introduce a named thing the
     // question does not name and no retrieved item is about — often the first hop of a question
-    // that asks about the second ("the flying component of the 432d Wing … stationed in" → Creech
+    // that asks about the second ("the flying component of the 719th Wing … stationed in" → Halvard
     // Air Force Base). When a search for it finds an item about it (its title names exactly that
     // thing), that item is the gap: a bridge entity whose own item is missing. Only an item the
     // index really holds makes a round, and that round reuses the search.
@@ -494,8 +494,8 @@ export class RuleCritic implements Critic {
       missing.push(...hopGap.bridges);
       bridges.push(...hopGap.bridges);
       // The bridge, with what the question asks that the first hop's sentences do not say: "the
-      // university at which Dick Biddle served as head football coach" is said ("he served as head
-      // football coach at Colgate University"), so the search is for Colgate University itself.
+      // university at which Tomas Rell served as head football coach" is said ("he served as head
+      // football coach at Harwick University"), so the search is for Harwick University itself.
       const firstHopTerms = new Set([...contentTerms(hopGap.firstHop), ...hopGap.said.flatMap((u) => [...u.own])]);
       const rest = analysis.terms.filter((t) => !firstHopTerms.has(t)).map((t) => surface.get(t) ?? t);
       queries.push([...hopGap.bridges, ...rest].join(' '));
@@ -545,7 +545,7 @@ export class RuleCritic implements Critic {
         if (names.length > 0) verdict.followUpNames = names;
       } else details.noNewQuery = query ? 'the query for what is missing was already issued' : 'nothing to search for';
     }
-    // A question that names its subject only through another thing ("Anna Benson's husband",
+    // A question that names its subject only through another thing ("Maren Holt's husband",
     // "the venue that held …") needs the described thing's own item, which a search by the
     // question's words rarely shows ahead: its follow-up round runs without the look-ahead.
     const hop = verdict.followUpQuery ? nested : undefined;
@@ -617,10 +617,10 @@ export function probeGain(
       // own (an article, a file) is the next hop's.
       if (subject !== item.title.trim()) continue;
       if (hop.seenSubjects.has(subject)) continue;
-      // A disambiguation ("Green (band)", "Van Buren Township, Brown County, Indiana") is the
+      // A disambiguation ("Lanterns (band)", "Marrow Township, Kessel County, Indiana") is the
       // title's; the evidence names the thing itself.
       // The question names it only where it has the subject as a phrase: "the County serviced by
-      // The Collier Area Transit system" has both words of "Collier County" but not the county.
+      // The Ferris Area Transit system" has both words of "Ferris County" but not the county.
       const terms = contentTerms(namedSubject(item.title));
       if (terms.length > 0 && terms.every((t) => hop.mentioned.has(t)) && !hop.questionSequence.includes(` ${terms.join(' ')} `)) {
         return { worth: true, reason: `“${item.title}” is about ${subject}, which the evidence mentions` };

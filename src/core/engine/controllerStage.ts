@@ -170,7 +170,7 @@ export async function controlFreshItems(
     list.push(r);
     byFile.set(r.item.file, list);
   }
-  // When the question names a company whose filing is among these, another filing's statements are not opened ("AMCOR's quick ratio" → AMCOR's balance sheet only).
+  // When the question names a company whose filing is among these, another filing's statements are not opened ("ACME's quick ratio" → ACME's balance sheet only).
   const names = questionSourceNames(question);
   const isNamed = (file: string, items: ReadonlyArray<{ item: Item }>) => namesSource(names, file, items[0]?.item.title ?? '');
   const someNamed = [...byFile].some(([file, items]) => isNamed(file, items));

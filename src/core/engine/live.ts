@@ -22,8 +22,8 @@ export const NAMED_SOURCE_RESERVE = 4;
 
 /**
  * The files a question names, as a retrieval preference: names of three or more characters, or
- * with a digit ("3M"), found in a file's name ("AMCOR's" → AMCOR_2023_10K.pdf; "Tesla" →
- * Nikola_Tesla.md), the filing of the period it names first (text/sourcePeriods.ts `sourcePreference`).
+ * with a digit ("4X"), found in a file's name ("ACME's" → ACME_2023_10K.pdf; "Lorne" →
+ * Edda_Lorne.md), the filing of the period it names first (text/sourcePeriods.ts `sourcePreference`).
  * Undefined when it names none.
  */
 export function namedFiles(question: string): RetrieveOptions['named'] {

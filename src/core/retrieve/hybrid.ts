@@ -117,7 +117,7 @@ export class HybridRetriever implements Retriever {
   /**
    * The ranked candidates with the items whose title names one of `names` first (marked
    * `titleMatch`): the item about a bridge the follow-up looks for, which the query's words rank
-   * below k when they are common or stop words ("Thomas More"). The store's title keys
+   * below k when they are common or stop words ("Edwin Most"). The store's title keys
    * (CorpusIndex.titled) find them without reading a document; of several items one name titles,
    * the best-ranked in the candidates, else the first the store holds, is taken.
    */
@@ -129,7 +129,7 @@ export class HybridRetriever implements Retriever {
     const taken = new Set<string>();
     const keys = new Set<string>();
     for (const [name, titledIds] of found) {
-      // Names of one key ("Sir Thomas More", "Thomas More") take one item.
+      // Names of one key ("Sir Edwin Most", "Edwin Most") take one item.
       const key = titleKey(name);
       if (keys.has(key)) continue;
       keys.add(key);

@@ -20,7 +20,7 @@ export interface RetrieveOptions {
   /** How many ranked candidates to report beyond k (for replay); default 50. */
   candidates?: number;
   /**
-   * Files the question names ("AMCOR's quick ratio" → AMCOR_2023_10K.pdf): when fewer than
+   * Files the question names ("ACME's quick ratio" → ACME_2023_10K.pdf): when fewer than
    * `reserve` of the top k come from the best-fitting such files, the best-ranked ones among the
    * candidates take the last places (their scores say `namedSource`).
    */

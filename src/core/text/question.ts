@@ -71,9 +71,9 @@ export function answerTypeOf(clause: string): AnswerType {
 
 /**
  * The words that name the kind of answer a question asks for, which the sentence that answers need
- * not repeat: a unit of date ("What year did Genghis Khan die?", "In which century …", "What day
- * of the week …" → year; day, week) — "He died in 1227" names no year, while "during the later
- * years of his reign" does — and a kind ("What type of rally was held?" → type), which a sentence
+ * not repeat: a unit of date ("What year did Queen Maren die?", "In which century …", "What day
+ * of the week …" → year; day, week) — "She died in 1391" names no year, while "during the later
+ * years of her reign" does — and a kind ("What type of rally was held?" → type), which a sentence
  * about "all types of classes" shares while "a pep rally" does not. Lower-case words as the
  * question writes them; empty when it asks no such thing.
  */
@@ -108,7 +108,7 @@ export function questionParts(question: string): string[] {
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 
 /**
- * "Scott Derrickson and Ed Wood" is two names, "Kiss and Tell" one: a span is split at "and" /
+ * "Maren Holt and Jonas Vik" is two names, "Salt and Ember" one: a span is split at "and" /
  * "or" when every side is itself a name of two or more capitalised words (`paired`: of one or
  * more, when the question pairs them with "both" / "either" / "neither").
  */
@@ -119,7 +119,7 @@ export function splitConjoined(entity: string, paired = false): string[] {
   return sides.every(name) ? sides : [entity];
 }
 
-/** A question that pairs named things ("both Silphium and Heliotropium", "either X or Y") splits even one-word names. */
+/** A question that pairs named things ("both Corvalia and Meridium", "either X or Y") splits even one-word names. */
 const entitiesOf = (text: string): string[] => {
   const paired = /\b(?:both|either|neither)\b/i.test(text);
   return unique(entitySpans(text).flatMap((e) => splitConjoined(e, paired)));
@@ -134,8 +134,8 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
   }));
   const entities = entitiesOf(question);
   const candidates = comparedThings(entities);
-  // The comparing word must be the question's own: not inside a title it names ("The First Easter
-  // Rabbit"), and "of the same name" names a source, it compares nothing.
+  // The comparing word must be the question's own: not inside a title it names ("The Little Easter
+  // Kite"), and "of the same name" names a source, it compares nothing.
   let rest = question;
   for (const e of entities) rest = rest.split(e).join(' ');
   const lower = rest.toLowerCase().replace(/\bof the same name\b/g, ' ');
@@ -147,8 +147,8 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
 
 /**
  * The named things a comparison can compare: not a bare number or year ("the 1941 film"), and not
- * a name inside another the question names ("Easter" in "the animated Easter special \"The First
- * Easter Rabbit\"").
+ * a name inside another the question names ("Easter" in "the animated Easter special \"The Little
+ * Easter Kite\"").
  */
 function comparedThings(entities: readonly string[]): string[] {
   const named = entities.filter((e) => !isNumberSpan(e));
@@ -159,9 +159,9 @@ function comparedThings(entities: readonly string[]): string[] {
 /**
  * The part of a question that asks, without the instructions around it: when the text holds
  * questions (sentences ending in "?"), those and any definitions ("… is defined as …") are kept
- * and instruction sentences are dropped ("Answer in USD millions.", "Round your answer to two
- * decimal places.", "If X is not a useful metric, then state that and explain why."), a
- * lead-in that ends in "question:" is cut ("We want to … Here's the question: what is …"), and
+ * and instruction sentences are dropped ("Give the figure in USD millions.", "Round it to one
+ * decimal place.", "If X is not disclosed, then say so and explain why."), a
+ * lead-in that ends in "question:" is cut ("Some background first … The question: what is …"), and
  * so is a unit in parentheses ("(in USD millions)"). Text
  * without a "?" is returned as it is.
  */
@@ -178,7 +178,7 @@ export function questionFocus(question: string): string {
 /**
  * A reporting period or currency as a question writes it ("FY2023", "Q2'2023", "Q22023", "Q2",
  * "YTD", "USD"): a qualifier of what is asked, which a filing writes its own way ("fiscal 2023",
- * "three months ended July 29, 2023", "$ in millions"), so the words never occur in the evidence.
+ * "three months ended June 30, 2023", "$ in millions"), so the words never occur in the evidence.
  * `term` is a content term (text/terms.ts: lower case).
  */
 export function isPeriodOrCurrency(term: string): boolean {
@@ -193,12 +193,12 @@ export function isPeriodSpan(entity: string): boolean {
 
 const RELATION_NOUNS =
   'husband|wife|spouse|partner|sibling|siblings|brother|sister|father|mother|son|daughter|child|children|parent|parents|uncle|aunt|grandfather|grandmother|nephew|niece|cousin|owner|founder|creator|author|writer|director|producer|performer|composer|singer|lyricist|successor|predecessor|employer|manufacturer|developer|publisher|distributor|designer|architect|actor|actress|voice|label|birthplace|hometown';
-/** "Anna Benson's husband", "the performer of Green", "the spouse of the Green performer". */
+/** "Maren Holt's husband", "the performer of Lanterns", "the spouse of the Lanterns performer". */
 const POSSESSIVE_RELATION = new RegExp(`\\p{Lu}[\\p{L}\\d.’'-]*(?:\\s+\\p{Lu}[\\p{L}\\d.’'-]*)*['’]s?\\s+(?:[\\p{L}-]+\\s+)?(?:${RELATION_NOUNS})\\b`, 'gu');
 const RELATION_OF = new RegExp(`\\b[Tt]he\\s+(?:[\\p{L}-]+\\s+)?(?:${RELATION_NOUNS})\\s+of\\s+`, 'gu');
 /** A thing described by a clause of its own: "the venue that held …", "the person who ended …". */
 const DESCRIBED = /(?:^|\s)(?:[Tt]he|[Aa]n?|[Tt]his)\s+(?:(?!(?:the|an?|this)\s)[\p{L}\d'’-]+\s+){0,4}?(?:who|whom|whose|who['’]s|that|which|where)\s+\p{L}/gu;
-/** The same with a participle for the clause: "the film containing the song …", "the actor playing Barney", "the league founded by …". */
+/** The same with a participle for the clause: "the film containing the song …", "the actor playing Captain Vell", "the league founded by …". */
 const DESCRIBED_BY_PARTICIPLE =
   /(?:^|\s)(?:[Tt]he|[Aa]n?|[Tt]his)\s+(?:(?!(?:the|an?|this)\s)[\p{L}\d'’-]+\s+){0,3}?(?:containing|featuring|starring|hosting|holding|housing|playing|portraying|voicing|behind|(?:named|nicknamed|called|known) (?:after|for|as)|(?:directed|written|founded|owned|produced|created|designed|built|played|portrayed|performed|voiced|composed|sung|released|published|developed|invented|discovered|established|formed|led|managed|coached) by)\s+\p{L}/gu;
 /** What comes before a described thing that is the thing asked for: "What was the team that …", "Name a text that …". */
@@ -206,19 +206,19 @@ const ASKED_THING = /^(?:(?:what|which|who|whom)\s+(?:is|was|are|were)|name|list
 
 /**
  * The phrase that makes a question multi-hop by its form, when it has one: it names its subject
- * only through another thing — a relation of a named thing ("Anna Benson's husband", "the
- * performer of Green") or a thing described by a clause of its own that is not the thing asked
+ * only through another thing — a relation of a named thing ("Maren Holt's husband", "the
+ * performer of Lanterns") or a thing described by a clause of its own that is not the thing asked
  * for ("in the venue that held the 2004 convention", "When did the person who ended the empire
  * die?"). Such a question needs a second hop to the described thing's own item however well the
- * first round's evidence covers its words; a lookup ("Who gave Tesla's eulogy?", "Name a text
- * that a teacher might use") has no such phrase. Undefined when none is found.
+ * first round's evidence covers its words; a lookup ("Who gave Lorne's eulogy?", "Name a tool
+ * that a gardener might use") has no such phrase. Undefined when none is found.
  */
 export function nestedReference(question: string): string | undefined {
   const q = question.replace(/\s+/g, ' ').trim();
   for (const re of [POSSESSIVE_RELATION, RELATION_OF, DESCRIBED, DESCRIBED_BY_PARTICIPLE]) {
     for (const m of q.matchAll(re)) {
       const before = q.slice(0, m.index + (m[0].length - m[0].trimStart().length));
-      // "… to which cytokine?" asks; "… in which John held a position" describes.
+      // "… to which enzyme?" asks; "… in which Maren held a position" describes.
       const rest = q.slice(m.index + m[0].length - 1);
       if (re !== POSSESSIVE_RELATION && re !== RELATION_OF && words(rest).length <= 2) continue;
       if (!ASKED_THING.test(before)) return m[0].trim();

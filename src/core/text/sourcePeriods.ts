@@ -1,6 +1,6 @@
 /**
  * Periods in file names: reports are named by their period ("annual-report-2023.pdf",
- * "BESTBUY_2024Q2_10Q.pdf"), and a question that names a company and a fiscal period ("… in Q2 of
+ * "BLUEHARBOR_2024Q2_10Q.pdf"), and a question that names a company and a fiscal period ("… in Q2 of
  * FY2024") prefers that source's file of that period. A general reading of file names, used by
  * retrieval's named-source reserve for every corpus (engine/live.ts); the reader weighs it as a
  * feature only for filings (judge/readerFeatures.ts `filing_source_period`).
@@ -9,7 +9,7 @@ import { namesSource, questionSourceNames } from './sources';
 
 /**
  * Years (1990–2099) and a quarter a text names: in a question "Q2", "Q2'2023", "Q22023"; in a
- * file name also after the year ("BESTBUY_2024Q2_10Q.pdf"; "10Q" is no quarter).
+ * file name also after the year ("BLUEHARBOR_2024Q2_10Q.pdf"; "10Q" is no quarter).
  */
 function periods(text: string, kind: 'question' | 'file'): { years: Set<string>; quarter?: string } {
   const years = new Set([...text.matchAll(/(?:^|[^0-9])((?:19|20)\d{2})(?![0-9])/g)].map((m) => m[1]!));
@@ -21,8 +21,8 @@ function periods(text: string, kind: 'question' | 'file'): { years: Set<string>;
  * How well a source fits what the question names: 0 when it names none of the question's
  * sources; otherwise 10, +1 when the file's name carries a year the question names, +1 when both
  * name the same quarter, −0.5 for a quarter's filing when the question names no quarter
- * ("AMCOR's acquisitions in FY2023" → AMCOR_2023_10K over AMCOR_2023Q2_10Q; "Best Buy stores in
- * Q2 of FY2024" → BESTBUY_2024Q2_10Q over BESTBUY_2019_10K). A question that names no source but a
+ * ("ACME's acquisitions in FY2023" → ACME_2023_10K over ACME_2023Q2_10Q; "Blue Harbor stores in
+ * Q2 of FY2024" → BLUEHARBOR_2024Q2_10Q over BLUEHARBOR_2019_10K). A question that names no source but a
  * fiscal period prefers the files of that period alone. Undefined when it names neither.
  */
 export function sourcePreference(question: string, names = questionSourceNames(question)): ((file: string, title?: string) => number) | undefined {

@@ -1,7 +1,7 @@
 /**
- * The sources (files, item titles) a question names: "What is Best Buy's FY2019 …?" names
- * BESTBUY_2019_10K.pdf, "… for 3M?" 3M_2018_10K.pdf. Read from the question's entity spans and
- * the words written with capitals or digits inside ("3M", "AMCOR", "JnJ") past a sentence's first
+ * The sources (files, item titles) a question names: "What is Blue Harbor's FY2019 …?" names
+ * BLUEHARBOR_2019_10K.pdf, "… for 4X?" 4X_2022_10K.pdf. Read from the question's entity spans and
+ * the words written with capitals or digits inside ("4X", "ACME", "NorthWind") past a sentence's first
  * word, possessives dropped, letters and digits only; period labels ("Q2", "FY2023") name no
  * source. The reader prefers the named source's evidence; the controller stage opens the
  * statement pages of the named filings only (engine/controllerStage.ts). Which period a file's
@@ -9,7 +9,7 @@
  */
 import { analyzeQuestion, questionFocus, type QuestionAnalysis } from './question';
 
-/** Letters and digits only, lower-cased: "Best Buy's" → "bestbuy", "BESTBUY_2019_10K.pdf" → "bestbuy201910kpdf". */
+/** Letters and digits only, lower-cased: "Blue Harbor's" → "blueharbor", "BLUEHARBOR_2019_10K.pdf" → "blueharbor201910kpdf". */
 export const squash = (s: string) => s.replace(/['’]s\b/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** Period labels name no source: "Q2", "FY2023", "H1", "1H23". */
@@ -17,7 +17,7 @@ const PERIOD_LABEL = /^(q[1-4]|h[12]|[1-4][qh]|fy|cy)\d*$|^(fy|cy)?\d+$/;
 
 /**
  * The names the question gives that are specific enough to pick a source by (squashed): two or
- * more letters and digits, at least one a letter ("3M"), not a period label. `analysis` is the
+ * more letters and digits, at least one a letter ("4X"), not a period label. `analysis` is the
  * question's analysis when the caller has it (the question is then its focus already).
  */
 export function questionSourceNames(question: string, analysis?: QuestionAnalysis): string[] {

@@ -19,15 +19,15 @@ export function joinSplitWords(text: string): string {
   return text.replace(SPLIT_WORD, '$1$2');
 }
 
-/** A possessive read as the name it is of: "Tesla's eulogy" → "Tesla eulogy", as evidence names Tesla. */
+/** A possessive read as the name it is of: "Lorne's eulogy" → "Lorne eulogy", as evidence names Lorne. */
 export function foldPossessives(text: string): string {
   return text.replace(/(\p{L})['’]s\b/gu, '$1');
 }
 
 /**
  * Irregular English verb forms under their base form, which a question asks with after "did"
- * ("When did the war begin?", "What year did Genghis Khan die?") while the evidence tells in the
- * past ("began in 1618", "died in 1227"); Porter stemming joins regular forms only ("died" → di,
+ * ("When did the war begin?", "What year did Queen Maren die?") while the evidence tells in the
+ * past ("began in 1618", "died in 1391"); Porter stemming joins regular forms only ("died" → di,
  * "die" → die). Forms that are also common other words or names ("left", "found", "rose", "saw",
  * "lay", "bound", "shot", "Lent", "Fed", "Met") are left alone.
  */
@@ -56,10 +56,10 @@ export function foldIrregularVerbs(text: string): string {
 }
 
 /**
- * Content terms for support, in English: contentTerms after folding possessives ("Tesla's",
- * "teachers'" → Tesla, teachers), irregular verbs ("died" → die), decades ("1970's" → 1970s),
+ * Content terms for support, in English: contentTerms after folding possessives ("Lorne's",
+ * "teachers'" → Lorne, teachers), irregular verbs ("died" → die), decades ("1970's" → 1970s),
  * formulas whose subscript became a separate digit ("O 2" → O2) and words a PDF split ("Shee t"),
- * so that a question about "Tesla's eulogy" covers a sentence naming Tesla. Both sides of a
+ * so that a question about "Lorne's eulogy" covers a sentence naming Lorne. Both sides of a
  * comparison (question parts and evidence) must be read with it. Domain readings (a filing's line
  * items under their other names) are a profile's (profiles/filings/terms.ts `filingTerms`).
  */
@@ -131,7 +131,7 @@ export const isDateWordSpan = (span: string): boolean => ONLY_DATE_WORDS.test(sp
 const DATE_WORDS = /\b(\d{1,2}(st|nd|rd|th) century|centuries|decade|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter|bc|bce|ad|ce)\b/i;
 /**
  * A number, written or in figures; a vague quantity counts ("How many ways …?" → "There are
- * several ways …", "How many primes exist?" → "infinitely many"), since SQuAD-style answers are
+ * several ways …", "How many solutions are there?" → "infinitely many"), since SQuAD-style answers are
  * often one. Not "many" or "few" alone: too common to mark an answer.
  */
 const NUMERIC = /(?:[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|million|billion|thousand|trillion|bn|mn)\b|%)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|quarter|several|numerous|countless|dozens|hundreds|thousands|millions|billions|infinitely many)\b/i;
@@ -176,7 +176,7 @@ const COUNT_WORDS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5
 
 /**
  * How many things a question asks to be named, when it says: "What are three kinds of
- * phagocytes?" → 3, "Name two of …" → 2; undefined for a question that asks for one thing, a
+ * igneous rock?" → 3, "Name two of …" → 2; undefined for a question that asks for one thing, a
  * number ("How many …") or nothing countable.
  */
 export function askedListSize(question: string): number | undefined {

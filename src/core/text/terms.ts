@@ -154,7 +154,7 @@ function lineEntities(line: string): string[] {
       flush();
       found.push(w);
     } else if (/^\d+(?:st|nd|rd|th|d)$/.test(w)) {
-      // An ordinal opens the name it precedes: "the 6th Armored Division", "1st Baron Revelstoke".
+      // An ordinal opens the name it precedes: "the 14th Lancer Division", "3rd Baron Westmere".
       flush();
       pendingJoiners = [w];
     } else if (run.length > 0 && joiners.has(w)) {
@@ -168,7 +168,7 @@ function lineEntities(line: string): string[] {
   return found;
 }
 
-/** A span that is a number or date ("1950", "16 February 1988"), not a name an ordinal opens ("6th Armored Division"). */
+/** A span that is a number or date ("1950", "16 February 1988"), not a name an ordinal opens ("14th Lancer Division"). */
 export function isNumberSpan(span: string): boolean {
   return /^\d/.test(span) && !/^\d+(?:st|nd|rd|th|d) /.test(span);
 }

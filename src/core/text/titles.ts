@@ -9,14 +9,14 @@ export function subjectOf(title: string): string {
   return title.replace(/\s*\((?:lines?|p\.|pp\.|page|pages|rows?)\s[^)]*\)\s*$/i, '').trim();
 }
 
-/** A subject without its trailing disambiguation: "Green (band)" → "Green". */
+/** A subject without its trailing disambiguation: "Lanterns (band)" → "Lanterns". */
 export function withoutDisambiguation(subject: string): string {
   return subject.replace(/\s*\([^)]*\)\s*$/, '');
 }
 
 /**
  * The thing a text would name for this title: the subject without disambiguation, up to its first
- * comma ("Van Buren Township, Brown County, Indiana" → "Van Buren Township").
+ * comma ("Marrow Township, Kessel County, Indiana" → "Marrow Township").
  */
 export function namedSubject(title: string): string {
   return withoutDisambiguation(subjectOf(title)).split(',')[0]!;
@@ -26,8 +26,8 @@ const LEADING = /^(?:the|a|an|sir|dame|lord|lady|saint|st|dr|mr|mrs|ms)$/;
 
 /**
  * A name as the title lookup compares it: its words (text/terms.ts: lower-cased, punctuation
- * dropped, stop words kept) without a leading article or honorific, so "The Venture Bros." and
- * "Venture Bros", "Sir Thomas More" and "Thomas More" are one key. An item's key is its named
+ * dropped, stop words kept) without a leading article or honorific, so "The Quill Bros." and
+ * "Quill Bros", "Sir Edwin Most" and "Edwin Most" are one key. An item's key is its named
  * subject's (`titleKeyOf`); the stores keep it (index/indexStore.ts `titled`), so changing this
  * changes what an index written before finds.
  */
@@ -36,7 +36,7 @@ export function titleKey(name: string): string {
   return (ws.length > 1 && LEADING.test(ws[0]!) ? ws.slice(1) : ws).join(' ');
 }
 
-/** The title key of an item: its named subject's ("Newark, New Jersey" → "newark"). */
+/** The title key of an item: its named subject's ("Harwick, New Jersey" → "harwick"). */
 export function titleKeyOf(title: string): string {
   return titleKey(namedSubject(title));
 }

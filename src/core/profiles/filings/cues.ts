@@ -9,13 +9,13 @@
 
 /**
  * A question about what is expected, and a sentence that states an expectation or a plan ("We
- * expect to incur costs of approximately $700 million …").
+ * expect to incur costs of approximately $250 million …").
  */
 export const FORWARD = /\b(expect(s|ed|ing)?|anticipat(e|es|ed|ing)|intend(s|ed)? to|plan(s|ned)? to|forecast(s|ed)?|in the future|going forward|will)\b/i;
 
 /**
  * A question about what a company does — its industry, its business, what it makes: "What industry
- * does AMCOR primarily operate in?", "What does Foot Locker do?", "What business is X in?", "What is
+ * does ACME primarily operate in?", "What does Northwind do?", "What business is X in?", "What is
  * X's core business?". Its answer is the filing's own description of the company (the opening of
  * "Item 1. Business" in a 10-K), not a figure.
  */
@@ -39,11 +39,11 @@ export function asksCompanyActivity(question: string): boolean {
 
 /**
  * A sentence that describes what a company is or does, in the words a filing's business overview
- * opens with: "Amcor is a global leader in developing and producing responsible packaging …", "3M
+ * opens with: "Acme is a global leader in developing and producing industrial coatings …", "Globex
  * is a diversified technology company", "We design, manufacture and sell …". Its subject opens the
  * sentence (a name or "we"), within a few words of the verb. A sentence about the company's legal
- * form ("Amcor plc is a public limited company incorporated under the Laws of Jersey") says where
- * it is incorporated, not what it does, and is no description.
+ * form ("Acme plc is a public limited company incorporated under the laws of England and Wales")
+ * says where it is incorporated, not what it does, and is no description.
  */
 export const COMPANY_DESCRIPTION = new RegExp(
   String.raw`^(?!.*\b(?:incorporated|organized|organised|registered|domiciled)\s+(?:in|under)\b)(?:` +
@@ -64,8 +64,8 @@ const WHICH_KIND = new RegExp(
 
 /**
  * The kind of thing a "which X had the biggest / worst … " question asks to pick, in its own
- * lower-case words: "Which region had the worst topline performance?" → "region", "which
- * geographic region had the biggest drop …" → "geographic region", "Which Best Buy product
+ * lower-case words: "Which region had the weakest sales growth?" → "region", "which
+ * sales channel had the biggest drop …" → "sales channel", "Which Blue Harbor product
  * category performed the best …" → "product category" (a name before the kind is no part of it).
  * The answer is a row of a table of such things (by region, by category), whose heading or lead-in
  * names the kind. Undefined when the question asks no such thing.
@@ -73,7 +73,7 @@ const WHICH_KIND = new RegExp(
 export function superlativeKind(question: string): string | undefined {
   const m = WHICH_KIND.exec(question.replace(/\s+/g, ' '));
   if (!m) return undefined;
-  // The kind's own words, not a name before it ("Best Buy product category" → "product category").
+  // The kind's own words, not a name before it ("Blue Harbor product category" → "product category").
   const kind = m[1]!.trim().split(/\s+/).filter((w) => !/^\p{Lu}/u.test(w) || w === w.toLowerCase());
   const phrase = kind.join(' ').toLowerCase();
   return phrase.length > 2 ? phrase : undefined;

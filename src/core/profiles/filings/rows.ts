@@ -1,6 +1,6 @@
 /**
  * Table rows as answers to financial-statement questions ("What is the FY2018 capital expenditure
- * amount for 3M? … shown in the cash flow statement."), for the extractive reader: a statement
+ * amount for Globex? … shown in the cash flow statement."), for the extractive reader: a statement
  * row that names the asked line item and carries a figure for the asked period is the answer, and
  * prose that merely mentions the metric is not. Without a model, from three readings:
  *  - the asked figure (`askedFigure`): the periods the question names (FY2018, fiscal 2022,
@@ -99,7 +99,7 @@ export function statementsNamed(text: string): StatementKind[] {
 
 /**
  * Metrics that live in one or two statements, with the line items a ratio is computed from: a
- * question that names the metric but no statement ("Has AMCOR's quick ratio improved?") asks for
+ * question that names the metric but no statement ("Has ACME's quick ratio improved?") asks for
  * those statements' rows (current assets, inventories, current liabilities on the balance sheet).
  * Plain revenue or sales imply none: they are asked by segment, region or product as often as in total.
  */
@@ -181,7 +181,7 @@ export function statementNameTerms(asked: string, figure: AskedFigure): Set<stri
   return out;
 }
 
-/** A sentence that says how to compute the asked figure: "Define unadjusted EBITDA as …", "Calculate it using …". */
+/** A sentence that says how to compute the asked figure: "Define free cash flow as …", "Calculate it using …". */
 const DEFINITION = /\b(defined?|calculated?|computed?|using|equals?)\b|[=+/]/i;
 
 /**
@@ -201,7 +201,7 @@ export function askedFigure(asked: string, focus: string, sources: readonly stri
   text = `${text} ${formulaItems(text)}`;
   for (const [, re] of STATEMENT_NAMES) text = text.replace(new RegExp(re.source, 'gi'), ' ');
   const yearTerms = new Set(years);
-  // A run of one to three words that names a source ("Best Buy" → BESTBUY_2019_10K.pdf) is the company, not the metric.
+  // A run of one to three words that names a source ("Blue Harbor" → BLUEHARBOR_2019_10K.pdf) is the company, not the metric.
   const sourceTerms = new Set<string>();
   const ws = text.split(/\s+/).filter(Boolean);
   for (let i = 0; i < ws.length; i++) {
@@ -216,10 +216,10 @@ export function askedFigure(asked: string, focus: string, sources: readonly stri
   return { years, statements, metricTerms, ...(PART_OF_COMPANY.test(asked) ? { partOfCompany: true } : {}) };
 }
 
-/** A figure in a row: 1,577 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit, not a year. */
+/** A figure in a row: 1,240 · (370) · $ 5,363 · 18.5% · 2,735.0 — not a lone footnote digit, not a year. */
 const FIGURE = /(?:^|\s)[$(]?\s?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?:^|\s)[$(]?\s?-?\d+\.\d+\)?%?|(?:^|\s)\(?(?!(?:19|20)\d{2}\b)\d{2,}\)?(?=\s|$|%)/;
 
-/** The row's label: its text before the first figure ("Purchases of property, plant and equipment (PP&E) (1,577) …" → the words). */
+/** The row's label: its text before the first figure ("Purchases of property, plant and equipment (PP&E) (1,240) …" → the words). */
 export function rowLabel(text: string): string {
   const m = FIGURE.exec(text);
   const label = m ? text.slice(0, m.index) : text;
@@ -232,7 +232,7 @@ export function hasFigure(text: string): boolean {
 }
 
 /**
- * The largest figure a row carries after its label, as a magnitude (1,577 · (370) · $ 5,363 → 5,363);
+ * The largest figure a row carries after its label, as a magnitude (1,240 · (370) · $ 5,363 → 5,363);
  * percentages and bare years are no amounts. 0 for a row without one.
  */
 export function rowScale(text: string): number {
@@ -253,8 +253,8 @@ export function labelKey(text: string): string {
 /**
  * A row whose line item another kept table of the same filing carries with figures at least
  * 1 / PART_SCALE times larger is that line item for part of the company — a segment, a region, a
- * guarantor group ("Best Buy 127 …" of the International stores beside "Best Buy 931 …" of the
- * Domestic ones; "Gross profit 58" of a deed of cross guarantee beside the consolidated 2,725). A
+ * guarantor group ("Blue Harbor 112 …" of the International stores beside "Blue Harbor 884 …" of the
+ * Domestic ones; "Gross profit 64" of a deed of cross guarantee beside the consolidated 2,810). A
  * quarter beside its year or half year stays above it (a quarter is at least a fifth of a year in
  * all but the most seasonal businesses).
  */

@@ -27,12 +27,12 @@ export const METRIC_ALIASES: Array<[RegExp, string]> = [
   [/\b(net income|net earnings|net profit)\b/i, 'net income earnings'],
   [/\b(pp&e|ppe|ppne|property,? plant,? and equipment)\b/i, 'property plant equipment ppe'],
   [/\b(operating income|income from operations|operating profit)\b/i, 'operating income'],
-  // Officers by their title or its initials: "Foot Locker's new CEO" ↔ "… Chief Executive Officer …" (the 8-K's own page, not the
+  // Officers by their title or its initials: "Northwind's new CEO" ↔ "… Chief Executive Officer …" (the 8-K's own page, not the
   // employment letter that says "CEO", became [1]: one more of the 33 FinanceBench questions).
   [/\b(ceo|chief executive officer)s?\b/i, 'ceo chief executive officer'],
   [/\b(cfo|chief financial officer)s?\b/i, 'cfo chief financial officer'],
   [/\b(coo|chief operating officer)s?\b/i, 'coo chief operating officer'],
-  // Not a line item but a filing's word for one event: "spin off Upjohn" ↔ "costs … in connection with separating Upjohn".
+  // Not a line item but a filing's word for one event: "spin off Initrode" ↔ "costs … in connection with separating Initrode".
   [/\b(spin-?offs?|spun-?off|spin(ning)? off|separating|separation|split-?off|demerger)\b/i, 'spinoff separation'],
   [/\b(d&a|depreciation and amortization|depreciation, depletion and amortization)\b/i, 'depreciation amortization'],
 ];
