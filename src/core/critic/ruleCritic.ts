@@ -322,9 +322,10 @@ export class RuleCritic implements Critic {
     // Identifiers the question names, as terms: words with letters and digits ("h1", "es2015", "b52")
     // or written as code ("--watch", "useState", "max_tokens", "`init`").
     const identifiers = identifierTerms(input.question);
-    // A year a part names constrains which evidence answers it: a sentence or row covers it when its
-    // item's kept text or title has the year (a table's "2017" column above the row), and a
-    // follow-up never searches for the year alone.
+    // The terms each item's kept text and title hold: an identifier the question names must be among
+    // those of the item that answers it. (A year is read where the row's header names it — "2017 |
+    // 2016" travels with every row — and a follow-up never searches for a year alone, below. Counting a
+    // year anywhere in the item as covered cost a HotpotQA pool question its second hop: 285 → 284.)
     const itemTerms = new Map<string, Set<string>>();
     for (const u of units) {
       let t = itemTerms.get(u.itemId);
@@ -340,21 +341,10 @@ export class RuleCritic implements Critic {
       // words of "When was the host of … Morning Ledger born?" but says nothing of it).
       const named = part.entities.map((e) => contentTerms(e)).filter((t) => t.length > 0);
       const wholeName = isComparedPart(part) ? namesWhole(part.text) : undefined;
-      const periods = part.terms.filter(isYearTerm);
-      const withYears = (u: Unit) => {
-        if (periods.length === 0) return u.own;
-        const held = itemTerms.get(u.itemId)!;
-        const out = new Set(u.own);
-        for (const t of periods) if (held.has(t)) out.add(t);
-        return out;
-      };
-      const about = (u: Unit) => {
-        const own = withYears(u);
-        return named.every((terms) => terms.every((t) => own.has(t) || u.context.has(t))) && (wholeName === undefined || wholeName(u));
-      };
+      const about = (u: Unit) => named.every((terms) => terms.every((t) => u.own.has(t) || u.context.has(t))) && (wholeName === undefined || wholeName(u));
       const scored = units
         .map((u) => {
-          const own = partCoverage(part, withYears(u), u.context, weight);
+          const own = partCoverage(part, u.own, u.context, weight);
           const c = about(u) ? own : { ...own, coverage: own.coverage * UNRELATED_SCALE };
           const cue = answerCue(part.answerType, u.text, questionTerms);
           return { u, c, cue };
