@@ -540,7 +540,9 @@ async function runNq(o: RealDocsRunOptions, nq: NonNullable<RealDocsRunOptions['
     return r;
   });
   const summary = summarise(rows, 'warm');
-  const curve = bm25Curve(ranked, depth);
+  // The curve over the questions the ask's figures are over (all, unless warm asks were skipped).
+  const scored = ranked.filter((_, i) => preferredMetrics(rows[i]!, 'warm') !== undefined);
+  const curve = bm25Curve(scored.length > 0 ? scored : ranked, depth);
   return {
     source: 'nq',
     inputs: { questions: sel.queries, passages: sel.passagesFile },
