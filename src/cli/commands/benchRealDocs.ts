@@ -55,6 +55,8 @@ Options:
   --cache <dir>            cache root (default ~/.cache/canopy-eval)
   --reuse-index            keep the index of an earlier run in --work (no index times)
   --no-warm                skip the warm in-process asks
+  --cli-of <checkout>      index and ask through another built checkout's bin/canopy.js (an earlier
+                           commit, say) instead of this one's; needs --no-warm (warm asks run this build)
   --no-cli-ask             skip the per-question "canopy ask" processes
   --no-demo                skip "npm run demo"'s question
   --look-ahead             the rule critic's look-ahead in every ask (the default);
@@ -110,6 +112,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       cache: { type: 'string' },
       'reuse-index': { type: 'boolean' },
       'no-warm': { type: 'boolean' },
+      'cli-of': { type: 'string' },
       'no-cli-ask': { type: 'boolean' },
       'no-demo': { type: 'boolean' },
       'look-ahead': { type: 'boolean' },
@@ -146,8 +149,10 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
     const fbQ = count(values['fb-questions'], '--fb-questions', total === undefined ? defaultSampling.financebenchQuestions : total - Math.round((total * 3) / 5));
     const canopy = compressorFlags(values);
     const root = packageRoot();
-    const bin = path.join(root, 'bin', 'canopy.js');
-    if (!existsSync(path.join(root, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build" first`);
+    const cliRoot = values['cli-of'] ? abs(values['cli-of']) : root;
+    if (values['cli-of'] && values['no-warm'] !== true) throw new UsageError('--cli-of needs --no-warm: the warm asks run this build, not the other checkout');
+    const bin = path.join(cliRoot, 'bin', 'canopy.js');
+    if (!existsSync(path.join(cliRoot, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build"${cliRoot === root ? '' : ` in ${cliRoot}`} first`);
     const nqQuestions = values['nq-questions'] === undefined ? undefined : count(values['nq-questions'], '--nq-questions', 0);
     const docs = values['no-docs'] ? undefined : values.docs ? abs(values.docs) : path.join(root, 'docs');
     const work = abs(values.work ?? path.join(evalCacheDir(io, values.cache), 'bench', 'realdocs'));

@@ -212,8 +212,8 @@ export interface RealDocsSampleReport {
 
 export interface RealDocsNqReport extends RealDocsSampleReport {
   source: 'nq';
-  /** `questions`: asked warm; `cliQuestions`: of those, through `canopy ask`; `asked`: the --nq-questions given (absent: all). */
-  sampling: { seed: number; questions: number; cliQuestions: number; asked?: number };
+  /** `questions`: asked warm, `of` the file's; `cliQuestions`: of those, through `canopy ask`; `asked`: the --nq-questions given (absent: all). */
+  sampling: { seed: number; questions: number; of?: number; cliQuestions: number; asked?: number };
   bm25: {
     scoring: string;
     /** Passages per question's list; the curve runs k = 1 … depth. */
@@ -546,7 +546,7 @@ async function runNq(o: RealDocsRunOptions, nq: NonNullable<RealDocsRunOptions['
   return {
     source: 'nq',
     inputs: { questions: sel.queries, passages: sel.passagesFile },
-    sampling: { seed: o.sampling.seed, questions: sel.questions.length, cliQuestions: sel.cliIds.length, ...(nq.questions !== undefined ? { asked: nq.questions } : {}) },
+    sampling: { seed: o.sampling.seed, questions: sel.questions.length, of: sel.available, cliQuestions: sel.cliIds.length, ...(nq.questions !== undefined ? { asked: nq.questions } : {}) },
     corpus: { root: corpus, index: indexDir, files: sel.passages.length },
     index: run.index,
     ...(run.warmup ? { warmup: run.warmup } : {}),

@@ -38,6 +38,8 @@ export interface NqSelection {
   questions: RealDocsQuestion[];
   /** Ids of the questions also asked through a `canopy ask` process (a seeded sample of `questions`). */
   cliIds: string[];
+  /** Questions in the file. */
+  available: number;
   notes: string[];
 }
 
@@ -147,7 +149,7 @@ export function readNqSource(queries: string, o: NqOptions): NqSelection {
   const cliIds = seededSubset(questions, o.cliQuestions, o.seed).map((q) => q.id);
   const notes: string[] = [];
   if (o.questions !== undefined && o.questions > all.length) notes.push(`only ${all.length} NQ questions in ${queries}`);
-  return { queries, passagesFile, passages, questions, cliIds, notes };
+  return { queries, passagesFile, passages, questions, cliIds, available: all.length, notes };
 }
 
 /** Writes every passage under `root` (emptied first). */

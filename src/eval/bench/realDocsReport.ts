@@ -341,12 +341,13 @@ function outcomesTable(s: RealDocsSummary): string[] {
  */
 export function renderNqMarkdown(x: RealDocsNqReport): string {
   const s = x.summary;
+  const sampled = x.sampling.of !== undefined ? x.sampling.questions < x.sampling.of : x.sampling.asked !== undefined;
   const out: string[] = [];
   out.push('### NQ development half: every passage a file (issue 32)');
   out.push('');
   out.push(
     `**Corpus**: the ${num(x.corpus.files)} passages of \`${x.inputs.passages ?? '?'}\`, each one Markdown file (the title as a \`#\` heading, then the passage), in a corpus and index of their own (${indexText(x)}). ` +
-      `**Questions**: ${num(x.sampling.questions)} of \`${x.inputs.questions}\`${x.sampling.asked !== undefined ? ` (a seeded sample, seed ${x.sampling.seed})` : ' (all)'}, each asked as written (lower case, no question mark) over all the passages, warm in one in-process workspace; ${num(x.sampling.cliQuestions)} of them (seeded, seed ${x.sampling.seed}) also through a \`canopy ask\` process. The quality figures are the warm asks'; settings as above.`,
+      `**Questions**: ${num(x.sampling.questions)}${x.sampling.of !== undefined ? ` of the ${num(x.sampling.of)}` : ''} of \`${x.inputs.questions}\`${sampled ? ` (a seeded sample, seed ${x.sampling.seed})` : ' (all)'}, each asked as written (lower case, no question mark) over all the passages, warm in one in-process workspace; ${num(x.sampling.cliQuestions)} of them (seeded, seed ${x.sampling.seed}) also through a \`canopy ask\` process. The quality figures are the warm asks'; settings as above.`,
   );
   out.push('');
   out.push(`| what | NQ (${num(s.questions)}) |`);

@@ -243,6 +243,7 @@ describe('real-document benchmark: NQ passages and a documentation folder (issue
     // A sample of the questions: seeded, in file order; the corpus still holds every passage.
     const two = readNqSource(join(dir, 'open', 'asked.jsonl'), { questions: 2, cliQuestions: 5, seed: 5 });
     assert.equal(two.questions.length, 2);
+    assert.equal(two.available, 4);
     assert.equal(two.passages.length, 4);
     assert.deepEqual(two.cliIds, two.questions.map((q) => q.id), 'no more CLI asks than asked questions');
     assert.deepEqual(seededSubset(['a', 'b', 'c', 'd', 'e'], 3, 9), seededSubset(['a', 'b', 'c', 'd', 'e'], 3, 9));
@@ -295,6 +296,15 @@ describe('real-document benchmark: NQ passages and a documentation folder (issue
     writeFileSync(join(bad, 'site', 'data.bin'), 'x');
     writeFileSync(q, jsonl([{ question: 'Where?', answers: ['x'], file: 'data.bin' }]));
     assert.throws(() => readFolderSource(q), /"data\.bin" is not a file Canopy reads/);
+  });
+
+  it('refuses another checkout\'s CLI beside the warm asks, which run this build', async () => {
+    const io = capture();
+    assert.equal(await main(['bench', 'realdocs', '--data', dir, '--cli-of', dir], io), 2);
+    assert.match(io.stderr.join('\n'), /--cli-of needs --no-warm/);
+    const bare = capture();
+    assert.equal(await main(['bench', 'realdocs', '--data', dir, '--cli-of', dir, '--no-warm'], bare), 2);
+    assert.match(bare.stderr.join('\n'), /run "npm run build" in .* first/);
   });
 
   it('ranks the passages with BM25 and finds the answer strings in them', () => {
@@ -609,7 +619,7 @@ describe('real-document benchmark: one run end to end', () => {
     assert.equal(nq.index.summary?.files, 4, 'its own index: the passages only');
     assert.equal(nq.questions.length, 4);
     assert.equal(nq.questions.filter((q) => q.cli).length, 1);
-    assert.deepEqual(nq.sampling, { seed: 1, questions: 4, cliQuestions: 1 });
+    assert.deepEqual(nq.sampling, { seed: 1, questions: 4, of: 4, cliQuestions: 1 });
     for (const q of nq.questions) {
       const m = q.warm?.metrics;
       assert.ok(m, q.id);
