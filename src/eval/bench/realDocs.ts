@@ -19,7 +19,7 @@
  *     before painting);
  *  5. demo: `npm run demo`'s own folder and question (read from package.json), indexed and asked
  *     through the CLI, for its rounds, stop reason and whether the answer covers both parts;
- *  6. scoring (realDocsScore.ts) against the index's parsed documents.
+ *  6. scoring (realDocsScore.ts) against the index's parsed documents, each answer as it comes (no trace is held).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';

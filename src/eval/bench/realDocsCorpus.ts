@@ -62,7 +62,8 @@ export interface RealDocsSampling {
 
 export const defaultSampling: RealDocsSampling = { seed: 16, squadArticles: 30, squadQuestions: 15, financebenchQuestions: 10 };
 
-function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
+/** A seeded Fisher–Yates shuffle (a copy). */
+export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

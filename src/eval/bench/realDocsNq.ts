@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { seededRandom } from '../../core/random';
 import { detectSchema } from '../datasets/detect';
 import { Fields, readJsonLines } from '../datasets/jsonl';
-import type { RealDocsQuestion } from './realDocsCorpus';
+import { shuffled, type RealDocsQuestion } from './realDocsCorpus';
 import { answerHasGoldString } from './realDocsScore';
 
 /** One passage as written into the corpus. */
@@ -81,15 +81,6 @@ export function findNqPassages(queries: string, goldIds: ReadonlySet<string>): s
   });
   if (holding.length === 0) throw new Error(`${queries}: no passages file beside it holds every gold_passage_id (looked in ${candidates.join(', ')})`);
   return holding[0]!;
-}
-
-function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
 }
 
 /** A seeded sample of `n` of `xs`, kept in their original order (all of them when n ≥ their number). */
