@@ -22,8 +22,9 @@ export const benchHelp = `Usage: canopy bench <what> [options]
   topics    query latency with and without the topic compass (canopy bench topics --help)
   store     an index store at corpus scale: write, HNSW build, dense / lexical / hybrid latency,
             recall@10 against exact search (canopy bench store --help)
-  realdocs  real documents (FinanceBench PDFs, SQuAD articles, Canopy's docs): latency, rounds,
-            gold answer, gold citation and gold evidence per question (canopy bench realdocs --help)
+  realdocs  real documents (FinanceBench PDFs, SQuAD articles, Canopy's docs; NQ passages with a
+            flat BM25 baseline; a documentation folder): latency, rounds, gold answer, gold
+            citation and gold evidence per question (canopy bench realdocs --help)
 
 "npm run bench" runs them all and writes BENCHMARKS.md.`;
 

@@ -3,18 +3,22 @@
  * — FinanceBench filings, SQuAD articles as Markdown and Canopy's docs in one folder; index
  * time, cold (`canopy ask` process) and warm (in-process) latency, rounds, kept tokens, gold
  * answer, gold citation and gold evidence; a Markdown table, a JSON report, and a comparison
- * with an earlier report.
+ * with an earlier report. Issue 32 adds NQ's passages (with a flat BM25 baseline) and a
+ * documentation folder, each on a corpus of its own, on by default when the data has them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REALDOCS_SCHEMA, runRealDocsBench, type RealDocsReport } from '../../eval/bench/realDocs';
-import { defaultSampling, findRealDocsInputs } from '../../eval/bench/realDocsCorpus';
+import { defaultSampling, findRealDocsInputs, type RealDocsInputs } from '../../eval/bench/realDocsCorpus';
 import { compareRealDocs, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection } from '../../eval/bench/realDocsReport';
 import { compressorFlagArgs, compressorFlagOptions, compressorFlags, compressorFlagsHelp } from '../compressorFlags';
 import { type CliIO, UsageError } from '../io';
 import { criticModelSetting, lookAheadSetting, packageRoot, profilesSetting } from '../runtime';
 import { evalCacheDir, positive } from './benchShared';
+
+/** NQ questions asked through a `canopy ask` process too, by default (a seeded sample of those asked warm). */
+const DEFAULT_NQ_CLI = 50;
 
 export const benchRealDocsHelp = `Usage: canopy bench realdocs --data <dir> [options]
 
@@ -22,11 +26,24 @@ Real-document benchmark (issue 16): FinanceBench PDFs, SQuAD articles written as
 Canopy's own docs in one folder (built under --work, never in the repository); measures index
 time, the whole "canopy ask" process per question, a warm in-process ask, rounds, kept tokens,
 gold answer in the answer, gold paragraph / page cited and kept. Prints a Markdown table.
+Two more sources, each in a corpus and index of its own (issue 32), on when the data has them:
+NQ-open's passages, one Markdown file each, with every question asked warm, a seeded sample
+through "canopy ask", and a flat BM25 baseline at equal tokens; and a documentation folder
+copied as it is, with its questions asked cold and warm.
 
 Options:
-  --data <dir>             find the FinanceBench and SQuAD question files under <dir> by their fields
+  --data <dir>             find the FinanceBench, SQuAD, NQ and documentation-folder question files
+                           under <dir> by their fields
   --financebench <file>    FinanceBench questions (pdf_file relative to it); overrides --data
   --squad <file>           SQuAD questions (articles.jsonl beside it); overrides --data
+  --nq <file>              NQ-open questions ({_id, text, answers, gold_passage_id}; the passages file
+                           beside them is found by its fields); overrides --data
+  --no-nq                  no NQ sample
+  --nq-questions <n>       NQ questions asked warm (default: all; fewer: a seeded sample; 0 = no NQ sample)
+  --nq-cli <n>             of those, asked through a "canopy ask" process too (seeded; default ${DEFAULT_NQ_CLI}; 0 = none)
+  --docs-folder <file>     a documentation folder's questions ({question, answers, file}; the folder
+                           beside them holding every file); overrides --data
+  --no-docs-folder         no documentation folder
   --docs <dir>             documentation copied into the corpus (default: Canopy's docs/)
   --no-docs                no documentation in the corpus
   --articles <n>           SQuAD articles in the corpus (default ${defaultSampling.squadArticles})
@@ -34,10 +51,12 @@ Options:
   --fb-questions <n>       FinanceBench questions (default ${defaultSampling.financebenchQuestions}; 0 = none)
   --questions <n>          total questions, split 3 : 2 between SQuAD and FinanceBench
   --seed <n>               sampling seed (default ${defaultSampling.seed})
-  --work <dir>             work folder: corpus/, index/, demo-index/ (default <cache>/bench/realdocs)
+  --work <dir>             work folder: corpus/, index/, nq/, docs-folder/, demo-index/ (default <cache>/bench/realdocs)
   --cache <dir>            cache root (default ~/.cache/canopy-eval)
   --reuse-index            keep the index of an earlier run in --work (no index times)
   --no-warm                skip the warm in-process asks
+  --cli-of <checkout>      index and ask through another built checkout's bin/canopy.js (an earlier
+                           commit, say) instead of this one's; needs --no-warm (warm asks run this build)
   --no-cli-ask             skip the per-question "canopy ask" processes
   --no-demo                skip "npm run demo"'s question
   --look-ahead             the rule critic's look-ahead in every ask (the default);
@@ -78,6 +97,12 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       data: { type: 'string' },
       financebench: { type: 'string' },
       squad: { type: 'string' },
+      nq: { type: 'string' },
+      'no-nq': { type: 'boolean' },
+      'nq-questions': { type: 'string' },
+      'nq-cli': { type: 'string' },
+      'docs-folder': { type: 'string' },
+      'no-docs-folder': { type: 'boolean' },
       docs: { type: 'string' },
       'no-docs': { type: 'boolean' },
       articles: { type: 'string' },
@@ -89,6 +114,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       cache: { type: 'string' },
       'reuse-index': { type: 'boolean' },
       'no-warm': { type: 'boolean' },
+      'cli-of': { type: 'string' },
       'no-cli-ask': { type: 'boolean' },
       'no-demo': { type: 'boolean' },
       'look-ahead': { type: 'boolean' },
@@ -109,19 +135,29 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
   let report: RealDocsReport;
   if (values.from) report = readReport(abs(values.from));
   else {
-    const found = values.data ? findRealDocsInputs(abs(values.data)) : { notes: [] as string[] };
     if (values.data && !existsSync(abs(values.data))) throw new UsageError(`--data: no folder ${abs(values.data)}`);
-    const financebench = values.financebench ? abs(values.financebench) : found.financebench;
-    const squad = values.squad ? abs(values.squad) : found.squad;
-    if (!financebench && !squad) throw new UsageError('give the data folder with --data <dir> (or --financebench <file> / --squad <file>)');
+    const found: RealDocsInputs = values.data ? findRealDocsInputs(abs(values.data)) : { notes: [] };
+    const given = (flag: string | undefined) => {
+      if (flag === undefined) return undefined;
+      if (!existsSync(abs(flag))) throw new UsageError(`no file ${abs(flag)}`);
+      return abs(flag);
+    };
+    const financebench = given(values.financebench) ?? found.financebench;
+    const squad = given(values.squad) ?? found.squad;
+    const nqFile = values['no-nq'] ? undefined : (given(values.nq) ?? found.nq);
+    const docsFolder = values['no-docs-folder'] ? undefined : (given(values['docs-folder']) ?? found.docsFolder);
+    if (!financebench && !squad && !nqFile && !docsFolder) throw new UsageError('give the data folder with --data <dir> (or --financebench, --squad, --nq or --docs-folder <file>)');
     for (const n of found.notes) io.err(`realdocs: ${n}`);
     const total = values.questions === undefined ? undefined : positive(values.questions, '--questions', 25);
     const squadQ = count(values['squad-questions'], '--squad-questions', total === undefined ? defaultSampling.squadQuestions : Math.round((total * 3) / 5));
     const fbQ = count(values['fb-questions'], '--fb-questions', total === undefined ? defaultSampling.financebenchQuestions : total - Math.round((total * 3) / 5));
     const canopy = compressorFlags(values);
     const root = packageRoot();
-    const bin = path.join(root, 'bin', 'canopy.js');
-    if (!existsSync(path.join(root, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build" first`);
+    const cliRoot = values['cli-of'] ? abs(values['cli-of']) : root;
+    if (values['cli-of'] && values['no-warm'] !== true) throw new UsageError('--cli-of needs --no-warm: the warm asks run this build, not the other checkout');
+    const bin = path.join(cliRoot, 'bin', 'canopy.js');
+    if (!existsSync(path.join(cliRoot, 'dist', 'cli.js'))) throw new UsageError(`the benchmark runs the built CLI (${bin}); run "npm run build"${cliRoot === root ? '' : ` in ${cliRoot}`} first`);
+    const nqQuestions = values['nq-questions'] === undefined ? undefined : count(values['nq-questions'], '--nq-questions', 0);
     const docs = values['no-docs'] ? undefined : values.docs ? abs(values.docs) : path.join(root, 'docs');
     const work = abs(values.work ?? path.join(evalCacheDir(io, values.cache), 'bench', 'realdocs'));
     report = await runRealDocsBench({
@@ -129,6 +165,8 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       ...(financebench ? { financebench } : {}),
       ...(squad ? { squad } : {}),
       ...(docs ? { docs } : {}),
+      ...(nqFile && nqQuestions !== 0 ? { nq: { queries: nqFile, ...(nqQuestions !== undefined ? { questions: nqQuestions } : {}), cliQuestions: count(values['nq-cli'], '--nq-cli', DEFAULT_NQ_CLI) } } : {}),
+      ...(docsFolder ? { docsFolder } : {}),
       sampling: {
         seed: count(values.seed, '--seed', defaultSampling.seed),
         squadArticles: count(values.articles, '--articles', defaultSampling.squadArticles),

@@ -1,7 +1,11 @@
 /**
  * The real-document benchmark (issue 16): what a new user gets from Canopy on documents nobody
  * here wrote — FinanceBench filings (PDF), SQuAD Wikipedia articles (Markdown) and the project's
- * own docs in one folder, with the built-in encoder and no LLM.
+ * own docs in one folder, with the built-in encoder and no LLM. Two more sources (issue 32) run
+ * the same steps on corpora of their own, so the main sample's figures stay comparable with
+ * earlier runs: NQ's development passages, one Markdown file each (realDocsNq.ts; every question
+ * warm, a seeded subset cold, and a flat BM25 baseline, realDocsBm25.ts), and a documentation
+ * folder copied as it is (realDocsFolder.ts).
  *
  *  1. corpus: written by realDocsCorpus.ts into `<work>/corpus` (never into the repository);
  *  2. index: one `canopy index <corpus> --index <work>/index --json` process, timed whole; the
@@ -15,7 +19,7 @@
  *     before painting);
  *  5. demo: `npm run demo`'s own folder and question (read from package.json), indexed and asked
  *     through the CLI, for its rounds, stop reason and whether the answer covers both parts;
- *  6. scoring (realDocsScore.ts) against the index's parsed documents.
+ *  6. scoring (realDocsScore.ts) against the index's parsed documents, each answer as it comes (no trace is held).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -36,8 +40,12 @@ import { paths, readCurrent, readManifest, type IndexManifest } from '../../core
 import type { ParsedDocument } from '../../core/ingest/parsedDocument';
 import type { RegionNode } from '../../contracts/region';
 import type { AskTrace, CompressorSetting } from '../../contracts/trace';
-import { buildRealDocsCorpus, type RealDocsGold, type RealDocsSampling, type RealDocsSelection } from './realDocsCorpus';
-import { summarise, type RealDocsSummary } from './realDocsReport';
+import { bpeTokenCounter } from '../../core/compress/tokens';
+import { answerWithinBudget, bm25Curve, bm25Ranker, firstAnswerRank, shareAtTokens, type Bm25Point } from './realDocsBm25';
+import { buildRealDocsCorpus, type RealDocsGold, type RealDocsQuestion, type RealDocsSampling, type RealDocsSelection, type RealDocsSource } from './realDocsCorpus';
+import { readFolderSource, writeFolderCorpus } from './realDocsFolder';
+import { readNqSource, writeNqCorpus } from './realDocsNq';
+import { preferredMetrics, summarise, type RealDocsSummary } from './realDocsReport';
 import { scoreAnswer, type AnswerMetrics } from './realDocsScore';
 
 export const REALDOCS_SCHEMA = 'canopy.bench.realdocs';
@@ -61,6 +69,13 @@ export interface RealDocsRunOptions {
   /** Documentation folder copied into the corpus (its Markdown files), or undefined for none. */
   docs?: string;
   sampling: RealDocsSampling;
+  /**
+   * NQ-open questions (the passages found beside them): all asked warm (or a seeded `questions`),
+   * a seeded `cliQuestions` of those through `canopy ask` too. Undefined: no NQ sample.
+   */
+  nq?: { queries: string; questions?: number; cliQuestions: number };
+  /** A documentation folder's questions file (`{question, answers, file}`; the folder found beside it). Undefined: none. */
+  docsFolder?: string;
   /** The `canopy` command: program and leading arguments, e.g. [node, <repo>/bin/canopy.js]. */
   cli: string[];
   builtinModelDir: string;
@@ -98,7 +113,7 @@ function settingsRecord(o: Pick<RealDocsRunOptions, 'lookAhead' | 'ask'>): RealD
 
 export interface RealDocsFileRow {
   file: string;
-  kind: 'pdf' | 'squad-article' | 'doc' | 'other';
+  kind: 'pdf' | 'squad-article' | 'doc' | 'nq-passage' | 'folder-file' | 'other';
   bytes: number;
   pages?: number;
   items: number;
@@ -122,10 +137,18 @@ export interface RealDocsIndexReport {
 
 export interface RealDocsRow {
   id: string;
-  source: 'squad' | 'financebench';
+  source: RealDocsSource;
   question: string;
   answers: string[];
   gold: RealDocsGold;
+  /** NQ, documentation folder: whether the gold passage / file holds an answer string. */
+  goldHoldsAnswer?: boolean;
+  /**
+   * NQ: the flat BM25 list for the question — its first passage's file, the rank of the first
+   * passage holding an answer string (within the list's depth), and whether the top passages
+   * that fit whole in this question's own evidence tokens hold one.
+   */
+  bm25?: { top1: string; firstAnswerRank?: number; withinAskTokens?: boolean };
   /** `ms`: wall time; `cpuMs`: CPU time (user + system, all threads) where the platform tells. */
   cli?: { ms: number; cpuMs?: number; exitCode: number; error?: string; metrics?: AnswerMetrics };
   warm?: { ms: number; cpuMs?: number; error?: string; warnings?: string[]; metrics?: AnswerMetrics };
@@ -168,7 +191,45 @@ export interface RealDocsReport {
   warmup?: { question: string; ms: number };
   questions: RealDocsRow[];
   summary: { all: RealDocsSummary; squad: RealDocsSummary; financebench: RealDocsSummary };
+  /** The NQ sample (issue 32), on its own corpus and index. */
+  nq?: RealDocsNqReport;
+  /** The documentation folder (issue 32), on its own corpus and index. */
+  docsFolder?: RealDocsFolderReport;
   demo?: RealDocsDemo;
+}
+
+/** A source asked on a corpus of its own (NQ, the documentation folder). */
+export interface RealDocsSampleReport {
+  inputs: { questions: string; passages?: string; folder?: string };
+  corpus: { root: string; index: string; files: number };
+  index: RealDocsIndexReport;
+  warmup?: { question: string; ms: number };
+  questions: RealDocsRow[];
+  /** NQ: quality figures from the warm asks (every question), latency from both; the folder: from the CLI asks, as the main sample. */
+  summary: RealDocsSummary;
+  notes: string[];
+}
+
+export interface RealDocsNqReport extends RealDocsSampleReport {
+  source: 'nq';
+  /** `questions`: asked warm, `of` the file's; `cliQuestions`: of those, through `canopy ask`; `asked`: the --nq-questions given (absent: all). */
+  sampling: { seed: number; questions: number; of?: number; cliQuestions: number; asked?: number };
+  bm25: {
+    scoring: string;
+    /** Passages per question's list; the curve runs k = 1 … depth. */
+    depth: number;
+    curve: Bm25Point[];
+    /**
+     * The ask's share of questions with an answer string in the kept evidence at its mean evidence
+     * tokens; BM25's curve read there (absent past the curve's end); and the share whose top BM25
+     * passages that fit whole in the question's own evidence tokens hold one.
+     */
+    atAskTokens: { questions: number; askTokens: number; askShare: number; bm25Share?: number; bm25OwnTokensShare: number };
+  };
+}
+
+export interface RealDocsFolderReport extends RealDocsSampleReport {
+  source: 'docs';
 }
 
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
@@ -246,13 +307,12 @@ async function readIndex(indexDir: string): Promise<{ manifest: IndexManifest; d
   return { manifest, docs };
 }
 
-function fileRows(indexDir: string, manifest: IndexManifest, docs: Map<string, ParsedDocument>, selection: RealDocsSelection, startedAt?: number): RealDocsFileRow[] {
-  const kindOf = new Map(selection.files.map((f) => [f.path, f.kind]));
+function fileRows(indexDir: string, manifest: IndexManifest, docs: Map<string, ParsedDocument>, kindOf: (file: string) => RealDocsFileRow['kind'], startedAt?: number): RealDocsFileRow[] {
   const rows = Object.entries(manifest.files).map(([file, entry]) => {
     const doc = docs.get(file)!;
     const row: RealDocsFileRow & { writtenAt: number } = {
       file,
-      kind: kindOf.get(file) ?? 'other',
+      kind: kindOf(file),
       bytes: entry.size,
       items: entry.items.length,
       nodes: entry.nodes,
@@ -318,63 +378,81 @@ async function runDemo(o: RealDocsRunOptions): Promise<RealDocsDemo> {
   };
 }
 
-export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsReport> {
-  const started = { createdAt: new Date().toISOString(), load: load() };
-  const corpus = join(o.work, 'corpus');
-  const indexDir = join(o.work, 'index');
-  const selection = buildRealDocsCorpus(corpus, {
-    ...(o.financebench ? { financebench: o.financebench } : {}),
-    ...(o.squad ? { squad: o.squad } : {}),
-    ...(o.docs ? { docs: o.docs } : {}),
-    sampling: o.sampling,
-  });
-  const count = (k: string) => selection.files.filter((f) => f.kind === k).length;
-  o.log(`realdocs: corpus ${corpus}: ${selection.files.length} files (${count('pdf')} PDFs, ${count('squad-article')} SQuAD articles, ${count('doc')} docs), ${selection.questions.length} questions`);
+/** One corpus of the benchmark: where it is written and indexed, its rows, and which rows a `canopy ask` process asks. */
+interface CorpusPlan {
+  /** A name for the log. */
+  name: string;
+  corpus: string;
+  indexDir: string;
+  kindOf: (file: string) => RealDocsFileRow['kind'];
+  rows: RealDocsRow[];
+  questions: ReadonlyMap<string, RealDocsQuestion>;
+  /** Rows asked through the CLI process (undefined: all). */
+  cliIds?: ReadonlySet<string>;
+}
 
-  // 2. Index (a cold index and embedding cache, unless asked to reuse one).
+interface CorpusRun {
+  index: RealDocsIndexReport;
+  afterIndex: number[];
+  warmup?: { question: string; ms: number };
+  notes: string[];
+}
+
+/** Log every question of a small sample; of a large one every 50th (and every failure). */
+const shouldLog = (i: number, n: number, failed: boolean) => failed || n <= 100 || (i + 1) % 50 === 0 || i + 1 === n;
+
+/**
+ * Indexes one corpus (or reuses its index), asks its rows cold (a `canopy ask` process each, for
+ * the planned rows) and warm (one in-process workspace, every row), and scores each answer
+ * against the index's parsed documents as soon as it is given (no trace is held).
+ */
+async function runCorpus(o: RealDocsRunOptions, p: CorpusPlan): Promise<CorpusRun> {
+  const { corpus, indexDir, rows } = p;
   const index: RealDocsIndexReport = { reused: false, files: [] };
+  const notes: string[] = [];
   const reuse = o.reuseIndex === true && existsSync(paths(indexDir).current);
   let indexStartedAt: number | undefined;
   if (reuse) {
     index.reused = true;
-    o.log(`realdocs: reusing the index in ${indexDir}`);
+    o.log(`realdocs: ${p.name}: reusing the index in ${indexDir}`);
     // The corpus was just rewritten (new mtimes, same bytes): an incremental pass re-hashes and reuses every file.
     const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
-    if (r.code !== 0) throw new Error(`canopy index (reuse) failed: ${tail(r)}`);
+    if (r.code !== 0) throw new Error(`canopy index (reuse) of ${corpus} failed: ${tail(r)}`);
     const s = lastJson<IndexSummary>(r, 'canopy index');
-    if (s.parsed > 0) o.log(`realdocs: note: ${s.parsed} file(s) changed and were re-indexed`);
+    if (s.parsed > 0) o.log(`realdocs: ${p.name}: note: ${s.parsed} file(s) changed and were re-indexed`);
+    notes.push('index reused from an earlier run: no index times');
   } else {
     rmSync(indexDir, { recursive: true, force: true });
-    o.log('realdocs: indexing (canopy index) …');
+    o.log(`realdocs: ${p.name}: indexing (canopy index) …`);
     indexStartedAt = Date.now();
     const r = spawnCli(o, ['index', corpus, '--index', indexDir, '--json']);
-    if (r.code !== 0) throw new Error(`canopy index failed: ${tail(r)}`);
+    if (r.code !== 0) throw new Error(`canopy index of ${corpus} failed: ${tail(r)}`);
     const s = lastJson<IndexSummary>(r, 'canopy index');
     index.seconds = r.ms / 1000;
     if (r.cpuMs !== undefined) index.cpuSeconds = r.cpuMs / 1000;
     index.summary = { files: s.files, parsed: s.parsed, items: s.items, nodes: s.nodes, errors: s.errors, skipped: s.skipped, seconds: s.seconds };
-    o.log(`realdocs: indexed ${s.files} files, ${s.nodes} nodes in ${index.seconds.toFixed(1)} s`);
+    o.log(`realdocs: ${p.name}: indexed ${s.files} files, ${s.nodes} nodes in ${index.seconds.toFixed(1)} s`);
   }
   const afterIndex = load();
   const { manifest, docs } = await readIndex(indexDir);
-  index.files = fileRows(indexDir, manifest, docs, selection, indexStartedAt);
+  index.files = fileRows(indexDir, manifest, docs, p.kindOf, indexStartedAt);
+  const node = nodeLookup(docs);
+  const score = (row: RealDocsRow, trace: AskTrace) => scoreAnswer(trace, p.questions.get(row.id)!, node);
 
-  const rows: RealDocsRow[] = selection.questions.map((q) => ({ id: q.id, source: q.source, question: q.question, answers: q.answers, gold: q.gold }));
-  const traces = { cli: new Map<string, AskTrace>(), warm: new Map<string, AskTrace>() };
-
-  // 3. Cold: the whole `canopy ask` process per question.
+  // Cold: the whole `canopy ask` process per question.
   if (o.cliAsk !== false) {
-    for (const [i, row] of rows.entries()) {
+    const asked = rows.filter((r) => p.cliIds === undefined || p.cliIds.has(r.id));
+    for (const [i, row] of asked.entries()) {
       const r = spawnCli(o, ['ask', '--dir', corpus, '--index', indexDir, '--json', o.lookAhead === false ? '--no-look-ahead' : '--look-ahead', ...(o.ask?.cliArgs ?? []), '--', row.question]);
       row.cli = { ms: r.ms, ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}), exitCode: r.code };
-      if (r.code === 0) traces.cli.set(row.id, lastJson<AskTrace>(r, 'canopy ask'));
+      if (r.code === 0) row.cli.metrics = score(row, lastJson<AskTrace>(r, 'canopy ask'));
       else row.cli.error = tail(r);
-      o.log(`realdocs: cli ${i + 1}/${rows.length} ${(r.ms / 1000).toFixed(1)} s${row.cli.error ? ` ERROR ${row.cli.error}` : ''}`);
+      if (shouldLog(i, asked.length, row.cli.error !== undefined)) o.log(`realdocs: ${p.name}: cli ${i + 1}/${asked.length} ${(r.ms / 1000).toFixed(1)} s${row.cli.error ? ` ERROR ${row.cli.error}` : ''}`);
     }
   }
 
-  // 4. Warm: one workspace in this process, as the extension holds it.
-  let warmup: RealDocsReport['warmup'];
+  // Warm: one workspace in this process, as the extension holds it.
+  let warmup: CorpusRun['warmup'];
   if (o.warm !== false) {
     // The extension's composition root (src/extension/extension.ts activate()), minus the editor.
     const settings = askSettings(o);
@@ -403,11 +481,11 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
         try {
           const { trace, warnings } = await askAndSave(row.question);
           row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), ...(warnings.length > 0 ? { warnings: warnings.map((w) => `${w.source}: ${w.message}`) } : {}) };
-          traces.warm.set(row.id, trace);
+          row.warm.metrics = score(row, trace);
         } catch (err) {
           row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), error: (err as Error).message };
         }
-        o.log(`realdocs: warm ${i + 1}/${rows.length} ${(row.warm.ms / 1000).toFixed(1)} s${row.warm.error ? ` ERROR ${row.warm.error}` : ''}`);
+        if (shouldLog(i, rows.length, row.warm.error !== undefined)) o.log(`realdocs: ${p.name}: warm ${i + 1}/${rows.length} ${(row.warm.ms / 1000).toFixed(1)} s${row.warm.error ? ` ERROR ${row.warm.error}` : ''}`);
       }
     } finally {
       await parseWorkers.close();
@@ -415,40 +493,156 @@ export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsR
       await stores.close();
     }
   }
+  return { index, afterIndex, ...(warmup ? { warmup } : {}), notes };
+}
 
-  // 5. The demo's own question.
+const rowOf = (q: RealDocsQuestion): RealDocsRow => ({
+  id: q.id,
+  source: q.source,
+  question: q.question,
+  answers: q.answers,
+  gold: q.gold,
+  ...(q.goldHoldsAnswer !== undefined ? { goldHoldsAnswer: q.goldHoldsAnswer } : {}),
+});
+
+/** BM25 lists deep enough for the curve's table and, usually, the ask's evidence tokens. */
+const BM25_DEPTH = 30;
+
+/** The NQ sample: its own corpus and index, every question warm, a seeded subset cold, and the BM25 baseline. */
+async function runNq(o: RealDocsRunOptions, nq: NonNullable<RealDocsRunOptions['nq']>): Promise<RealDocsNqReport> {
+  const sel = readNqSource(nq.queries, { ...(nq.questions !== undefined ? { questions: nq.questions } : {}), cliQuestions: nq.cliQuestions, seed: o.sampling.seed });
+  const corpus = join(o.work, 'nq', 'corpus');
+  const indexDir = join(o.work, 'nq', 'index');
+  writeNqCorpus(corpus, sel);
+  o.log(`realdocs: nq: corpus ${corpus}: ${sel.passages.length} passages, ${sel.questions.length} questions (${sel.cliIds.length} through canopy ask)`);
+  const rows = sel.questions.map(rowOf);
+  const run = await runCorpus(o, {
+    name: 'nq',
+    corpus,
+    indexDir,
+    kindOf: () => 'nq-passage',
+    rows,
+    questions: new Map(sel.questions.map((q) => [q.id, q])),
+    cliIds: new Set(sel.cliIds),
+  });
+  // The flat BM25 baseline over the same passages, and each question's own-budget check.
+  const depth = Math.min(BM25_DEPTH, sel.passages.length);
+  const ranker = bm25Ranker(
+    sel.passages.map((p) => ({ id: p.file, title: p.title, text: p.markdown.slice(p.charStart, p.charEnd), written: p.markdown })),
+    depth,
+    bpeTokenCounter(),
+  );
+  const ranked = rows.map((row) => {
+    const r = ranker.rank(row.question, row.answers);
+    const m = preferredMetrics(row, 'warm');
+    const first = firstAnswerRank(r);
+    row.bm25 = { top1: r.ids[0] ?? '', ...(first !== undefined ? { firstAnswerRank: first } : {}), ...(m ? { withinAskTokens: answerWithinBudget(r, m.evidenceTokens) } : {}) };
+    return r;
+  });
+  const summary = summarise(rows, 'warm');
+  // The curve over the questions the ask's figures are over (all, unless warm asks were skipped).
+  const scored = ranked.filter((_, i) => preferredMetrics(rows[i]!, 'warm') !== undefined);
+  const curve = bm25Curve(scored.length > 0 ? scored : ranked, depth);
+  return {
+    source: 'nq',
+    inputs: { questions: sel.queries, passages: sel.passagesFile },
+    sampling: { seed: o.sampling.seed, questions: sel.questions.length, of: sel.available, cliQuestions: sel.cliIds.length, ...(nq.questions !== undefined ? { asked: nq.questions } : {}) },
+    corpus: { root: corpus, index: indexDir, files: sel.passages.length },
+    index: run.index,
+    ...(run.warmup ? { warmup: run.warmup } : {}),
+    questions: rows,
+    summary,
+    bm25: { scoring: "Canopy's BM25, per-field scoring over title and text", depth, curve, atAskTokens: equalTokens(rows, curve) },
+    notes: [...sel.notes, ...run.notes],
+  };
+}
+
+/** The ask's answer-in-evidence share at its mean evidence tokens beside BM25's curve there, and BM25 in each question's own tokens. */
+export function equalTokens(rows: readonly RealDocsRow[], curve: readonly Bm25Point[]): RealDocsNqReport['bm25']['atAskTokens'] {
+  const scored = rows.map((r) => ({ r, m: preferredMetrics(r, 'warm') })).filter((x): x is { r: RealDocsRow; m: AnswerMetrics } => x.m !== undefined);
+  const n = scored.length;
+  const askTokens = n === 0 ? Number.NaN : scored.reduce((a, x) => a + x.m.evidenceTokens, 0) / n;
+  const askShare = n === 0 ? Number.NaN : scored.filter((x) => x.m.answerInEvidence).length / n;
+  const bm25Share = shareAtTokens(curve, askTokens);
+  const own = scored.filter((x) => x.r.bm25?.withinAskTokens).length;
+  return { questions: n, askTokens, askShare, ...(bm25Share !== undefined ? { bm25Share } : {}), bm25OwnTokensShare: n === 0 ? Number.NaN : own / n };
+}
+
+/** The documentation folder: copied as it is into its own corpus, every question cold and warm. */
+async function runFolder(o: RealDocsRunOptions, questionsFile: string): Promise<RealDocsFolderReport> {
+  const sel = readFolderSource(questionsFile);
+  const corpus = join(o.work, 'docs-folder', 'corpus');
+  const indexDir = join(o.work, 'docs-folder', 'index');
+  writeFolderCorpus(corpus, sel);
+  o.log(`realdocs: docs folder: corpus ${corpus}: ${sel.files.length} files from ${sel.folder}, ${sel.questions.length} questions`);
+  const rows = sel.questions.map(rowOf);
+  const run = await runCorpus(o, { name: 'docs folder', corpus, indexDir, kindOf: () => 'folder-file', rows, questions: new Map(sel.questions.map((q) => [q.id, q])) });
+  return {
+    source: 'docs',
+    inputs: { questions: sel.questionsFile, folder: sel.folder },
+    corpus: { root: corpus, index: indexDir, files: sel.files.length },
+    index: run.index,
+    ...(run.warmup ? { warmup: run.warmup } : {}),
+    questions: rows,
+    summary: summarise(rows),
+    notes: [...sel.notes, ...run.notes],
+  };
+}
+
+export async function runRealDocsBench(o: RealDocsRunOptions): Promise<RealDocsReport> {
+  const started = { createdAt: new Date().toISOString(), load: load() };
+  const corpus = join(o.work, 'corpus');
+  const indexDir = join(o.work, 'index');
+  const mainWanted = (o.financebench !== undefined && o.sampling.financebenchQuestions > 0) || (o.squad !== undefined && o.sampling.squadQuestions > 0);
+  if (!mainWanted && !o.nq && !o.docsFolder) throw new Error('no questions: give FinanceBench and/or SQuAD question files, NQ questions or a documentation folder (or a data folder holding them)');
+
+  // The main sample (SQuAD articles, FinanceBench filings, Canopy's docs) in one corpus, as before.
+  let main: { selection: RealDocsSelection; run: CorpusRun; rows: RealDocsRow[] } | undefined;
+  if (mainWanted) {
+    const selection = buildRealDocsCorpus(corpus, {
+      ...(o.financebench ? { financebench: o.financebench } : {}),
+      ...(o.squad ? { squad: o.squad } : {}),
+      ...(o.docs ? { docs: o.docs } : {}),
+      sampling: o.sampling,
+    });
+    const count = (k: string) => selection.files.filter((f) => f.kind === k).length;
+    o.log(`realdocs: corpus ${corpus}: ${selection.files.length} files (${count('pdf')} PDFs, ${count('squad-article')} SQuAD articles, ${count('doc')} docs), ${selection.questions.length} questions`);
+    const kinds = new Map(selection.files.map((f) => [f.path, f.kind]));
+    const rows = selection.questions.map(rowOf);
+    const run = await runCorpus(o, { name: 'main', corpus, indexDir, kindOf: (f) => kinds.get(f) ?? 'other', rows, questions: new Map(selection.questions.map((q) => [q.id, q])) });
+    main = { selection, run, rows };
+  }
+
+  // NQ and the documentation folder: corpora of their own, so the main sample's figures stay comparable with earlier runs.
+  const nq = o.nq ? await runNq(o, o.nq) : undefined;
+  const docsFolder = o.docsFolder ? await runFolder(o, o.docsFolder) : undefined;
+
+  // The demo's own question.
   const demo = o.demo === false ? undefined : await runDemo(o);
 
-  // 6. Scoring.
-  const node = nodeLookup(docs);
-  for (const row of rows) {
-    const q = selection.questions.find((x) => x.id === row.id)!;
-    const c = traces.cli.get(row.id);
-    if (c && row.cli) row.cli.metrics = scoreAnswer(c, q, node);
-    const w = traces.warm.get(row.id);
-    if (w && row.warm) row.warm.metrics = scoreAnswer(w, q, node);
-  }
-  const notes = [...selection.notes];
-  if (reuse) notes.push('index reused from an earlier run: no index times');
+  const rows = main?.rows ?? [];
+  const count = (k: string) => main?.selection.files.filter((f) => f.kind === k).length ?? 0;
   return {
     schema: REALDOCS_SCHEMA,
     version: 1,
     createdAt: started.createdAt,
     command: o.command,
-    machine: { ...machine(), loadAverage: { start: started.load, afterIndex, end: load() } },
+    machine: { ...machine(), loadAverage: { start: started.load, ...(main ? { afterIndex: main.run.afterIndex } : {}), end: load() } },
     sampling: o.sampling,
     settings: settingsRecord(o),
-    inputs: selection.inputs,
-    corpus: { root: corpus, index: indexDir, files: selection.files.length, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
-    notes,
-    index,
-    ...(warmup ? { warmup } : {}),
+    inputs: main?.selection.inputs ?? {},
+    corpus: { root: corpus, index: indexDir, files: main?.selection.files.length ?? 0, pdfs: count('pdf'), squadArticles: count('squad-article'), docs: count('doc') },
+    notes: [...(main?.selection.notes ?? []), ...(main?.run.notes ?? [])],
+    index: main?.run.index ?? { reused: false, files: [] },
+    ...(main?.run.warmup ? { warmup: main.run.warmup } : {}),
     questions: rows,
     summary: {
       all: summarise(rows),
       squad: summarise(rows.filter((r) => r.source === 'squad')),
       financebench: summarise(rows.filter((r) => r.source === 'financebench')),
     },
+    ...(nq ? { nq } : {}),
+    ...(docsFolder ? { docsFolder } : {}),
     ...(demo ? { demo } : {}),
   };
 }

@@ -20,21 +20,29 @@ import { seededRandom } from '../../core/random';
 import { detectSchema } from '../datasets/detect';
 import { Fields, readJsonLines } from '../datasets/jsonl';
 import { readSquadArticles, squadArticlesPath, squadTitle } from '../datasets/squad';
+import { isFolderQuestion } from './realDocsFolder';
 
 /** Where a question's gold evidence lies in the written corpus. */
 export type RealDocsGold =
   /** A SQuAD paragraph: its character range (UTF-16, end exclusive) and 1-based lines in the Markdown file. */
   | { kind: 'paragraph'; file: string; paraIdx: number; charStart: number; charEnd: number; startLine: number; endLine: number }
   /** FinanceBench evidence pages, 0-based as in the data and in Canopy's anchors. */
-  | { kind: 'pages'; file: string; pages: number[] };
+  | { kind: 'pages'; file: string; pages: number[] }
+  /** A documentation-folder question: the file that holds the answer, anywhere in it. */
+  | { kind: 'file'; file: string };
+
+/** Where a question comes from: the main sample (SQuAD, FinanceBench), NQ's passages, or a documentation folder. */
+export type RealDocsSource = 'squad' | 'financebench' | 'nq' | 'docs';
 
 export interface RealDocsQuestion {
   id: string;
-  source: 'squad' | 'financebench';
+  source: RealDocsSource;
   question: string;
-  /** SQuAD: every gold answer text; FinanceBench: the reference answer. */
+  /** SQuAD, NQ, documentation folder: every accepted answer string; FinanceBench: the reference answer. */
   answers: string[];
   gold: RealDocsGold;
+  /** Whether the gold (NQ passage, documentation file) holds an answer string by the printed answer's rule; unset for the main sample. */
+  goldHoldsAnswer?: boolean;
 }
 
 export interface RealDocsSelection {
@@ -54,7 +62,8 @@ export interface RealDocsSampling {
 
 export const defaultSampling: RealDocsSampling = { seed: 16, squadArticles: 30, squadQuestions: 15, financebenchQuestions: 10 };
 
-function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
+/** A seeded Fisher–Yates shuffle (a copy). */
+export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
@@ -63,9 +72,22 @@ function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   return a;
 }
 
-/** The FinanceBench and SQuAD question files under `data` (two folder levels deep), by schema. */
-export function findRealDocsInputs(data: string): { financebench?: string; squad?: string; notes: string[] } {
-  const found: Record<'financebench' | 'squad', string[]> = { financebench: [], squad: [] };
+/** The question files the benchmark can ask, found under a data folder by their fields. */
+export interface RealDocsInputs {
+  financebench?: string;
+  squad?: string;
+  /** NQ-open questions (their passages lie beside them). */
+  nq?: string;
+  /** A documentation folder's questions (`{question, answers, file}`; the folder lies beside them). */
+  docsFolder?: string;
+  notes: string[];
+}
+
+const INPUT_FLAGS = { financebench: '--financebench', squad: '--squad', nq: '--nq', docsFolder: '--docs-folder' } as const;
+
+/** The FinanceBench, SQuAD, NQ and documentation-folder question files under `data` (two folder levels deep), by schema. */
+export function findRealDocsInputs(data: string): RealDocsInputs {
+  const found: Record<keyof typeof INPUT_FLAGS, string[]> = { financebench: [], squad: [], nq: [], docsFolder: [] };
   const walk = (dir: string, depth: number) => {
     for (const name of readdirSync(dir).sort()) {
       const p = join(dir, name);
@@ -74,17 +96,21 @@ export function findRealDocsInputs(data: string): { financebench?: string; squad
         if (depth < 2) walk(p, depth + 1);
       } else if (name.endsWith('.jsonl')) {
         const first = readJsonLines(p)[0];
-        const d = first ? detectSchema(first.value) : undefined;
-        if (d && 'schema' in d && (d.schema === 'financebench' || d.schema === 'squad')) found[d.schema].push(p);
+        if (!first) continue;
+        const d = detectSchema(first.value);
+        if ('schema' in d && (d.schema === 'financebench' || d.schema === 'squad' || d.schema === 'nq')) found[d.schema].push(p);
+        else if (isFolderQuestion(first.value)) found.docsFolder.push(p);
       }
     }
   };
   walk(data, 0);
   const notes: string[] = [];
-  for (const k of ['financebench', 'squad'] as const) {
-    if (found[k].length > 1) notes.push(`${found[k].length} ${k} question files under ${data}; using ${found[k][0]} (pass --${k} to choose)`);
+  const out: RealDocsInputs = { notes };
+  for (const k of Object.keys(INPUT_FLAGS) as Array<keyof typeof INPUT_FLAGS>) {
+    if (found[k].length > 1) notes.push(`${found[k].length} ${k} question files under ${data}; using ${found[k][0]} (pass ${INPUT_FLAGS[k]} to choose)`);
+    if (found[k][0]) out[k] = found[k][0];
   }
-  return { ...(found.financebench[0] ? { financebench: found.financebench[0] } : {}), ...(found.squad[0] ? { squad: found.squad[0] } : {}), notes };
+  return out;
 }
 
 interface FinancebenchPick {

@@ -6,8 +6,9 @@
 import { canopyCompressor, defaultSettings } from '../../core/config/settings';
 import { BUILTIN_PROFILE } from '../../core/retrieve/profile';
 import { percentile } from './measure';
-import type { RealDocsReport, RealDocsRow } from './realDocs';
-import type { AnswerMetrics } from './realDocsScore';
+import { BM25_TABLE_K } from './realDocsBm25';
+import type { RealDocsFolderReport, RealDocsNqReport, RealDocsReport, RealDocsRow, RealDocsSampleReport } from './realDocs';
+import { ANSWER_OUTCOMES, answerOutcome, type AnswerMetrics, type AnswerOutcome } from './realDocsScore';
 
 export const REALDOCS_BEGIN = '<!-- canopy-bench-realdocs:begin (written by `canopy bench realdocs --markdown` or `npm run bench`; edit src/eval/bench/realDocsReport.ts, not this text) -->';
 export const REALDOCS_END = '<!-- canopy-bench-realdocs:end -->';
@@ -41,6 +42,12 @@ export interface RealDocsSummary {
   citedAnyGold: number;
   goldInEvidence: number;
   goldInEvidenceRound1: number;
+  /** Of the scored rows whose answers are strings to find (not FinanceBench): how many, an answer string in the kept evidence, the gold's file retrieved. */
+  stringScored?: number;
+  answerInEvidence?: number;
+  goldFileRetrieved?: number;
+  /** Rows per answer outcome (answerOutcome: answered, or where the answer was lost). */
+  outcomes?: Partial<Record<AnswerOutcome, number>>;
   /**
    * The critic's verdicts (every round it judged) against "the gold is already in the kept
    * evidence": true positive = said sufficient and the gold was there; false positive = said
@@ -77,8 +84,18 @@ export function criticText(c: RealDocsSummary['critic'] | undefined): string {
 
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-export function summarise(rows: readonly RealDocsRow[]): RealDocsSummary {
-  const metrics: AnswerMetrics[] = rows.map((r) => r.cli?.metrics ?? (r.cli ? undefined : r.warm?.metrics)).filter((m): m is AnswerMetrics => m !== undefined);
+/**
+ * The metrics a row is scored by: the CLI run's (the warm run's where the CLI did not run), or —
+ * `prefer: 'warm'`, for samples asked warm in full and cold in part — the warm run's (the CLI
+ * run's where the warm did not run). A run that failed scores nothing.
+ */
+export function preferredMetrics(r: RealDocsRow, prefer: 'cli' | 'warm' = 'cli'): AnswerMetrics | undefined {
+  return prefer === 'cli' ? (r.cli?.metrics ?? (r.cli ? undefined : r.warm?.metrics)) : (r.warm?.metrics ?? (r.warm ? undefined : r.cli?.metrics));
+}
+
+export function summarise(rows: readonly RealDocsRow[], prefer: 'cli' | 'warm' = 'cli'): RealDocsSummary {
+  const scoredRows = rows.map((r) => ({ r, m: preferredMetrics(r, prefer) })).filter((x): x is { r: RealDocsRow; m: AnswerMetrics } => x.m !== undefined);
+  const metrics: AnswerMetrics[] = scoredRows.map((x) => x.m);
   const count = (pred: (m: AnswerMetrics) => boolean) => metrics.filter(pred).length;
   const stops: Record<string, number> = {};
   for (const m of metrics) stops[m.stop] = (stops[m.stop] ?? 0) + 1;
@@ -106,7 +123,25 @@ export function summarise(rows: readonly RealDocsRow[]): RealDocsSummary {
     goldInEvidence: count((m) => m.goldInEvidence),
     goldInEvidenceRound1: count((m) => m.goldInEvidenceRound1),
     critic: criticCounts(metrics),
+    ...stringFigures(scoredRows),
     ...(both.length > 0 ? { warmSameAsCli: { same: both.filter((r) => r.cli!.metrics!.answer === r.warm!.metrics!.answer).length, of: both.length } } : {}),
+  };
+}
+
+/** The answer-string figures of the rows scored by strings (none for FinanceBench, or for reports written before them). */
+function stringFigures(scored: ReadonlyArray<{ r: RealDocsRow; m: AnswerMetrics }>): Pick<RealDocsSummary, 'stringScored' | 'answerInEvidence' | 'goldFileRetrieved' | 'outcomes'> {
+  const withStrings = scored.filter((x) => x.m.answerInEvidence !== undefined);
+  if (withStrings.length === 0) return {};
+  const outcomes: Partial<Record<AnswerOutcome, number>> = {};
+  for (const { r, m } of withStrings) {
+    const o = answerOutcome(m, r.goldHoldsAnswer)!;
+    outcomes[o] = (outcomes[o] ?? 0) + 1;
+  }
+  return {
+    stringScored: withStrings.length,
+    answerInEvidence: withStrings.filter((x) => x.m.answerInEvidence).length,
+    goldFileRetrieved: withStrings.filter((x) => x.m.goldFileRetrieved).length,
+    outcomes,
   };
 }
 
@@ -186,7 +221,6 @@ function weightsText(n: { dense: number; lexical: number; model?: string | undef
 
 export function renderRealDocsMarkdown(r: RealDocsReport): string {
   const out: string[] = [];
-  const { all, squad, financebench } = r.summary;
   const m = r.machine;
   const la = (xs: number[] | undefined) => (xs ? xs.map((x) => x.toFixed(2)).join(' / ') : '—');
   out.push('## Real documents (issue 16)');
@@ -197,6 +231,30 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
     `**Machine**: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Load average (1 / 5 / 15 min) at the start ${la(m.loadAverage.start)}, after indexing ${la(m.loadAverage.afterIndex)}, at the end ${la(m.loadAverage.end)}.`,
   );
   out.push('');
+  if (r.questions.length > 0) renderMainSample(r, out);
+  else out.push('**SQuAD and FinanceBench**: not asked in this run.');
+  if (r.demo) {
+    const d = r.demo;
+    out.push('');
+    out.push(
+      d.error
+        ? `**\`npm run demo\`**: failed — ${d.error}`
+        : `**\`npm run demo\`** (its folder and question, through the CLI): ${d.rounds} round(s), ${d.items} items, ${num(d.evidenceTokens ?? Number.NaN)} kept tokens, stop \`${d.stop}\`, ${s1(d.ms / 1000)} s; ` +
+            (d.partsAnswered ? `parts of the question answered: ${d.partsAnswered.filter(Boolean).length} of ${d.partsAnswered.length}.` : 'parts not checked (question unknown to the benchmark).'),
+    );
+  }
+  if (r.notes.length > 0) {
+    out.push('');
+    for (const n of r.notes) out.push(`- ${n}`);
+  }
+  if (r.nq) out.push('', renderNqMarkdown(r.nq));
+  if (r.docsFolder) out.push('', renderFolderMarkdown(r.docsFolder));
+  return out.join('\n');
+}
+
+/** The main sample's corpus, summary table, PDF table and Markdown index time. */
+function renderMainSample(r: RealDocsReport, out: string[]): void {
+  const { all, squad, financebench } = r.summary;
   const pdfs = r.index.files.filter((f) => f.kind === 'pdf');
   const nodes = r.index.files.reduce((a, f) => a + f.nodes, 0);
   out.push(
@@ -234,20 +292,120 @@ export function renderRealDocsMarkdown(r: RealDocsReport): string {
     out.push('');
     out.push(`The ${others.length} Markdown files took ${s1(sum)} s together (slowest ${s1(Math.max(...others.map((f) => f.seconds!)))} s).`);
   }
-  if (r.demo) {
-    const d = r.demo;
-    out.push('');
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '—' : `${((100 * n) / of).toFixed(1)}%`);
+const fracPct = (n: number | undefined, of: number) => (n === undefined ? '—' : `${num(n)}/${num(of)} (${pct(n, of)})`);
+
+/** The rows of a separate sample's table (NQ, the documentation folder): quality, then time. */
+function sampleRows(s: RealDocsSummary, answerTarget: string): Array<[string, string]> {
+  return [
+    [`answer string in the printed answer (target ${answerTarget})`, fracPct(s.answerHasGold, s.scored)],
+    ['answer string in the kept evidence', fracPct(s.answerInEvidence, s.stringScored ?? s.scored)],
+    ['kept (evidence) tokens per question, mean', num(s.meanEvidenceTokens)],
+    ['gold passage / file in the kept evidence (after round 1)', `${fracPct(s.goldInEvidence, s.scored)} (${num(s.goldInEvidenceRound1)})`],
+    ["an item of the gold's file retrieved (any round)", fracPct(s.goldFileRetrieved, s.stringScored ?? s.scored)],
+    ['citation [1] / any citation on the gold passage / file', `${fracPct(s.cited1Gold, s.scored)} / ${fracPct(s.citedAnyGold, s.scored)}`],
+    ['rounds, mean', num(s.meanRounds, 2)],
+    ['stop reasons', stopsText(s)],
+    ['items per question, mean', num(s.meanItems, 1)],
+    ['critic "sufficient" vs gold already kept (every verdict)', criticText(s.critic)],
+    ['`canopy ask` process (model load included), p50 / p95 / max', spreadText(s.cli)],
+    ['`canopy ask` process CPU time (user + system)', spreadText(s.cliCpu)],
+    ['warm in-process ask, p50 / p95 / max', spreadText(s.warm)],
+    ['warm ask CPU time (user + system)', spreadText(s.warmCpu)],
+    ['warm answer identical to the CLI answer', s.warmSameAsCli ? frac(s.warmSameAsCli.same, s.warmSameAsCli.of) : '—'],
+    ['failed asks (CLI / warm)', `${s.failed.cli} / ${s.failed.warm}`],
+  ];
+}
+
+function indexText(x: RealDocsSampleReport): string {
+  if (x.index.reused) return 'the index of an earlier run was reused (no index time)';
+  const s = x.index.summary;
+  return `one \`canopy index\` process: ${s1(x.index.seconds ?? Number.NaN)} s${x.index.cpuSeconds !== undefined ? ` (${s1(x.index.cpuSeconds)} s CPU)` : ''} for ${num(s?.files ?? Number.NaN)} files, ${num(s?.nodes ?? Number.NaN)} nodes, ${s?.errors.length ?? 0} errors`;
+}
+
+/** Where the answers were lost (answerOutcome), one row per outcome. */
+function outcomesTable(s: RealDocsSummary): string[] {
+  const n = s.stringScored ?? 0;
+  if (!s.outcomes || n === 0) return [];
+  const out = ['| outcome | questions |', '|---|---:|'];
+  for (const o of ANSWER_OUTCOMES) if (s.outcomes[o]) out.push(`| ${o} | ${fracPct(s.outcomes[o], n)} |`);
+  return out;
+}
+
+/**
+ * The NQ sample: its corpus and questions, the summary table (quality from the warm asks of every
+ * question, the CLI's time on its seeded subset), BM25's top-k curve, the ask's evidence against
+ * that curve at equal tokens, and where the answers were lost.
+ */
+export function renderNqMarkdown(x: RealDocsNqReport): string {
+  const s = x.summary;
+  const sampled = x.sampling.of !== undefined ? x.sampling.questions < x.sampling.of : x.sampling.asked !== undefined;
+  const out: string[] = [];
+  out.push('### NQ development half: every passage a file (issue 32)');
+  out.push('');
+  out.push(
+    `**Corpus**: the ${num(x.corpus.files)} passages of \`${x.inputs.passages ?? '?'}\`, each one Markdown file (the title as a \`#\` heading, then the passage), in a corpus and index of their own (${indexText(x)}). ` +
+      `**Questions**: ${num(x.sampling.questions)}${x.sampling.of !== undefined ? ` of the ${num(x.sampling.of)}` : ''} of \`${x.inputs.questions}\`${sampled ? ` (a seeded sample, seed ${x.sampling.seed})` : ' (all)'}, each asked as written (lower case, no question mark) over all the passages, warm in one in-process workspace; ${num(x.sampling.cliQuestions)} of them (seeded, seed ${x.sampling.seed}) also through a \`canopy ask\` process. The quality figures are the warm asks'; settings as above.`,
+  );
+  out.push('');
+  out.push(`| what | NQ (${num(s.questions)}) |`);
+  out.push('|---|---:|');
+  for (const [label, v] of sampleRows(s, '≥ 80%')) out.push(`| ${label} | ${v} |`);
+  out.push('');
+  const b = x.bm25;
+  const shown = b.curve.filter((p) => p.k <= BM25_TABLE_K);
+  out.push(`**Flat BM25 over the same passages** (${b.scoring}; a passage holds the answer when an answer string is in its file's text, by the rule of the printed answer; tokens: cl100k_base of each passage's file): the share of questions whose top-k passages hold an answer string, and their tokens.`);
+  out.push('');
+  out.push(`| k | ${shown.map((p) => p.k).join(' | ')} |`);
+  out.push(`|---|${shown.map(() => '---:').join('|')}|`);
+  out.push(`| answer string in the top k | ${shown.map((p) => `${(100 * p.share).toFixed(1)}%`).join(' | ')} |`);
+  out.push(`| tokens, mean | ${shown.map((p) => num(p.meanTokens)).join(' | ')} |`);
+  out.push('');
+  const e = b.atAskTokens;
+  const at = e.bm25Share;
+  const bracket = b.curve.find((p) => p.meanTokens >= e.askTokens);
+  out.push(
+    `**At equal tokens**: the ask's kept evidence holds an answer string for ${(100 * e.askShare).toFixed(1)}% of the ${num(e.questions)} questions at ${num(e.askTokens)} tokens on average; ` +
+      (at === undefined
+        ? `BM25's curve ends at k = ${b.depth} (${num(b.curve[b.curve.length - 1]?.meanTokens ?? Number.NaN)} tokens), below the ask's tokens: no reading at equal tokens.`
+        : `BM25's curve at that many tokens (read between k = ${Math.max(0, (bracket?.k ?? 1) - 1)} and k = ${bracket?.k ?? '?'}) holds one for ${(100 * at).toFixed(1)}% — the ask is ${(100 * (e.askShare - at)).toFixed(1)} points ${e.askShare >= at ? 'at or above' : 'below'} the curve.`) +
+      ` BM25's top passages that fit whole in each question's own evidence tokens hold one for ${(100 * e.bm25OwnTokensShare).toFixed(1)}%.`,
+  );
+  const outcomes = outcomesTable(s);
+  if (outcomes.length > 0) out.push('', 'Where the answers were lost (warm asks; the first that applies):', '', ...outcomes);
+  if (x.notes.length > 0) out.push('', ...x.notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
+
+/** The documentation folder: its corpus, the summary table and one row per question. */
+export function renderFolderMarkdown(x: RealDocsFolderReport): string {
+  const s = x.summary;
+  const out: string[] = [];
+  out.push('### A documentation folder (issue 32)');
+  out.push('');
+  out.push(
+    `**Corpus**: \`${x.inputs.folder ?? '?'}\` copied as it is (${num(x.corpus.files)} files of the formats Canopy reads), in a corpus and index of its own (${indexText(x)}). ` +
+      `**Questions**: the ${num(s.questions)} of \`${x.inputs.questions}\`, each through a \`canopy ask\` process and warm; answered = an answer string (any, normalised) in the printed answer, from the CLI asks. Settings as above.`,
+  );
+  out.push('');
+  out.push(`| what | documentation folder (${num(s.questions)}) |`);
+  out.push('|---|---:|');
+  for (const [label, v] of sampleRows(s, '≥ 13 of 15')) out.push(`| ${label} | ${v} |`);
+  out.push('');
+  out.push('| # | question | answer strings (any) | file | answered | file cited | answer in evidence | outcome | printed answer |');
+  out.push('|---:|---|---|---|:---:|:---:|:---:|---|---|');
+  x.questions.forEach((q, i) => {
+    const m = preferredMetrics(q);
+    const mark = (b: boolean | undefined) => (b === undefined ? '—' : b ? '✓' : '✗');
     out.push(
-      d.error
-        ? `**\`npm run demo\`**: failed — ${d.error}`
-        : `**\`npm run demo\`** (its folder and question, through the CLI): ${d.rounds} round(s), ${d.items} items, ${num(d.evidenceTokens ?? Number.NaN)} kept tokens, stop \`${d.stop}\`, ${s1(d.ms / 1000)} s; ` +
-            (d.partsAnswered ? `parts of the question answered: ${d.partsAnswered.filter(Boolean).length} of ${d.partsAnswered.length}.` : 'parts not checked (question unknown to the benchmark).'),
+      `| ${i + 1} | ${cell(q.question)} | ${q.answers.map((a) => `\`${cell(a)}\``).join(', ')} | ${cell(q.gold.file)} | ${mark(m?.answerHasGold)} | ${mark(m?.citedAnyGold)} | ${mark(m?.answerInEvidence)} | ${m ? (answerOutcome(m, q.goldHoldsAnswer) ?? '—') : `failed: ${cell(q.cli?.error ?? q.warm?.error ?? '?')}`} | ${m ? cell(m.answer.slice(0, 200)) : '—'} |`,
     );
-  }
-  if (r.notes.length > 0) {
-    out.push('');
-    for (const n of r.notes) out.push(`- ${n}`);
-  }
+  });
+  const outcomes = outcomesTable(s);
+  if (outcomes.length > 0) out.push('', 'Where the answers were lost (the first that applies):', '', ...outcomes);
+  if (x.notes.length > 0) out.push('', ...x.notes.map((n) => `- ${n}`));
   return out.join('\n');
 }
 
@@ -256,34 +414,47 @@ const where = (c: { file: string; page?: number; pageEnd?: number; startLine?: n
 const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 /**
- * One row per question (the CLI run's outcome, else the warm run's): gold and where it is, the
- * printed answer, citation [1] (where, its region kind and text), rounds with the critic's
- * verdicts, and the flags — the material for reading the failures one by one. Pages are printed
- * 1-based, as a person reads them.
+ * One row per question (the CLI run's outcome, else the warm run's; NQ: the warm run's): gold and
+ * where it is, the printed answer, citation [1] (where, its region kind and text), rounds with the
+ * critic's verdicts, and the flags — the material for reading the failures one by one. The main
+ * sample first, then the documentation folder and NQ, each under its own header. Pages are
+ * printed 1-based, as a person reads them.
  */
 export function renderRealDocsQuestions(r: RealDocsReport): string {
-  const out = ['| id | question | gold (where) | answer | [1] (kind: text) | rounds: critic verdicts | flags |', '|---|---|---|---|---|---|---|'];
-  for (const q of r.questions) {
-    const m = q.cli?.metrics ?? q.warm?.metrics;
-    const gold = q.gold.kind === 'pages' ? `${q.gold.file} p.${q.gold.pages.map((p) => p + 1).join(',')}` : `${q.gold.file}:${q.gold.startLine}`;
-    if (!m) {
-      out.push(`| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | — | — | — | failed: ${cell(q.cli?.error ?? q.warm?.error ?? '?')} |`);
-      continue;
-    }
-    const c1 = m.citations.find((c) => c.marker === 1);
-    const verdicts = (m.criticVerdicts ?? []).map((v) => `${v.round}:${v.sufficient ? 'S' : 'I'}${v.goldKept ? '+' : '−'}`).join(' ');
-    const flags = [
-      m.answerHasGold ? 'answer ✓' : 'answer ✗',
-      m.cited1Gold ? '[1] ✓' : m.citedAnyGold ? '[1] ✗ (other ✓)' : '[1] ✗',
-      m.goldInEvidence ? `kept ✓${m.goldInEvidenceRound1 ? '' : ' (after r1)'}` : 'kept ✗',
-      ...(m.readerTruncated ? ['cap'] : []),
-    ].join(', ');
-    out.push(
-      `| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | ${cell(m.answer.slice(0, 220))} | ${c1 ? `${where(c1)} (${c1.kind ?? '?'}: ${cell(c1.text.slice(0, 100))})` : '—'} | ${m.rounds}, ${m.stop}: ${verdicts} | ${flags} |`,
-    );
+  const out: string[] = [];
+  const table = (rows: readonly RealDocsRow[], prefer: 'cli' | 'warm') => {
+    out.push('| id | question | gold (where) | answer | [1] (kind: text) | rounds: critic verdicts | flags |', '|---|---|---|---|---|---|---|');
+    for (const q of rows) out.push(questionRow(q, prefer));
+  };
+  if (r.questions.length > 0) table(r.questions, 'cli');
+  if (r.docsFolder) {
+    out.push(...(out.length > 0 ? [''] : []), 'Documentation folder:', '');
+    table(r.docsFolder.questions, 'cli');
+  }
+  if (r.nq) {
+    out.push(...(out.length > 0 ? [''] : []), 'NQ (warm asks; BM25: the rank of the first passage holding an answer string):', '');
+    table(r.nq.questions, 'warm');
   }
   out.push('', 'Critic verdicts: round:S (sufficient) or I (insufficient), + when the gold was already in the evidence kept by that round, − when not.');
   return out.join('\n');
+}
+
+function questionRow(q: RealDocsRow, prefer: 'cli' | 'warm'): string {
+  const m = prefer === 'cli' ? (q.cli?.metrics ?? q.warm?.metrics) : (q.warm?.metrics ?? q.cli?.metrics);
+  const gold = q.gold.kind === 'pages' ? `${q.gold.file} p.${q.gold.pages.map((p) => p + 1).join(',')}` : q.gold.kind === 'file' ? q.gold.file : `${q.gold.file}:${q.gold.startLine}`;
+  if (!m) return `| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | — | — | — | failed: ${cell(q.cli?.error ?? q.warm?.error ?? '?')} |`;
+  const c1 = m.citations.find((c) => c.marker === 1);
+  const verdicts = (m.criticVerdicts ?? []).map((v) => `${v.round}:${v.sufficient ? 'S' : 'I'}${v.goldKept ? '+' : '−'}`).join(' ');
+  const outcome = answerOutcome(m, q.goldHoldsAnswer);
+  const flags = [
+    m.answerHasGold ? 'answer ✓' : 'answer ✗',
+    m.cited1Gold ? '[1] ✓' : m.citedAnyGold ? '[1] ✗ (other ✓)' : '[1] ✗',
+    m.goldInEvidence ? `kept ✓${m.goldInEvidenceRound1 ? '' : ' (after r1)'}` : 'kept ✗',
+    ...(m.readerTruncated ? ['cap'] : []),
+    ...(outcome && outcome !== 'answered' ? [outcome] : []),
+    ...(q.bm25 ? [`BM25 ${q.bm25.firstAnswerRank ?? '—'}`] : []),
+  ].join(', ');
+  return `| ${q.source} ${q.id} | ${cell(q.question)} | ${cell(q.answers[0] ?? '')} (${gold}) | ${cell(m.answer.slice(0, 220))} | ${c1 ? `${where(c1)} (${c1.kind ?? '?'}: ${cell(c1.text.slice(0, 100))})` : '—'} | ${m.rounds}, ${m.stop}: ${verdicts} | ${flags} |`;
 }
 
 /** Replaces (or inserts, before the first `## Encoder` heading, else at the end) the real-document section of BENCHMARKS.md. */
@@ -297,10 +468,48 @@ export function replaceRealDocsSection(doc: string, section: string): string {
   return `${doc.trimEnd()}\n\n${block}\n`;
 }
 
+/**
+ * Before → after of a separate sample's figures (appended to `out`), and its questions whose
+ * answer flipped (all of them for the documentation folder; for NQ, the count each way and the
+ * first ten).
+ */
+function compareSample(name: string, before: RealDocsSampleReport | undefined, after: RealDocsSampleReport | undefined, out: string[], prefer: 'cli' | 'warm'): string[] {
+  if (!before || !after) return [];
+  const b = sampleRows(before.summary, '');
+  const a = sampleRows(after.summary, '');
+  a.forEach(([label, y], i) => {
+    const x = b[i]![1];
+    out.push(`| ${name}: ${label.replace(/ \(target \)$/, '')} | ${x} | ${y}${x === y ? '' : ' ◀'} |`);
+  });
+  const bm = (r: RealDocsSampleReport) => ('bm25' in r ? (r as RealDocsNqReport).bm25.atAskTokens : undefined);
+  const eb = bm(before);
+  const ea = bm(after);
+  if (eb && ea) {
+    const t = (e: RealDocsNqReport['bm25']['atAskTokens']) => `${(100 * e.askShare).toFixed(1)}% at ${num(e.askTokens)} tokens vs BM25 ${e.bm25Share === undefined ? '—' : `${(100 * e.bm25Share).toFixed(1)}%`}`;
+    out.push(`| ${name}: answer in evidence vs BM25 at equal tokens | ${t(eb)} | ${t(ea)} |`);
+  }
+  const prior = new Map(before.questions.map((q) => [q.id, q]));
+  const flips: string[] = [];
+  for (const q of after.questions) {
+    const p = prior.get(q.id);
+    const am = preferredMetrics(q, prefer);
+    const bm = p ? preferredMetrics(p, prefer) : undefined;
+    if (!am || !bm || am.answerHasGold === bm.answerHasGold) continue;
+    flips.push(`- ${name} ${q.id} "${q.question.slice(0, 80)}": answer string ${bm.answerHasGold ? 'yes' : 'no'} → ${am.answerHasGold ? 'yes' : 'no'}`);
+  }
+  if (name === 'NQ' && flips.length > 10) {
+    const gained = flips.filter((f) => f.endsWith('no → yes')).length;
+    return [`- NQ: ${flips.length} answers flipped (${gained} gained, ${flips.length - gained} lost); the first ten:`, ...flips.slice(0, 10)];
+  }
+  return flips;
+}
+
 /** Before → after of every summary figure, the index and the demo, and the questions whose outcome changed. */
 export function compareRealDocs(before: RealDocsReport, after: RealDocsReport): string {
   const out: string[] = ['| metric | before | after |', '|---|---:|---:|'];
-  for (const src of ['all', 'squad', 'financebench'] as const) {
+  // A run without the main sample (NQ or the folder alone) has no main figures to compare.
+  const mainSources = before.questions.length > 0 || after.questions.length > 0 ? (['all', 'squad', 'financebench'] as const) : [];
+  for (const src of mainSources) {
     const b = before.summary[src];
     const a = after.summary[src];
     for (const [label, f] of tableRows) {
@@ -335,6 +544,7 @@ export function compareRealDocs(before: RealDocsReport, after: RealDocsReport): 
     if (am.rounds !== bm.rounds) changed.push(`rounds ${bm.rounds} → ${am.rounds}`);
     if (changed.length > 0) flips.push(`- ${q.source} ${q.id} "${q.question.slice(0, 80)}": ${changed.join('; ')}`);
   }
+  flips.push(...compareSample('NQ', before.nq, after.nq, out, 'warm'), ...compareSample('documentation folder', before.docsFolder, after.docsFolder, out, 'cli'));
   const missing = after.questions.filter((q) => !prior.has(q.id)).length;
   if (missing > 0) out.push('', `${missing} question(s) of the new run are not in the old one (another sample): compare runs made with the same data, seed and sizes.`);
   if (flips.length > 0) out.push('', 'Questions whose outcome changed:', ...flips);

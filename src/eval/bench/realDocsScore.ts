@@ -7,8 +7,12 @@
  *  - gold cited: a citation's region lies on the gold — at least half of its characters inside
  *    the gold paragraph (Markdown), or at least half of its pages among the gold pages (PDF). A
  *    whole section or page group that merely contains the gold does not count.
+ *    A documentation-folder question's gold is a whole file: any region of it is on the gold.
  *  - gold in the kept evidence: some leaf of a kept region lies on the gold (same rule), over all
  *    rounds and over round 1 alone.
+ *  - answer string in the kept evidence (not FinanceBench): any answer string, by the printed
+ *    answer's rule, in the text of the regions kept over all rounds (a row with its header);
+ *    and whether any retrieved item of any round lies in the gold's file.
  *  - the critic's calibration: each verdict the critic gave (one per round it judged) beside
  *    whether the gold was already in the evidence kept up to that round — "sufficient" is right
  *    when the gold was there, "insufficient" when it was not. Kept regions are looked up by id in the index's parsed
@@ -21,11 +25,13 @@ import { containsAnswer, normalizeAnswer, searchableAnswer } from '../answers';
 import type { Anchor, RegionNode } from '../../contracts/region';
 import { contentTerms } from '../../core/text/terms';
 import type { AskTrace } from '../../contracts/trace';
+import { regionText } from '../outcome';
 import type { RealDocsGold, RealDocsQuestion } from './realDocsCorpus';
 
 /** Whether a region with this anchor lies on the gold (see the module comment). */
 export function onGold(a: Anchor, gold: RealDocsGold): boolean {
   if (a.file !== gold.file) return false;
+  if (gold.kind === 'file') return true;
   if (gold.kind === 'paragraph') {
     if (a.charStart === undefined || a.charEnd === undefined) return false;
     const len = a.charEnd - a.charStart;
@@ -168,6 +174,10 @@ export interface AnswerMetrics {
   keyFacts?: KeyFacts;
   cited1Gold: boolean;
   citedAnyGold: boolean;
+  /** An answer string in the kept regions' text (undefined for FinanceBench, whose answers are not strings to find). */
+  answerInEvidence?: boolean;
+  /** Some retrieved item, of any round, is in the gold's file. */
+  goldFileRetrieved?: boolean;
   goldInEvidence: boolean;
   goldInEvidenceRound1: boolean;
   /** Kept region ids that the index's documents do not hold (should be 0). */
@@ -223,6 +233,12 @@ export function scoreAnswer(trace: AskTrace, q: RealDocsQuestion, node: (id: str
     onGold: onGold(c.anchor, gold),
   }));
   const keyFacts = q.source === 'financebench' ? keyFactCheck(q.answers[0] ?? '', q.question, withoutMarkers(trace.answer.text)) : undefined;
+  const keptText = () =>
+    [...new Set(byRound.flat())]
+      .map(node)
+      .filter((n): n is RegionNode => n !== undefined)
+      .map(regionText)
+      .join('\n');
   return {
     rounds: trace.rounds.length,
     stop: trace.stop.reason,
@@ -237,9 +253,30 @@ export function scoreAnswer(trace: AskTrace, q: RealDocsQuestion, node: (id: str
     ...(keyFacts ? { keyFacts } : {}),
     cited1Gold: citations.some((c) => c.marker === 1 && c.onGold),
     citedAnyGold: citations.some((c) => c.onGold),
+    ...(keyFacts ? {} : { answerInEvidence: answerHasGoldString(q.answers, keptText()) }),
+    goldFileRetrieved: trace.rounds.some((r) => r.retrieved.some((it) => it.file === gold.file)),
     goldInEvidence,
     goldInEvidenceRound1,
     unresolvedKept: unresolved,
     criticVerdicts,
   };
+}
+
+/**
+ * Where a question's answer was lost, checked in this order: answered (an answer string in the
+ * printed answer); the string was in the kept evidence and the reader quoted another sentence;
+ * the gold itself lacks every answer string (the data's answer is worded otherwise there); an item
+ * of the gold's file was retrieved but the string was not kept; the gold's file was not retrieved.
+ * Undefined for FinanceBench, whose key facts are not strings to find.
+ */
+export type AnswerOutcome = 'answered' | 'in evidence, not quoted' | 'gold lacks the answer string' | 'gold file retrieved, answer not kept' | 'gold file not retrieved';
+
+export const ANSWER_OUTCOMES: readonly AnswerOutcome[] = ['answered', 'in evidence, not quoted', 'gold lacks the answer string', 'gold file retrieved, answer not kept', 'gold file not retrieved'];
+
+export function answerOutcome(m: AnswerMetrics, goldHoldsAnswer?: boolean): AnswerOutcome | undefined {
+  if (m.answerInEvidence === undefined) return undefined;
+  if (m.answerHasGold) return 'answered';
+  if (m.answerInEvidence) return 'in evidence, not quoted';
+  if (goldHoldsAnswer === false) return 'gold lacks the answer string';
+  return m.goldFileRetrieved ? 'gold file retrieved, answer not kept' : 'gold file not retrieved';
 }

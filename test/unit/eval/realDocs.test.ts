@@ -1,6 +1,8 @@
 // The real-document benchmark (issue 16): the corpus it writes, the scoring rules, and one run
 // end to end on a tiny corpus built here (a ten-page PDF report, three small articles) in the
-// FinanceBench and SQuAD schemas — through the built CLI and a warm in-process workspace.
+// FinanceBench and SQuAD schemas — through the built CLI and a warm in-process workspace. And
+// its two sources of issue 32 on fixtures of their own: NQ-open passages written one file each
+// with the flat BM25 baseline, and a documentation folder copied as it is.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,17 +14,21 @@ import { main } from '../../../src/cli/main';
 import type { CliIO } from '../../../src/cli/io';
 import type { AskTrace } from '../../../src/contracts/trace';
 import { canopyCompressor, defaultSettings } from '../../../src/core/config/settings';
-import { demoFromPackage, runRealDocsBench, type RealDocsReport } from '../../../src/eval/bench/realDocs';
+import { bpeTokenCounter } from '../../../src/core/compress/tokens';
+import { demoFromPackage, equalTokens, runRealDocsBench, type RealDocsReport, type RealDocsRow } from '../../../src/eval/bench/realDocs';
+import { answerWithinBudget, bm25Curve, bm25Ranker, firstAnswerRank, shareAtTokens, type RankedPassages } from '../../../src/eval/bench/realDocsBm25';
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
-import { compareRealDocs, criticText, renderRealDocsMarkdown, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
-import { answerHasGoldString, factNumbers, keyFactCheck, onGold, scoreAnswer } from '../../../src/eval/bench/realDocsScore';
+import { readFolderSource, writeFolderCorpus } from '../../../src/eval/bench/realDocsFolder';
+import { passageMarkdown, readNqSource, seededSubset, writeNqCorpus } from '../../../src/eval/bench/realDocsNq';
+import { compareRealDocs, criticText, renderFolderMarkdown, renderNqMarkdown, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
+import { answerHasGoldString, answerOutcome, factNumbers, keyFactCheck, onGold, scoreAnswer, type AnswerMetrics } from '../../../src/eval/bench/realDocsScore';
+import { longReportPdf } from '../../helpers/longReportPdf';
 
 /** A saved trace file: gzip (what the TraceStore writes) or plain JSON. */
 function savedTrace(file: string): AskTrace {
   const bytes = readFileSync(file);
   return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')) as AskTrace;
 }
-import { longReportPdf } from '../../helpers/longReportPdf';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const shortPdf = join(repo, 'test', 'fixtures', 'ingest', 'report.pdf');
@@ -71,6 +77,45 @@ const fbQuestions = [
 
 const jsonl = (rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
+// NQ-open's shape: passages `{_id, title, text}` (two share a title) and questions as search-engine
+// queries. The file names are not the data's: the benchmark finds them by their fields.
+const nqPassages = [
+  { _id: 'w1', title: 'Corven Observatory', text: 'The Corven Observatory opened in 1911. It stands on Mount Asher at 2,100 metres.' },
+  { _id: 'w2', title: 'Lake Tamsin', text: 'Lake Tamsin is a glacial lake. It is fed by the river Oru, which rises on the Pell glacier.' },
+  { _id: 'w3', title: 'Lake Tamsin', text: 'Fishing has been banned on the lake since 1987,\nwhen the trout stock collapsed.' },
+  { _id: 'w4', title: 'Harbour bridge of Velm', text: 'The harbour bridge of Velm was built from granite between 1840 and 1846.' },
+];
+const nqQueries = [
+  { _id: 'n1', text: 'which river feeds lake tamsin', answers: ['Oru', 'the river Oru'], gold_passage_id: 'w2' },
+  { _id: 'n2', text: 'since when is fishing banned on lake tamsin', answers: ['1987'], gold_passage_id: 'w3' },
+  { _id: 'n3', text: 'what is the harbour bridge of velm built from', answers: ['granite'], gold_passage_id: 'w4' },
+  { _id: 'n4', text: 'on which mountain does the corven observatory stand', answers: ['Mount Asher'], gold_passage_id: 'w1' },
+];
+
+// A documentation folder: nested Markdown, a file Canopy does not read and a hidden folder (both
+// left out), and questions `{question, answers, file}` beside it.
+const folderFiles: Record<string, string> = {
+  'tool/README.md': '# Tool\n\nTool indexes a folder.\n\n## Cache\n\nTool keeps its cache in `~/.cache/tool/` and never writes elsewhere.\n',
+  'tool/docs/flags.md': '# Flags\n\n## Watching\n\nPass `--watch` to re-index whenever a file changes.\n\n## Quiet\n\nPass `--quiet` to print nothing.\n',
+  'tool/logo.bin': 'not a document',
+  '.drafts/secret.md': '# Draft\n\nThe cache moves to /tmp.\n',
+};
+const folderQuestions = [
+  { question: 'Which flag re-indexes whenever a file changes?', answers: ['--watch'], file: 'tool/docs/flags.md' },
+  { question: 'Where does the tool keep its cache?', answers: ['~/.cache/tool/', 'the home cache folder'], file: 'tool/README.md' },
+];
+
+function writeNqAndFolder(dir: string): void {
+  mkdirSync(join(dir, 'open'), { recursive: true });
+  writeFileSync(join(dir, 'open', 'wiki.jsonl'), jsonl(nqPassages));
+  writeFileSync(join(dir, 'open', 'asked.jsonl'), jsonl(nqQueries));
+  for (const [rel, text] of Object.entries(folderFiles)) {
+    mkdirSync(join(dir, 'dev', 'site', rel, '..'), { recursive: true });
+    writeFileSync(join(dir, 'dev', 'site', rel), text);
+  }
+  writeFileSync(join(dir, 'dev', 'qs.jsonl'), jsonl(folderQuestions));
+}
+
 function writeData(dir: string): void {
   mkdirSync(join(dir, 'fb', 'pdfs'), { recursive: true });
   mkdirSync(join(dir, 'sq'), { recursive: true });
@@ -83,6 +128,7 @@ function writeData(dir: string): void {
   writeFileSync(join(dir, 'docs', 'guide.md'), '# Guide\n\nHow to use the tool.\n');
   writeFileSync(join(dir, 'docs', 'sub', 'more.md'), '# More\n\nDetails.\n');
   writeFileSync(join(dir, 'docs', 'picture.svg'), '<svg/>');
+  writeNqAndFolder(dir);
 }
 
 describe('real-document benchmark: corpus and scoring rules', () => {
@@ -111,6 +157,8 @@ describe('real-document benchmark: corpus and scoring rules', () => {
       const found = findRealDocsInputs(dir);
       assert.equal(found.financebench, join(dir, 'fb', 'questions.jsonl'));
       assert.equal(found.squad, join(dir, 'sq', 'questions.jsonl'));
+      assert.equal(found.nq, join(dir, 'open', 'asked.jsonl'), 'NQ questions by their fields, not the passages beside them');
+      assert.equal(found.docsFolder, join(dir, 'dev', 'qs.jsonl'));
       const sel = buildRealDocsCorpus(join(dir, 'corpus'), { financebench: found.financebench!, squad: found.squad!, docs: join(dir, 'docs'), sampling: { seed: 3, squadArticles: 3, squadQuestions: 2, financebenchQuestions: 2 } });
       assert.deepEqual(readdirSync(join(dir, 'corpus')).sort(), ['canopy-docs', 'financebench', 'squad']);
       assert.deepEqual(sel.files.filter((f) => f.kind === 'doc').map((f) => f.path), ['canopy-docs/guide.md', 'canopy-docs/sub/more.md']);
@@ -164,6 +212,208 @@ describe('real-document benchmark: corpus and scoring rules', () => {
   });
 });
 
+describe('real-document benchmark: NQ passages and a documentation folder (issue 32)', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'canopy-realdocs-src-'));
+    writeNqAndFolder(dir);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes every NQ passage as one Markdown file, its gold range on the passage', () => {
+    const sel = readNqSource(join(dir, 'open', 'asked.jsonl'), { cliQuestions: 2, seed: 5 });
+    assert.equal(sel.passagesFile, join(dir, 'open', 'wiki.jsonl'), 'the passages beside the questions, found by their fields');
+    assert.deepEqual(
+      sel.passages.map((p) => p.file),
+      ['nq/Corven_Observatory.md', 'nq/Lake_Tamsin.md', 'nq/Lake_Tamsin-2.md', 'nq/Harbour_bridge_of_Velm.md'],
+      'a repeated title gets a file of its own',
+    );
+    writeNqCorpus(join(dir, 'nq-corpus'), sel);
+    assert.deepEqual(readdirSync(join(dir, 'nq-corpus', 'nq')).sort(), ['Corven_Observatory.md', 'Harbour_bridge_of_Velm.md', 'Lake_Tamsin-2.md', 'Lake_Tamsin.md']);
+    const fishing = readFileSync(join(dir, 'nq-corpus', 'nq', 'Lake_Tamsin-2.md'), 'utf8');
+    assert.equal(fishing, '# Lake Tamsin\n\nFishing has been banned on the lake since 1987, when the trout stock collapsed.\n');
+    // Every question is asked (no --nq-questions), over every passage; each gold range is its passage's text.
+    assert.deepEqual(sel.questions.map((q) => q.id), ['n1', 'n2', 'n3', 'n4']);
+    for (const q of sel.questions) {
+      assert.equal(q.source, 'nq');
+      assert.equal(q.gold.kind, 'paragraph');
+      const g = q.gold as Extract<RealDocsQuestion['gold'], { kind: 'paragraph' }>;
+      const text = readFileSync(join(dir, 'nq-corpus', g.file), 'utf8');
+      const passage = nqPassages.find((p) => p._id === nqQueries.find((x) => x._id === q.id)!.gold_passage_id)!;
+      assert.equal(text.slice(g.charStart, g.charEnd), passage.text.replace(/\n/g, ' '));
+      assert.equal(text.split('\n')[g.startLine - 1], passage.text.replace(/\n/g, ' '));
+      assert.equal(q.goldHoldsAnswer, true);
+    }
+    assert.equal(sel.cliIds.length, 2);
+    assert.ok(sel.cliIds.every((id) => sel.questions.some((q) => q.id === id)));
+    assert.deepEqual(readNqSource(join(dir, 'open', 'asked.jsonl'), { cliQuestions: 2, seed: 5 }).cliIds, sel.cliIds, 'seeded');
+    // A sample of the questions: seeded, in file order; the corpus still holds every passage.
+    const two = readNqSource(join(dir, 'open', 'asked.jsonl'), { questions: 2, cliQuestions: 5, seed: 5 });
+    assert.equal(two.questions.length, 2);
+    assert.equal(two.available, 4);
+    assert.equal(two.passages.length, 4);
+    assert.deepEqual(two.cliIds, two.questions.map((q) => q.id), 'no more CLI asks than asked questions');
+    assert.deepEqual(seededSubset(['a', 'b', 'c', 'd', 'e'], 3, 9), seededSubset(['a', 'b', 'c', 'd', 'e'], 3, 9));
+    const picked = seededSubset(['a', 'b', 'c', 'd', 'e'], 3, 9);
+    assert.deepEqual(picked, [...picked].sort(), 'kept in the original order');
+    assert.deepEqual(passageMarkdown('A  title', 'x').markdown, '# A title\n\nx\n');
+  });
+
+  it('names the file and the reason for bad NQ input', () => {
+    const bad = join(dir, 'bad-nq');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, 'passages.jsonl'), jsonl(nqPassages.slice(0, 2)));
+    writeFileSync(join(bad, 'q.jsonl'), jsonl([nqQueries[0], nqQueries[1]]));
+    assert.throws(() => readNqSource(join(bad, 'q.jsonl'), { cliQuestions: 0, seed: 1 }), (e: Error) => e.message.includes(join(bad, 'q.jsonl')) && /holds every gold_passage_id/.test(e.message));
+    writeFileSync(join(bad, 'q.jsonl'), jsonl([{ ...nqQueries[0], answers: [] }]));
+    assert.throws(() => readNqSource(join(bad, 'q.jsonl'), { cliQuestions: 0, seed: 1 }), (e: Error) => e.message.startsWith(`${join(bad, 'q.jsonl')}:1:`) && /"answers" is empty/.test(e.message));
+    rmSync(join(bad, 'passages.jsonl'));
+    writeFileSync(join(bad, 'q.jsonl'), jsonl([nqQueries[0]]));
+    assert.throws(() => readNqSource(join(bad, 'q.jsonl'), { cliQuestions: 0, seed: 1 }), /no passages file beside it/);
+  });
+
+  it('copies a documentation folder as it is, the files Canopy reads only', () => {
+    const sel = readFolderSource(join(dir, 'dev', 'qs.jsonl'));
+    assert.equal(sel.folder, join(dir, 'dev', 'site'), 'the folder beside the questions that holds every file');
+    assert.deepEqual(sel.files.map((f) => f.path), ['tool/README.md', 'tool/docs/flags.md']);
+    writeFolderCorpus(join(dir, 'folder-corpus'), sel);
+    assert.equal(readFileSync(join(dir, 'folder-corpus', 'tool', 'docs', 'flags.md'), 'utf8'), folderFiles['tool/docs/flags.md']);
+    assert.equal(existsSync(join(dir, 'folder-corpus', 'tool', 'logo.bin')), false);
+    assert.equal(existsSync(join(dir, 'folder-corpus', '.drafts')), false);
+    assert.deepEqual(
+      sel.questions.map((q) => [q.source, q.gold, q.goldHoldsAnswer]),
+      [
+        ['docs', { kind: 'file', file: 'tool/docs/flags.md' }, true],
+        ['docs', { kind: 'file', file: 'tool/README.md' }, true],
+      ],
+    );
+  });
+
+  it('names the file and the reason for bad documentation-folder input', () => {
+    const bad = join(dir, 'bad-folder');
+    mkdirSync(join(bad, 'site'), { recursive: true });
+    writeFileSync(join(bad, 'site', 'a.md'), '# A\n\nText.\n');
+    const q = join(bad, 'q.jsonl');
+    writeFileSync(q, jsonl([{ question: 'Where?', answers: ['here'], file: 'missing.md' }]));
+    assert.throws(() => readFolderSource(q), (e: Error) => e.message.startsWith(q) && /no folder beside it holds every question's "file"/.test(e.message));
+    writeFileSync(q, jsonl([{ question: 'Where?', answers: ['here'], file: '../a.md' }]));
+    assert.throws(() => readFolderSource(q), (e: Error) => e.message.startsWith(`${q}:1:`) && /must be a path inside the documentation folder/.test(e.message));
+    writeFileSync(q, jsonl([{ question: 'Where?', answers: [], file: 'a.md' }]));
+    assert.throws(() => readFolderSource(q), (e: Error) => e.message.startsWith(`${q}:1:`) && /"answers" is empty/.test(e.message));
+    writeFileSync(join(bad, 'site', 'data.bin'), 'x');
+    writeFileSync(q, jsonl([{ question: 'Where?', answers: ['x'], file: 'data.bin' }]));
+    assert.throws(() => readFolderSource(q), /"data\.bin" is not a file Canopy reads/);
+  });
+
+  it('refuses another checkout\'s CLI beside the warm asks, which run this build', async () => {
+    const io = capture();
+    assert.equal(await main(['bench', 'realdocs', '--data', dir, '--cli-of', dir], io), 2);
+    assert.match(io.stderr.join('\n'), /--cli-of needs --no-warm/);
+    const bare = capture();
+    assert.equal(await main(['bench', 'realdocs', '--data', dir, '--cli-of', dir, '--no-warm'], bare), 2);
+    assert.match(bare.stderr.join('\n'), /run "npm run build" in .* first/);
+  });
+
+  it('ranks the passages with BM25 and finds the answer strings in them', () => {
+    const sel = readNqSource(join(dir, 'open', 'asked.jsonl'), { cliQuestions: 0, seed: 1 });
+    const counter = bpeTokenCounter();
+    const ranker = bm25Ranker(
+      sel.passages.map((p) => ({ id: p.file, title: p.title, text: p.markdown.slice(p.charStart, p.charEnd), written: p.markdown })),
+      3,
+      counter,
+    );
+    const r = ranker.rank('which river feeds lake tamsin', ['Oru']);
+    assert.equal(r.ids[0], 'nq/Lake_Tamsin.md');
+    assert.ok(r.ids.length <= 3);
+    assert.deepEqual(r.hasAnswer, r.ids.map((id) => id === 'nq/Lake_Tamsin.md'));
+    assert.equal(r.tokens[0], counter.count(sel.passages[1]!.markdown));
+    assert.equal(firstAnswerRank(r), 1);
+    assert.equal(firstAnswerRank(ranker.rank('which river feeds lake tamsin', ['Danube'])), undefined);
+  });
+
+  it('draws the top-k curve and reads it at equal tokens', () => {
+    const lists: RankedPassages[] = [
+      { ids: ['a', 'b', 'c'], tokens: [100, 100, 100], hasAnswer: [false, true, false] },
+      { ids: ['d', 'e', 'f'], tokens: [50, 50, 50], hasAnswer: [true, false, false] },
+      { ids: ['g', 'h'], tokens: [80, 80], hasAnswer: [false, false] },
+    ];
+    const curve = bm25Curve(lists, 3);
+    assert.deepEqual(
+      curve.map((p) => [p.k, p.withAnswer, Math.round(p.meanTokens * 100) / 100]),
+      [
+        [1, 1, 76.67],
+        [2, 2, 153.33],
+        [3, 2, 203.33],
+      ],
+      'a list shorter than k counts all it has',
+    );
+    const close = (x: number | undefined, y: number) => assert.ok(x !== undefined && Math.abs(x - y) < 1e-9, `${x} ≈ ${y}`);
+    close(shareAtTokens(curve, 230 / 6), 1 / 6); // half-way to k = 1, from (0, 0)
+    close(shareAtTokens(curve, 230 / 3), 1 / 3);
+    close(shareAtTokens(curve, 115), 0.5); // half-way between k = 1 and k = 2
+    close(shareAtTokens(curve, 180), 2 / 3);
+    assert.equal(shareAtTokens(curve, 204), undefined, 'past the curve: no reading');
+    // The top passages that fit whole in a budget.
+    assert.equal(answerWithinBudget(lists[0]!, 199), false);
+    assert.equal(answerWithinBudget(lists[0]!, 200), true);
+    assert.equal(answerWithinBudget(lists[1]!, 49), false);
+    assert.equal(answerWithinBudget(lists[2]!, 1000), false);
+    // Against the ask: its answer-in-evidence share at its mean tokens beside the curve there.
+    const row = (id: string, tokens: number, inEvidence: boolean, within: boolean): RealDocsRow => ({
+      id,
+      source: 'nq',
+      question: id,
+      answers: ['x'],
+      gold: { kind: 'file', file: 'f.md' },
+      bm25: { top1: 'a', withinAskTokens: within },
+      warm: { ms: 1, metrics: { evidenceTokens: tokens, answerInEvidence: inEvidence } as AnswerMetrics },
+    });
+    const e = equalTokens([row('1', 100, true, true), row('2', 130, true, false), row('3', 115, false, false), { ...row('4', 0, false, false), warm: { ms: 1, error: 'x' } }], curve);
+    assert.equal(e.questions, 3, 'a failed ask is not scored');
+    assert.equal(e.askTokens, 115);
+    close(e.askShare, 2 / 3);
+    close(e.bm25Share, 0.5);
+    close(e.bm25OwnTokensShare, 1 / 3);
+  });
+
+  it('tells where an answer was lost', () => {
+    const m = (answerHasGold: boolean, answerInEvidence: boolean | undefined, goldFileRetrieved: boolean) => ({ answerHasGold, answerInEvidence, goldFileRetrieved }) as AnswerMetrics;
+    assert.equal(answerOutcome(m(true, true, true)), 'answered');
+    assert.equal(answerOutcome(m(false, true, true)), 'in evidence, not quoted');
+    assert.equal(answerOutcome(m(false, false, true), false), 'gold lacks the answer string');
+    assert.equal(answerOutcome(m(false, false, true), true), 'gold file retrieved, answer not kept');
+    assert.equal(answerOutcome(m(false, false, false)), 'gold file not retrieved');
+    assert.equal(answerOutcome(m(false, undefined, true)), undefined, 'FinanceBench key facts are not strings to find');
+  });
+
+  it('scores a documentation question by its file, and the answer string in the kept text', () => {
+    const gold: RealDocsQuestion['gold'] = { kind: 'file', file: 'tool/docs/flags.md' };
+    const leaf = (id: string, file: string, text: string) => ({ id, kind: 'sentence', text, anchor: { file, charStart: 0, charEnd: text.length, startLine: 5 }, children: [] });
+    const nodes = new Map([leaf('w', 'tool/docs/flags.md', 'Pass `--watch` to re-index whenever a file changes.'), leaf('q', 'tool/docs/flags.md', 'Pass `--quiet` to print nothing.'), leaf('r', 'tool/README.md', 'Tool indexes a folder.')].map((n) => [n.id, n]));
+    const trace = (kept: string[], cited: string, files: string[]) =>
+      ({
+        rounds: [{ round: 1, retrieved: files.map((file) => ({ file, repeated: false, keptNodeIds: kept.filter((k) => nodes.get(k)!.anchor.file === file) })) }],
+        stop: { reason: 'critic-sufficient' },
+        totals: { items: files.length, evidenceTokens: 20 },
+        readerInput: { tokens: 20, truncated: false },
+        ms: 1,
+        answer: { text: `${nodes.get(cited)!.text} [1]`, citations: [{ marker: 1, nodeId: cited, anchor: nodes.get(cited)!.anchor, text: nodes.get(cited)!.text }] },
+      }) as unknown as AskTrace;
+    const q: RealDocsQuestion = { id: 'd1', source: 'docs', question: folderQuestions[0]!.question, answers: ['--watch'], gold };
+    const lookup = (id: string) => nodes.get(id) as never;
+    const quoted = scoreAnswer(trace(['w', 'q'], 'w', ['tool/docs/flags.md']), q, lookup);
+    assert.deepEqual([quoted.answerHasGold, quoted.answerInEvidence, quoted.citedAnyGold, quoted.cited1Gold, quoted.goldInEvidence, quoted.goldFileRetrieved], [true, true, true, true, true, true]);
+    const other = scoreAnswer(trace(['w', 'q'], 'q', ['tool/docs/flags.md']), q, lookup);
+    assert.deepEqual([other.answerHasGold, other.answerInEvidence, other.citedAnyGold], [false, true, true], 'the right file, another sentence quoted');
+    assert.equal(answerOutcome(other), 'in evidence, not quoted');
+    const elsewhere = scoreAnswer(trace(['r'], 'r', ['tool/README.md']), q, lookup);
+    assert.deepEqual([elsewhere.answerInEvidence, elsewhere.citedAnyGold, elsewhere.goldInEvidence, elsewhere.goldFileRetrieved], [false, false, false, false]);
+    assert.equal(answerOutcome(elsewhere, true), 'gold file not retrieved');
+    const fb = scoreAnswer(trace(['w'], 'w', ['tool/docs/flags.md']), { ...q, source: 'financebench', answers: ['$5'] }, lookup);
+    assert.equal(fb.answerInEvidence, undefined, 'FinanceBench is scored by key facts, not strings in the evidence');
+  });
+});
+
 function capture(): CliIO & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -190,6 +440,9 @@ describe('real-document benchmark: one run end to end', () => {
       cli: [process.execPath, join(repo, 'bin', 'canopy.js')],
       builtinModelDir: join(repo, 'models', 'use-lite'),
       packageRoot: repo,
+      // Issue 32's sources, each on its own corpus: one NQ question through the CLI, all four warm.
+      nq: { queries: join(dir, 'open', 'asked.jsonl'), cliQuestions: 1 },
+      docsFolder: join(dir, 'dev', 'qs.jsonl'),
       demo: false,
       // A CANOPY setting other than the default, for the CLI processes (as flags) and the warm asks alike.
       ask: { settings: { compressorGlimpse: 2 }, cliArgs: ['--glimpse', '2'] },
@@ -367,6 +620,82 @@ describe('real-document benchmark: one run end to end', () => {
     const bad = capture();
     assert.equal(await main(['bench', 'realdocs', '--from', join(dir, 'fb', 'questions.jsonl')], bad), 2);
     assert.match(bad.stderr.join('\n'), /not a readable JSON report|not a real-document benchmark report/);
+  });
+
+  it('asks NQ over its own corpus of passages, warm for all and cold for the seeded few', () => {
+    const nq = report.nq!;
+    assert.equal(nq.corpus.files, 4);
+    assert.equal(nq.index.summary?.files, 4, 'its own index: the passages only');
+    assert.equal(nq.questions.length, 4);
+    assert.equal(nq.questions.filter((q) => q.cli).length, 1);
+    assert.deepEqual(nq.sampling, { seed: 1, questions: 4, of: 4, cliQuestions: 1 });
+    for (const q of nq.questions) {
+      const m = q.warm?.metrics;
+      assert.ok(m, q.id);
+      // Four passages and k = 10: every passage is retrieved, and so the answer's.
+      assert.equal(m.goldFileRetrieved, true, q.id);
+      assert.equal(m.answerHasGold, answerHasGoldString(q.answers, m.answer), q.id);
+      assert.equal(q.goldHoldsAnswer, true);
+      assert.ok(q.bm25 && q.bm25.withinAskTokens !== undefined);
+    }
+    assert.equal(nq.questions.find((q) => q.id === 'n1')!.bm25!.top1, 'nq/Lake_Tamsin.md');
+    const s = nq.summary;
+    assert.equal(s.scored, 4, 'quality from the warm asks of every question');
+    assert.equal(s.answerHasGold, nq.questions.filter((q) => q.warm!.metrics!.answerHasGold).length);
+    assert.equal(s.answerInEvidence, nq.questions.filter((q) => q.warm!.metrics!.answerInEvidence).length);
+    assert.equal(Object.values(s.outcomes!).reduce((a, b) => a + b, 0), 4);
+    assert.ok(s.cli && s.warm);
+    assert.equal(s.warmSameAsCli?.of, 1);
+    assert.equal(nq.bm25.depth, 4);
+    assert.equal(nq.bm25.curve.length, 4);
+    assert.equal(nq.bm25.curve[3]!.withAnswer, 4, 'all four passages hold every answer');
+    const e = nq.bm25.atAskTokens;
+    assert.equal(e.askTokens, nq.questions.reduce((a, q) => a + q.warm!.metrics!.evidenceTokens, 0) / 4);
+    // The main sample is the same as without NQ: its corpus holds no passage.
+    assert.ok(report.index.files.every((f) => !f.file.startsWith('nq/')));
+  });
+
+  it('asks the documentation folder on its own copy, cold and warm', () => {
+    const d = report.docsFolder!;
+    assert.equal(d.corpus.files, 2);
+    assert.deepEqual(d.index.files.map((f) => f.file).sort(), ['tool/README.md', 'tool/docs/flags.md']);
+    assert.equal(d.questions.length, 2);
+    for (const q of d.questions) {
+      assert.equal(q.cli?.exitCode, 0, q.cli?.error);
+      const m = q.cli!.metrics!;
+      assert.ok(q.warm?.metrics);
+      assert.equal(m.citedAnyGold, m.citations.some((c) => c.file === q.gold.file), q.id);
+      assert.equal(m.answerHasGold, answerHasGoldString(q.answers, m.answer), q.id);
+    }
+    assert.equal(d.summary.scored, 2);
+    assert.equal(d.summary.answerHasGold, d.questions.filter((q) => q.cli!.metrics!.answerHasGold).length);
+  });
+
+  it('renders a table for NQ and for the documentation folder, and compares them', () => {
+    const md = renderRealDocsMarkdown(report);
+    assert.ok(md.indexOf('## Real documents (issue 16)') < md.indexOf('### NQ development half'));
+    const nqMd = renderNqMarkdown(report.nq!);
+    assert.match(nqMd, /\| k \| 1 \| 2 \| 3 \| 4 \|/);
+    const c = report.nq!.bm25.curve;
+    assert.ok(nqMd.includes(`| answer string in the top k | ${c.map((p) => `${(100 * p.share).toFixed(1)}%`).join(' | ')} |`));
+    const e = report.nq!.bm25.atAskTokens;
+    assert.ok(nqMd.includes(`holds an answer string for ${(100 * e.askShare).toFixed(1)}% of the 4 questions`), nqMd);
+    assert.match(nqMd, new RegExp(`\\| answer string in the printed answer \\(target ≥ 80%\\) \\| ${report.nq!.summary.answerHasGold}/4 `));
+    const folderMd = renderFolderMarkdown(report.docsFolder!);
+    const rows = folderMd.split('\n').filter((l) => /^\| \d \| /.test(l));
+    assert.equal(rows.length, 2);
+    assert.ok(rows[0]!.includes(folderQuestions[0]!.question) && rows[0]!.includes('tool/docs/flags.md'));
+    const m0 = report.docsFolder!.questions[0]!.cli!.metrics!;
+    assert.ok(rows[0]!.includes(`| ${m0.answerHasGold ? '✓' : '✗'} | ${m0.citedAnyGold ? '✓' : '✗'} | ${m0.answerInEvidence ? '✓' : '✗'} |`), rows[0]);
+    const per = renderRealDocsQuestions(report);
+    assert.match(per, /Documentation folder:[\s\S]*\| docs line1 \|[\s\S]*NQ \(warm asks[\s\S]*\| nq n1 \|/);
+    const worse: RealDocsReport = JSON.parse(JSON.stringify(report));
+    const n1 = worse.nq!.questions.find((q) => q.id === 'n1')!;
+    n1.warm!.metrics!.answerHasGold = !n1.warm!.metrics!.answerHasGold;
+    const cmp = compareRealDocs(worse, report);
+    assert.match(cmp, /\| NQ: answer string in the printed answer \| /);
+    assert.match(cmp, /\| documentation folder: answer string in the kept evidence \| /);
+    assert.match(cmp, /- NQ n1 "which river feeds lake tamsin": answer string (yes|no) → (yes|no)/);
   });
 
   it('reads the demo folder and question from package.json', () => {
