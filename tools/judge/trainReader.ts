@@ -11,7 +11,7 @@
  * for being larger. Writes the model file (src/core/judge/models/reader.json with --write) and a
  * JSON report.
  *
- *   node --import tsx tools/judge/trainReader.ts --dumps <dir> [--seed 1] [--l2 0.001] [--write] [--report <file>]
+ *   node --import tsx tools/judge/trainReader.ts --dumps <dir> [--seed 1] [--l2 0.001] [--write] [--report <file>] [--drop <feature,…>]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -167,7 +167,10 @@ function leavesHold(q: QuestionRows, node: QuestionRows['regions'][number]['node
 const pct = (a: number, b: number) => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '—');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { dumps: { type: 'string' }, seed: { type: 'string' }, l2: { type: 'string' }, write: { type: 'boolean' }, report: { type: 'string' }, lodo: { type: 'string' }, baseline: { type: 'string' }, share: { type: 'string' } } });
+  const { values } = parseArgs({ options: { dumps: { type: 'string' }, seed: { type: 'string' }, l2: { type: 'string' }, write: { type: 'boolean' }, report: { type: 'string' }, lodo: { type: 'string' }, baseline: { type: 'string' }, share: { type: 'string' }, drop: { type: 'string' } } });
+  // Features left out of the model (an ablation: `--drop row,code`).
+  const drop = new Set((values.drop ?? '').split(',').filter(Boolean));
+  const namesOf = (data: readonly QuestionRows[]) => featureNames(data).filter((f) => !drop.has(f));
   const share = values.share !== undefined ? Number(values.share) : SHARE;
   // Another reader's answers on the same dumps ({dataset, questionId, first, cited, text}[]), measured beside the model.
   const baseline = values.baseline
@@ -181,7 +184,7 @@ async function main(): Promise<void> {
   const all = records.map((r) => questionRows(r, seed));
   const train = all.filter((q) => q.split === 'train');
   const test = all.filter((q) => q.split === 'test');
-  const features = featureNames(train);
+  const features = namesOf(train);
   const datasets = [...new Set(all.map((q) => q.dataset))].sort();
   const stamp = new Date().toISOString().slice(0, 10);
   const command = `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2}`;
@@ -198,7 +201,7 @@ async function main(): Promise<void> {
     let without: SetFigures | undefined;
     if (lodo.has(d)) {
       const others = train.filter((q) => q.dataset !== d);
-      const m = LinearModel.from(trainModel(others, featureNames(others), l2, `reader-without-${d}`, {}), `model without ${d}`);
+      const m = LinearModel.from(trainModel(others, namesOf(others), l2, `reader-without-${d}`, {}), `model without ${d}`);
       without = (await measure(m, held, share)).figures;
     }
     const f = withIt.figures;
@@ -234,7 +237,7 @@ async function main(): Promise<void> {
   if (values.write) {
     // The shipped model: the same recipe on every development question (both halves); its threshold chosen the same way on them.
     const everything = all;
-    const shipped = trainModel(everything, featureNames(everything), l2, `reader-${stamp}`, { data: datasets, seed, l2, questions: everything.length, heldBack: 'figures in docs/evaluation.md are of the model trained on the training half', command: `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2} --write` });
+    const shipped = trainModel(everything, namesOf(everything), l2, `reader-${stamp}`, { data: datasets, seed, l2, questions: everything.length, heldBack: 'figures in docs/evaluation.md are of the model trained on the training half', command: `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2} --write` });
     shipped.threshold = round6(confidenceThreshold((await measure(LinearModel.from(shipped, 'shipped model'), everything)).p1));
     const out = resolve(repo, 'src/core/judge/models/reader.json');
     writeFileSync(out, `${JSON.stringify(shipped, null, 1)}\n`);

@@ -22,8 +22,12 @@
  *  - the question names its file or item (`named_source`); the paragraph that leads into its table
  *    names the question's terms (`lead_in_cover`, where the PDF layout knows the lead-in).
  * English-only features (0 for another language): an answer of the kind the question's wh-word
- * asks for (`cue`, and `cue_cover` with the passage's coverage), an enumeration of as many things
- * as asked (`list_enough`), a sentence opening with a pronoun (`anaphoric`).
+ * asks for (`cue`; for a date or a number also apart, `cue_date`, `cue_number`, since one kind is a
+ * sharper cue than another; `cue_cover` with the passage's coverage), an enumeration of as many
+ * things as asked (`list_enough`), a sentence opening with a pronoun (`anaphoric`). A sentence that
+ * opens by referring back ("Both were …", "It was …") reads the sentence before it as its context,
+ * as it reads its heading path (`support_own`).
+ * A link's target (`[text](https://…)`, a bare URL) is no words of the text: terms are read without it.
  * The filings profile's features (0 outside filings, profiles/profiles.ts): a statement row naming
  * the asked line item for the asked period (`filing_row`), a row of part of the company
  * (`filing_part_row`), own words that are only periods (`filing_period_only`), an expectation for a
@@ -62,7 +66,10 @@ export interface ReaderCandidate {
   quotable: boolean;
   /** Its content terms (as the question's language reads them), of its title and heading path, and of its passage. */
   own: Set<string>;
+  /** Its title and heading path's terms, with — for a sentence that opens by referring back — the sentence before it. */
   context: Set<string>;
+  /** Its title and heading path's terms alone. */
+  heading: Set<string>;
   passage: Set<string>;
   /** Its document fits the filings profile. */
   filing: boolean;
@@ -112,7 +119,11 @@ export function passages(root: RegionNode): PassageLeaf[] {
 }
 
 const leafText = (leaf: RegionNode) => (leaf.header ? `${leaf.header} ${leaf.text}` : leaf.text);
+/** A link's target is an address, not words the text says: `[Report issues](https://host/org/sdk/issues)` reads as "Report issues". */
+export const withoutLinkTargets = (text: string): string => text.replace(/\]\((?:[^()\s]|\([^()\s]*\))+\)/g, ']').replace(/<?\b(?:https?|ftp):\/\/[^\s<>)\]]+>?/g, ' ');
 const ANAPHORIC_START = /^\s*(he|she|it|they|this|these|those|his|her|its|their|such)\b/i;
+/** A sentence that opens by referring back ("It was …", "Both were …", "The two …"): its subject is named by the sentence before it. */
+const REFERS_BACK = /^\s*(?:he|she|it|they|this|these|those|his|her|its|their|such|both|each|neither|either|the two)\b(?!\s+(?:of|the|a|an|and)\b)/i;
 const YEAR = /\b(1[5-9]\d{2}|20\d{2})\b/;
 const NUMBER = /\d/;
 /** A period label among terms: a year, a decade, a fiscal year or quarter (the filings profile's own-words-only-periods cue). */
@@ -166,12 +177,17 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     const termsOf = new Map<string, Set<string>>();
     const leafTerms = (leaf: RegionNode) => {
       let t = termsOf.get(leaf.id);
-      if (!t) termsOf.set(leaf.id, (t = new Set(read(leafText(leaf)))));
+      if (!t) termsOf.set(leaf.id, (t = new Set(read(withoutLinkTargets(leafText(leaf))))));
       return t;
     };
     const context = (leaf: RegionNode) => new Set(read(`${region.itemTitle} ${leaf.context ?? ''}`));
     for (const { leaf, passage, run, prev, next } of passages(region.node)) {
       const own = leafTerms(leaf);
+      const heading = context(leaf);
+      const ctx = new Set(heading);
+      // An English sentence that opens by referring back reads its subject from the sentence before
+      // it: that sentence's terms count as its context (half, as a heading's do).
+      if (question.english && prev && leaf.kind === 'sentence' && REFERS_BACK.test(leaf.text)) for (const t of leafTerms(prev)) ctx.add(t);
       const passageTerms = new Set<string>();
       for (const p of passage) for (const t of leafTerms(p)) passageTerms.add(t);
       if (filing && leaf.kind === 'row' && !rows.has(run)) rows.set(run, tableFacts(run, `${region.itemTitle}\n${leaf.context ?? ''}`));
@@ -181,7 +197,8 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
         order: candidates.length,
         quotable: isQuotable(leaf.kind, leaf.text) && (!mustAdd || [...own].some((t) => !question.allTerms.has(t))),
         own,
-        context: context(leaf),
+        context: ctx,
+        heading,
         passage: passageTerms,
         run,
         filing,
@@ -245,7 +262,7 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
       support_own: cover(c.own, c.context),
       support_passage: cover(c.passage, c.context),
       lex_gap: own - bestLex,
-      lex_context: cover(EMPTY, c.context),
+      lex_context: cover(EMPTY, c.heading),
       lex_passage: cover(c.passage),
       lex_neighbor: Math.max(0, ...neighbours.map((n) => lexOwn.get(n)!)),
       title_cover: cover(new Set(terms(c.region.itemTitle))),
@@ -275,6 +292,9 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     if (question.english) {
       const cue = answerCue(question.answerType, c.leaf.text, question.allTerms) !== undefined ? 1 : 0;
       f.cue = cue;
+      // The kind of answer weighs apart by kind: a date for "when" is a sharper cue than a capitalised name for "who".
+      if (question.answerType === 'date') f.cue_date = cue;
+      if (question.answerType === 'number') f.cue_number = cue;
       f.cue_cover = cue * Math.max(own, f.lex_passage!);
       f.list_enough = listSize !== undefined && listedItems(c.leaf.text) >= listSize ? 1 : 0;
       f.anaphoric = ANAPHORIC_START.test(c.leaf.text) ? 1 : 0;

@@ -74,4 +74,25 @@ describe('reader features', () => {
     const restating = readerCandidates(readQuestion('What is the largest city, capital of France Paris?'), [r]);
     assert.equal(restating.candidates[1]!.quotable, false);
   });
+
+  it('reads a sentence that opens by referring back with the sentence before it as context, and a date cue apart', () => {
+    const r = region('Sensors', [leaf('The north mast carries a cup anemometer and a wind vane.'), leaf('Both were recalibrated on 2024-03-12 after the storms.')]);
+    const reading = readerCandidates(readQuestion('When were the anemometer and the wind vane recalibrated?'), [r]);
+    const [antecedent, answer] = reading.candidates;
+    assert.ok(answer!.context.has('anemomet') && !answer!.heading.has('anemomet'), 'the antecedent is context, not heading');
+    assert.ok(answer!.features.support_own! > answer!.features.lex_own!, 'its subject counts, at half');
+    assert.equal(answer!.features.lex_context, 0, 'the title alone is its heading context');
+    assert.equal(antecedent!.context.has('recalibr'), false, 'a sentence that names its subject reads no neighbour');
+    assert.equal(answer!.features.cue_date, 1);
+    assert.equal(antecedent!.features.cue_date, 0);
+    assert.equal(answer!.features.cue_number, undefined, 'a date question has no number cue');
+  });
+
+  it("reads no terms from a link's target", () => {
+    const r = region('Docs', [leaf('[Report issues](https://github.com/example/widget-sdk/issues) on the tracker.'), leaf('The widget SDK needs Node.js 20 or later.')]);
+    const reading = readerCandidates(readQuestion('Which Node.js version does the widget SDK need?'), [r]);
+    assert.equal(reading.candidates[0]!.own.has('sdk'), false);
+    assert.equal(reading.candidates[0]!.features.lex_own, 0);
+    assert.ok(reading.candidates[1]!.features.lex_own! > 0);
+  });
 });
