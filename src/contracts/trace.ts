@@ -390,6 +390,22 @@ export type TraceJudgment = z.output<typeof TraceJudgment>;
 export const TraceLanguage = z.object({ question: str, englishRules: bool, note: z.optional(str) });
 export type TraceLanguage = z.output<typeof TraceLanguage>;
 
+/**
+ * One part of the question as the rule critic judged it: the shape of `TraceCritic.details.parts[]`
+ * (critic/ruleCritic.ts writes it, the inspector's critic card reads it).
+ */
+export interface CriticPartDetail {
+  part: string;
+  answerType: string;
+  coverage: number;
+  /** The answer of the asked kind found in the best sentence, if any. */
+  cue?: string;
+  answered: boolean;
+  /** The best-supporting sentence (its start), for the trace. */
+  best?: string;
+  missingTerms: string[];
+}
+
 export const TraceCritic = z.object({
   sufficient: bool,
   missing: list(str),

@@ -7,23 +7,12 @@
  * Everything is read from `rounds[].critic` (`details` as src/core/critic/ruleCritic.ts writes
  * it, `judgment`) and the trace's `stop`; nothing is re-derived.
  */
-import type { AskTrace, StopReason, TraceRound } from '../../src/contracts/trace';
+import type { AskTrace, CriticPartDetail as PartDetail, StopReason, TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
 import { regionHolding } from '../decision';
 import { button, clip, el, fmtScore, unit } from '../dom';
 import type { TraceModel } from '../model';
 import { renderJudgment } from './judgment';
-
-/** A part of the question as the rule critic judged it (`details.parts[]`). */
-export interface PartDetail {
-  part: string;
-  answerType: string;
-  coverage: number;
-  cue?: string;
-  answered: boolean;
-  best?: string;
-  missingTerms: string[];
-}
 
 /** What the rule critic writes into `details` (every field optional: older traces and other critics lack them). */
 export interface RuleDetails {

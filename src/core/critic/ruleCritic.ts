@@ -54,6 +54,7 @@ import { answerCue, foldPossessives, isDateWordSpan, partCoverage, termWeights }
 import { contentTerms, entitySpans, indexTerm, isNumberSpan, isStopword, words } from '../text/terms';
 import { namedSubject, subjectOf, withoutDisambiguation } from '../text/titles';
 import type { Critic, CriticInput, CriticVerdict, EvidenceView, ProbeItem } from './critic';
+import type { CriticPartDetail } from '../../contracts/trace';
 
 /** A sentence that does not name every named thing of a part counts this share of its coverage. */
 const UNRELATED_SCALE = 0.5;
@@ -88,17 +89,7 @@ interface Unit {
   context: Set<string>;
 }
 
-export interface PartVerdict {
-  part: string;
-  answerType: string;
-  coverage: number;
-  /** The answer of the asked kind found in the best sentence, if any. */
-  cue?: string;
-  answered: boolean;
-  /** The best-supporting sentence (its start), for the trace. */
-  best?: string;
-  missingTerms: string[];
-}
+export type PartVerdict = CriticPartDetail;
 
 /**
  * The content terms of a question's identifiers: words that mix letters and digits ("h1", "es2015")
