@@ -7,7 +7,7 @@
  */
 import { analyzeQuestion, askedKindWords, questionFocus, type AnswerType, type QuestionPart } from '../text/question';
 import { detectLanguage, englishRules, languageName, termsIn, type DetectedLanguage } from '../text/language';
-import { readingText } from '../text/support';
+import { readingText, withIdentifierWords } from '../text/support';
 import { entitySpans } from '../text/terms';
 import type { TraceLanguage } from '../../contracts/trace';
 
@@ -42,7 +42,8 @@ export function readQuestion(asked: string): QuestionReading {
   const english = englishRules(language.code);
   const focus = english ? questionFocus(asked) : asked.trim();
   const base = termsIn(language.code);
-  const terms = english ? (text: string) => base(readingText(text)) : base;
+  // A code identifier reads as its words in any language (`readingText` does it for English with the English foldings).
+  const terms = english ? (text: string) => base(readingText(text)) : (text: string) => base(withIdentifierWords(text));
   const all = unique(terms(focus));
   const kind = english ? new Set(terms(askedKindWords(focus).join(' '))) : new Set<string>();
   const without = all.filter((t) => !kind.has(t));

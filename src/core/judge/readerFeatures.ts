@@ -243,6 +243,7 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     return hits / question.bigrams.size;
   };
   const byId = new Map(candidates.map((c) => [c.leaf.id, c]));
+  const asksFigure = question.answerType === 'number' || question.answerType === 'date' || /\d/.test(question.focus);
 
   for (const c of candidates) {
     const dense = denseById.get(c)!;
@@ -284,6 +285,8 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     if (c.leaf.kind === 'row') {
       f.row_support = f.support_own!;
       f.row_dense = dense;
+      // A row holds figures: it answers a question that asks for one or names one (a year, an amount).
+      f.row_figure = asksFigure ? 1 : 0;
     }
     // Where the rounds retrieved the item (not a given context's order): its rank, score and round.
     if (c.region.rank !== undefined) f.item_rank = 1 / (1 + c.region.rank);

@@ -44,6 +44,11 @@ const DEFAULT_CONFIDENCE = 0.2;
 /** A sentence that opens by referring back ("This is called …", "It was named …") completes the one before. */
 const REFERRING_START = /^\s*(this|these|that|such|it)\s+(is|was|are|were|has|have|had|became|becomes|remains|means|meant|led|\p{Ll}+ed)\b/iu;
 const ANAPHORIC_START = /^\s*(he|she|it|they|this|these|those|his|her|its|their|such)\b/i;
+/** The terms in order name the phrase's terms one after another. */
+function namesPhrase(text: readonly string[], phrase: readonly string[]): boolean {
+  for (let i = 0; i + phrase.length <= text.length; i++) if (phrase.every((t, j) => text[i + j] === t)) return true;
+  return false;
+}
 const quote = (leaf: RegionNode, context = quoteContext(leaf)) => (context ? `${context} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
 
 export class ExtractiveReader implements Reader {
@@ -78,12 +83,23 @@ export class ExtractiveReader implements Reader {
     // A further part of the question, or a further compared thing: its own likeliest quote that names it.
     const groups = question.english ? (question.compared.length >= 2 ? question.compared.map((e) => [...new Set(question.terms(e))]) : question.parts.length > 1 ? question.parts.map((p) => p.terms) : []) : [];
     const coverOf = (c: ReaderCandidate, terms: string[]) => partCoverage({ terms }, c.own, c.context, reading.weight).coverage;
+    // A compared thing of several common words ("tool error") is named by a leaf that says it as a
+    // phrase, not by one that has its words apart ("errors and protocol-level failures"): where
+    // some leaf says it, its quote is one of those. (A name — "Scott Derrickson" — is often named
+    // in part, "Derrickson", and keeps the coverage rule.)
+    const common = new Set(groups.filter((_, i) => question.compared.length >= 2 && !/\p{Lu}/u.test(question.compared[i] ?? '')));
+    const phrased = (terms: string[]) => {
+      if (!common.has(terms) || terms.length < 2) return undefined;
+      const naming = new Set(ranked.filter((c) => namesPhrase(question.terms(c.leaf.text), terms)));
+      return naming.size > 0 ? naming : undefined;
+    };
     for (const terms of groups) {
-      if (terms.length === 0 || chosen.some((c) => coverOf(c, terms) >= 0.99)) continue;
+      const naming = phrased(terms);
+      if (terms.length === 0 || chosen.some((c) => (naming ? naming.has(c) : coverOf(c, terms) >= 0.99))) continue;
       let best: ReaderCandidate | undefined;
       let bestValue = 0;
       for (const c of ranked) {
-        if (chosen.includes(c)) continue;
+        if (chosen.includes(c) || (naming && !naming.has(c))) continue;
         const cover = coverOf(c, terms);
         if (cover === 0) continue;
         const value = probability.get(c)! * (0.5 + 0.5 * cover);

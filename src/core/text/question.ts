@@ -7,8 +7,11 @@
  */
 import { contentTerms, entitySpans, isNumberSpan, words } from './terms';
 
-/** The kind of answer a question (part) expects; `other` when nothing in its wording says. */
-export type AnswerType = 'date' | 'number' | 'person' | 'place' | 'yesno' | 'other';
+/**
+ * The kind of answer a question (part) expects; `other` when nothing in its wording says.
+ * `identifier`: a name in code or on a command line ("Which function …", "What command …").
+ */
+export type AnswerType = 'date' | 'number' | 'person' | 'place' | 'identifier' | 'yesno' | 'other';
 
 export interface QuestionPart {
   /** The part's own words, as the question wrote them. */
@@ -39,6 +42,8 @@ const DATE_NOUNS = /\b(year|years|date|day|month|decade|century|era|period|time|
 const NUMBER_NOUNS =
   /\b(amount|number|total|sum|count|percentage|percent|share|ratio|rate|margin|revenue|revenues|sales|income|profit|loss|cost|costs|expense|expenses|price|value|size|population|height|length|width|weight|distance|area|capacity|age|score|salary|budget|debt|cash|capex|capital|dividend|dividends|eps|earnings|assets|liabilities|equity)\b/;
 const PLACE_NOUNS = /\b(city|country|state|town|county|province|region|place|location|continent|island|river|mountain|village|capital|nation|headquarters)\b/;
+/** Nouns for a name in code or on a command line, read right after "what"/"which" ("Which function …", "What environment variable …"). */
+const IDENTIFIER_NOUNS = /^(?:\w+ )?(functions?|methods?|commands?|flags?|options?|packages?|modules?|variables?|parameters?|settings?|endpoints?|apis?|hooks?|callbacks?|identifiers?|keywords?)\b/;
 const PERSON_NOUNS = /\b(person|man|woman|actor|actress|author|writer|director|singer|player|president|founder|ceo|king|queen|leader|artist|composer|poet|politician|scientist|who)\b/;
 
 /** The answer type of one clause, from its wh-word and the noun it asks about. */
@@ -60,6 +65,8 @@ export function answerTypeOf(clause: string): AnswerType {
     return 'other';
   }
   if (wh === 'what' || wh === 'which') {
+    // The noun right after the wh-word (or one word on: "Which CLI flag …") names a code name.
+    if (IDENTIFIER_NOUNS.test(ws.slice(firstWh + 1, firstWh + 3).join(' '))) return 'identifier';
     if (DATE_NOUNS.test(after)) return 'date';
     if (NUMBER_NOUNS.test(after)) return 'number';
     if (PLACE_NOUNS.test(after)) return 'place';
@@ -142,7 +149,22 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
   const comparison =
     candidates.length >= 2 &&
     (/\b(both|same|either|neither|compared?|than|older|younger|earlier|later|first|larger|smaller|bigger|longer|shorter|taller|higher|lower|more|less|fewer)\b/.test(lower) || /,? or /.test(lower));
+  if (!comparison) {
+    // "the difference between X and Y", "X vs. Y": a comparison of things that need not be names.
+    const between = contrastedThings(question);
+    if (between) return { question, parts, terms: unique(contentTerms(question)), entities, comparison: true, compared: between };
+  }
   return { question, parts, terms: unique(contentTerms(question)), entities, comparison, compared: comparison ? candidates : [] };
+}
+
+/** The two things "the difference between X and Y" or "X vs. Y" / "X versus Y" sets side by side, without their articles. */
+function contrastedThings(question: string): string[] | undefined {
+  const q = question.replace(/[?.!]+\s*$/, '').trim();
+  const m = /\bdiff\w* between (.+?) and (.+)$/i.exec(q) ?? /^(?:.*\b(?:is|are|use|choose|pick)\s+)?(.+?)\s+(?:vs\.?|versus)\s+(.+)$/i.exec(q);
+  if (!m) return undefined;
+  const thing = (s: string) => s.replace(/^(?:the|a|an|using)\s+/i, '').replace(/\s+(?:in|for|when|on)\s+.*$/i, '').trim();
+  const things = [thing(m[1]!), thing(m[2]!)];
+  return things.every((t) => contentTerms(t).length > 0) && things[0] !== things[1] ? things : undefined;
 }
 
 /**

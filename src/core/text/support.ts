@@ -67,10 +67,27 @@ export function supportTerms(text: string): string[] {
   return contentTerms(readingText(text));
 }
 
+/**
+ * A code identifier also reads as the words it joins: `createMcpHonoApp` as "createMcpHonoApp
+ * create Mcp Hono App", `QMD_EMBED_PARALLELISM` with "QMD EMBED PARALLELISM", `server.registerTool`
+ * with "server register Tool". The identifier itself stays a term (an exact name still matches). A
+ * name with capitals inside that opens with one ("McDonald", "YouTube") is a name, not joined words:
+ * only an identifier that opens lower-case, or joins its parts with "_" or ".", is split.
+ */
+const IDENTIFIER = /(?<![\p{L}\p{N}_.])(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Za-z][A-Za-z0-9]+(?:\.[A-Za-z][A-Za-z0-9]+)+)(?![\p{L}\p{N}_])/gu;
+/** A name that can only be code: an identifier as IDENTIFIER reads it, a call (`name(`), a flag (`--watch`), a scoped package (`@scope/name`). */
+const CODE_NAME = new RegExp(`${IDENTIFIER.source}|(?<![\\w-])--?[a-z][\\w-]*|@[\\w-]+\\/[\\w.-]+|\\b[A-Za-z_]\\w*(?=\\()`, 'gu');
+export function withIdentifierWords(text: string): string {
+  return text.replace(IDENTIFIER, (id) => `${id} ${identifierWords(id)}`);
+}
+
+/** The words an identifier joins: `createMcpHonoApp` → "create Mcp Hono App". */
+const identifierWords = (id: string): string => id.replace(/[_.]+/g, ' ').replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+
 /** The text as supportTerms reads it, before its terms are taken (profiles extend it). */
 export function readingText(text: string): string {
   return (
-    foldIrregularVerbs(foldPossessives(text))
+    foldIrregularVerbs(foldPossessives(withIdentifierWords(text)))
       .replace(/(\p{L}s)['’](?=\s|$)/gu, '$1')
       // A decade written with an apostrophe names the decade: "the 1970's" covers "the 1970s".
       .replace(/\b(\d{2,4})['’]s\b/g, '$1s')
@@ -157,6 +174,14 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
         const digits = m[0].replace(/[^\d.]/g, '').replace(/\.$/, '');
         if (digits ? !questionTerms.has(digits) && !questionTerms.has(digits.replace(/\.\d+$/, '')) : fresh(m[0])) return m[0].trim();
       }
+      return undefined;
+    }
+    case 'identifier': {
+      // A name in code: a code span, an identifier (`createServer`, `max_bytes`, `fs.readFile`), a flag, a scoped package or a path.
+      // It must name something the question does not: its words, not the identifier's own term, are compared.
+      const names = (s: string) => s.replace(CODE_NAME, (id) => identifierWords(id));
+      for (const m of text.matchAll(/`([^`\n]+)`/g)) if (fresh(names(m[1]!))) return m[1]!;
+      for (const m of text.matchAll(CODE_NAME)) if (fresh(names(m[0]))) return m[0];
       return undefined;
     }
     case 'person':

@@ -88,6 +88,16 @@ describe('reader features', () => {
     assert.equal(answer!.features.cue_number, undefined, 'a date question has no number cue');
   });
 
+  it('marks a row as answering a question that asks for or names a figure, and not one that asks for a name', () => {
+    const rows = [leaf('| `limit` | number | Max results (default 10) |', 'row', 'Parameter | Type | Notes')];
+    const figure = readerCandidates(readQuestion('How many results does a query return by default?'), [region('Options', rows)]);
+    assert.equal(figure.candidates[0]!.features.row_figure, 1);
+    const name = readerCandidates(readQuestion('Which parameter caps how many results come back?'), [region('Options', rows)]);
+    assert.equal(name.question.answerType, 'identifier');
+    assert.equal(name.candidates[0]!.features.row_figure, 0);
+    assert.equal(name.candidates[0]!.features.cue, 1, 'the row names a code name the question does not');
+  });
+
   it("reads no terms from a link's target", () => {
     const r = region('Docs', [leaf('[Report issues](https://github.com/example/widget-sdk/issues) on the tracker.'), leaf('The widget SDK needs Node.js 20 or later.')]);
     const reading = readerCandidates(readQuestion('Which Node.js version does the widget SDK need?'), [r]);

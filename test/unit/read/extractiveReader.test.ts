@@ -69,6 +69,18 @@ describe('ExtractiveReader', () => {
     assert.deepEqual(new Set(b.citations.map((c) => c.nodeId)), new Set([x.id, y.id]));
   });
 
+  it('quotes, for each thing of "the difference between X and Y", a leaf that names it as a phrase', async () => {
+    const apart = leaf('Thrown errors and protocol-level failures are a topic of their own, for every tool.');
+    const tool = leaf('A tool error is a successful result with a flag set, which the model reads and recovers from.');
+    const protocol = leaf('A protocol error is an error response the model never sees.');
+    const a = await reader.answer('What is the difference between a tool error and a protocol error?', input([
+      { title: 'Tools', leaves: [apart], score: 0.6 },
+      { title: 'Errors', leaves: [tool, protocol] },
+    ]));
+    const cited = new Set(a.citations.map((c) => c.nodeId));
+    assert.ok(cited.has(tool.id) && cited.has(protocol.id), a.text);
+  });
+
   it('says so when the evidence holds only headings', async () => {
     const a = await reader.answer('When did it begin?', input([{ title: 'T', leaves: [leaf('1973 oil crisis', 'heading')] }]));
     assert.equal(a.citations.length, 0);

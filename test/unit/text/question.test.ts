@@ -244,3 +244,41 @@ describe('filing questions about the company and about which thing ranks first',
     assert.equal(superlativeKind('What was the largest acquisition?'), undefined);
   });
 });
+
+describe('software questions and code names', () => {
+  it('asks for a code name when the noun after what/which is a function, command, flag, package…', () => {
+    assert.equal(answerTypeOf('Which function creates a Hono app?'), 'identifier');
+    assert.equal(answerTypeOf('What packages do I install first?'), 'identifier');
+    assert.equal(answerTypeOf('Which CLI flag turns on watch mode?'), 'identifier');
+    // Further on, the noun says nothing of the answer's kind; a class of ships is no code.
+    assert.equal(answerTypeOf('What is the number of packages?'), 'number');
+    assert.equal(answerTypeOf('Which class of ships did she belong to?'), 'other');
+  });
+
+  it('finds a code name the question does not already name as the cue of such a question', () => {
+    const asked = new Set(supportTerms('Which function creates a Hono app?'));
+    assert.equal(answerCue('identifier', 'Use createMcpHonoApp() to get one.', asked), 'createMcpHonoApp');
+    assert.equal(answerCue('identifier', 'Pass `--watch` to rebuild on save.', asked), '--watch');
+    assert.equal(answerCue('identifier', 'npm install @scope/server zod', asked), '@scope/server');
+    assert.equal(answerCue('identifier', 'The Hono app is created for you.', asked), undefined);
+    // A code span that only repeats the question's words offers nothing new.
+    assert.equal(answerCue('identifier', 'Call `createHonoApp` here.', asked), undefined);
+  });
+
+  it('reads an identifier as the words it joins, keeping the identifier itself', () => {
+    assert.deepEqual(supportTerms('createMcpHonoApp'), contentTerms('createMcpHonoApp create Mcp Hono App'));
+    assert.ok(supportTerms('QMD_EMBED_PARALLELISM').includes('parallel'));
+    assert.ok(supportTerms('server.registerTool').includes('regist'));
+    // Names with capitals inside that open with one, abbreviations and versions stay whole.
+    assert.deepEqual(supportTerms('McDonald YouTube'), contentTerms('McDonald YouTube'));
+    assert.deepEqual(supportTerms('U.S.A. v1.2.3'), contentTerms('U.S.A. v1.2.3'));
+  });
+
+  it('reads "the difference between X and Y" and "X vs. Y" as comparisons of things that need not be names', () => {
+    const a = analyzeQuestion('What is the difference between a tool error and a protocol error?');
+    assert.equal(a.comparison, true);
+    assert.deepEqual(a.compared, ['tool error', 'protocol error']);
+    assert.deepEqual(analyzeQuestion('Should I use stdio vs. HTTP for a local server?').compared, ['stdio', 'HTTP']);
+    assert.equal(analyzeQuestion('What is the difference made by the new rule?').comparison, false);
+  });
+});
