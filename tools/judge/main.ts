@@ -31,7 +31,8 @@ function main(): void {
   const have = existsSync(dumps) && readdirSync(dumps).some((n) => n.endsWith('.jsonl'));
   if (!values.reuse || !have) run('collect.ts', ['--data', resolve(values.data), '--out', dumps, '--seed', seed, '--sample', values.sample ?? '700', ...(values.cache ? ['--cache', resolve(values.cache)] : [])]);
   run('trainReader.ts', ['--dumps', dumps, '--seed', seed, '--write', '--report', join(work, 'reader.json')]);
-  run('trainCritic.ts', ['--dumps', dumps, '--seed', seed, '--write', '--report', join(work, 'critic.json')]);
+  // The shipped critic's stated precision of a stop (docs/evaluation.md, "Learned judgment").
+  run('trainCritic.ts', ['--dumps', dumps, '--seed', seed, '--precision', '0.95', '--write', '--report', join(work, 'critic.json')]);
 }
 
 main();
