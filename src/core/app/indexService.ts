@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { defaultSettings, type CanopySettings } from '../config/settings';
 import { CorpusIndex } from '../index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../index/indexer';
+import type { IndexTimings } from '../index/indexTimings';
 import type { IndexStore } from '../index/indexStore';
 import { discoverFiles } from '../ingest/discover';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
@@ -51,6 +52,8 @@ export interface IndexRequest {
   signal?: AbortSignal;
   progress?: ProgressSink;
   tracer?: Tracer;
+  /** Where the run's time goes (`canopy bench index`). */
+  timings?: IndexTimings;
 }
 
 export class IndexService {
@@ -113,6 +116,7 @@ export class IndexService {
         logger: this.log,
         ...(request.progress ? { progress: request.progress } : {}),
         ...(request.tracer ? { tracer: request.tracer } : {}),
+        ...(request.timings ? { timings: request.timings } : {}),
         ...(s.topicsEnabled ? { stage: topicStage({ k: s.topicsCount }) } : {}),
       },
       request.signal,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
+import { encodedNodes, nodeVectors, type EmbedTexts } from '../encode/nodeVectors';
 import { CancelledError, CanopyError, describeError, ErrorCodes, throwIfCancelled } from '../errors';
 import type { Discovery } from '../ingest/discover';
 import type { ParseProgress, ParsedDocument } from '../ingest/parsedDocument';
@@ -15,6 +15,7 @@ import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { isWriteErrno, writeError } from '../store/atomicFile';
 import type { Tracer } from '../trace/tracer';
 import type { IndexStore, ItemRecord } from './indexStore';
+import { type IndexTimings, timedStage } from './indexTimings';
 import { INDEX_FORMAT, TITLE_KEYS, type FileEntry, type IndexError, type IndexManifest } from './layout';
 
 /** Parses one file; `onProgress` hears about progress inside it (pages read, leaves encoded), when the parser reports any. */
@@ -41,6 +42,8 @@ export interface IndexerDeps {
   tracer?: Tracer;
   /** Work on each new generation before it goes live: the topic compass's metadata bank (`canopy.topics.enabled`). */
   stage?: GenerationStage;
+  /** Where the run's time goes, stage by stage and per file (`canopy bench index`); nothing is measured without it. */
+  timings?: IndexTimings;
 }
 
 /** A new generation as a stage run before it goes live sees it. */
@@ -179,6 +182,9 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         log.log('info', `${f.relPath}: unchanged`);
         continue;
       }
+      const timings = deps.timings;
+      const fileTimes = timings?.startFile(f.relPath, f.format);
+      const readStarted = performance.now();
       let bytes: Uint8Array;
       try {
         bytes = await fs.readFile(f.absPath);
@@ -188,6 +194,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         continue;
       }
       const hash = sha256(bytes);
+      timings?.add('read', performance.now() - readStarted, f.relPath);
       if (old && !old.staleError && old.hash === hash) {
         files[f.relPath] = { ...old, size: f.size, mtimeMs: f.mtimeMs };
         reused++;
@@ -198,15 +205,34 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         const key = sha256(`${deps.parserVersion}\0${deps.branchingFactor}\0${f.relPath}\0${hash}`);
         const within = (message: string, part?: ParseProgress) =>
           deps.progress?.report({ done: i, total, message: `${f.relPath} — ${message}`, file: f.relPath, ...(part ? { part: { step: part.step, done: part.done, total: part.total } } : {}) });
+        const parseStarted = performance.now();
         const doc = await deps.parse(f.relPath, bytes, signal, (p) => within(describeParseProgress(p), p));
-        const vectors = new Map<string, Float32Array>();
-        for (let k = 0; k < doc.items.length; k++) {
-          throwIfCancelled(signal);
-          // Normally cache hits (the graph encoded the leaves and tables during the parse); the encoder's work otherwise.
-          if (doc.items.length > 1) within(`vectors of part ${k + 1} of ${doc.items.length}`);
-          for (const [id, v] of await nodeVectors(doc.items[k]!.root, deps.embeddings.embed, signal)) vectors.set(id, v);
+        // Timings, not content: the stored document is the same however long it took.
+        const stages = doc.stats.stages;
+        delete doc.stats.stages;
+        if (timings) {
+          timings.addParse(f.relPath, stages);
+          const inWorker = Object.entries(stages ?? {}).reduce((a, [k, v]) => (k === 'cpu' ? a : a + (v ?? 0)), 0);
+          timings.add('transfer', Math.max(0, performance.now() - parseStarted - inWorker), f.relPath);
+          fileTimes!.regions = doc.stats.nodes;
+          fileTimes!.encodedTexts = doc.items.reduce((a, it) => a + encodedNodes(it.root).length, 0);
+          if (doc.pages) fileTimes!.pages = doc.pages.length;
         }
-        await store.putDocument(key, doc);
+        const vectors = new Map<string, Float32Array>();
+        await timedStage(
+          timings,
+          'vectors',
+          async () => {
+            for (let k = 0; k < doc.items.length; k++) {
+              throwIfCancelled(signal);
+              // Normally cache hits (the graph encoded the leaves and tables during the parse); the encoder's work otherwise.
+              if (doc.items.length > 1) within(`vectors of part ${k + 1} of ${doc.items.length}`);
+              for (const [id, v] of await nodeVectors(doc.items[k]!.root, deps.embeddings.embed, signal)) vectors.set(id, v);
+            }
+          },
+          f.relPath,
+        );
+        await store.putDocument(key, doc, timings && { add: (stage, ms) => timings.add(stage, ms, f.relPath) });
         if (old) old.items.forEach((id) => removedItems.add(id));
         for (const item of doc.items) {
           upsert.push({ id: item.id, file: f.relPath, modality: item.modality, title: item.title, text: item.root.text, vector: vectors.get(item.root.id)! });
@@ -222,6 +248,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
           warnings: doc.warnings.map((w) => w.message),
         };
         parsed++;
+        if (fileTimes) fileTimes.wall = performance.now() - readStarted;
         deps.tracer?.emit('ingest/file', { file: f.relPath, items: doc.items.length, warnings: doc.warnings.length });
         const nodeCount = files[f.relPath]!.nodes;
         log.log('info', `${f.relPath}: ${doc.items.length} item(s), ${nodeCount} region(s)${doc.warnings.length ? `, ${doc.warnings.length} warning(s)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -251,7 +278,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     for (const entry of Object.values(files)) if (entry.staleError) entry.items.forEach((id) => removedItems.delete(id));
 
     throwIfCancelled(signal);
-    await store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] });
+    await store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] }, deps.timings);
     // A failed stage leaves this generation without its output (retrieval stays hybrid), never the index unwritten.
     const stage = deps.stage && store.localDir === undefined ? undefined : deps.stage;
     if (deps.stage && !stage) log.log('warn', `${deps.stage.name}: no ${deps.stage.output} with the ${store.kind} store (it needs the local store)`);
@@ -275,7 +302,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
           })
       : undefined;
     if (stage && stageSummary) deps.tracer?.emit(`index/${stage.name}`, { ...stageSummary });
-    await deps.embeddings.persist();
+    await timedStage(deps.timings, 'write', () => deps.embeddings.persist());
 
     const manifest: IndexManifest = {
       format: INDEX_FORMAT,
@@ -291,8 +318,10 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       skipped: discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason })),
     };
     throwIfCancelled(signal);
-    await store.commit(manifest); // the commit point
-    await store.collectGarbage(manifest, base?.generation);
+    await timedStage(deps.timings, 'write', async () => {
+      await store.commit(manifest); // the commit point
+      await store.collectGarbage(manifest, base?.generation);
+    });
 
     const entries = Object.entries(files);
     return {

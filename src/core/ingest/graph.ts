@@ -17,7 +17,7 @@
 
 import type { Anchor, Item, RegionNode } from '../../contracts/region';
 import type { DocumentGraph, GraphEdge, GraphNode, GraphNodeType } from '../../contracts/graph';
-import type { EmbedFn, PageInfo } from './parsedDocument';
+import type { EmbedFn, PageInfo, ParseStages } from './parsedDocument';
 import { headingPath } from './sections';
 import { spanAnchors } from './hierarchy';
 import { nodeVectorsOf } from '../encode/nodeVectors';
@@ -42,6 +42,8 @@ export interface GraphOptions {
   signal?: AbortSignal;
   /** Texts (leaves, tables) encoded of all, as the semantic edges' vectors are computed. */
   onProgress?: (done: number, total: number) => void;
+  /** Where the time went: `graph` (structure), `semantic` (neighbours) and `encodeWait` are added here. */
+  stages?: ParseStages;
 }
 
 const elementTypes: Partial<Record<RegionNode['kind'], GraphNodeType>> = {
@@ -125,6 +127,13 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 export async function buildDocumentGraph(input: GraphInput, options: GraphOptions = {}): Promise<DocumentGraph> {
+  const stages = options.stages;
+  let mark = performance.now();
+  const lap = (stage: 'graph' | 'semantic' | 'encodeWait'): void => {
+    const now = performance.now();
+    if (stages) stages[stage] = (stages[stage] ?? 0) + now - mark;
+    mark = now;
+  };
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const file = input.file;
@@ -270,6 +279,7 @@ export async function buildDocumentGraph(input: GraphInput, options: GraphOption
     }
   }
 
+  lap('graph');
   // Semantic neighbours.
   if (options.embed && elementNodes.length > 1) {
     const k = options.semanticNeighbours ?? 3;
@@ -281,7 +291,9 @@ export async function buildDocumentGraph(input: GraphInput, options: GraphOption
     const regionVectors = await nodeVectorsOf(
       input.items.map((it) => it.root),
       async (texts) => {
+        lap('semantic');
         const got = await embed(texts);
+        lap('encodeWait');
         if (got.length !== texts.length) throw new Error(`embed returned ${got.length} vectors for ${texts.length} texts`);
         return got;
       },
@@ -314,6 +326,7 @@ export async function buildDocumentGraph(input: GraphInput, options: GraphOption
         }
       }
     }
+    lap('semantic');
   }
   return { file, nodes, edges };
 }
