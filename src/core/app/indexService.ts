@@ -99,17 +99,24 @@ export class IndexService {
       discovery,
       {
         store,
-        parse: (rel, bytes, signal, onProgress) =>
-          pool.parse(rel, bytes, {
-            branchingFactor: s.branchingFactor,
-            maxBytes: s.maxFileSizeMB * 1024 * 1024,
-            maxNodes: s.maxNodesPerFile,
-            embed: (texts) => cache.getOrEncode(texts, encoder, signal),
-            ...(onProgress ? { onProgress } : {}),
-            ...(signal ? { signal } : {}),
-          }),
+        parse: (rel, bytes, signal, onProgress, share) =>
+          pool.parse(
+            rel,
+            bytes,
+            {
+              branchingFactor: s.branchingFactor,
+              maxBytes: s.maxFileSizeMB * 1024 * 1024,
+              maxNodes: s.maxNodesPerFile,
+              ...(onProgress ? { onProgress } : {}),
+              ...(signal ? { signal } : {}),
+            },
+            share,
+          ),
         // The whole run uses the encoder it started with (its id goes into the manifest).
         embeddings: { id: encoder.id, embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal), persist: () => cache.save() },
+        // The workers parse without the encoder; this thread encodes (batched across files) while they read the next files.
+        semanticEdges: true,
+        parallelism: pool.size,
         // Another node cap re-parses every file (a capped file would otherwise keep its old cut).
         parserVersion: s.maxNodesPerFile === defaultSettings.maxNodesPerFile ? PARSER_VERSION : `${PARSER_VERSION}+maxNodes=${s.maxNodesPerFile}`,
         branchingFactor: s.branchingFactor,

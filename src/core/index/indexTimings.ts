@@ -11,9 +11,10 @@
  *   tableContext  worker: captions, units, subheaders and groups of every table
  *   hierarchy     worker: inner texts and anchors, items, B-ary groups, numbering; traits
  *   graph         worker: the document graph without its semantic edges
- *   semantic      worker: the semantic-neighbour edges (cosines), the encoder's time excluded
- *   encodeWait    worker: time the parse waited for vectors from the main thread
- *   transfer      main: the parse's wall time not spent in the worker's stages (messages, clones, queueing)
+ *   semantic      the semantic-neighbour edges (cosines): on the main thread when the indexer encodes
+ *                 for the parse (IndexService), in the worker when the parse has the encoder
+ *   encodeWait    worker: time a parse with the encoder waited for vectors from the main thread
+ *   transfer      from the worker posting the parsed document to the indexer holding it (clone, message)
  *   vectors       main: every node's vector for the index (cache look-ups; derivation)
  *   encode        main: encoder calls (tokenising + inference), as the encoder reports them
  *   tokenize      main: the part of `encode` spent tokenising
@@ -81,7 +82,7 @@ export class IndexTimings implements StageClock {
   addParse(file: string, stages: ParseStages | undefined): void {
     if (!stages) return;
     for (const [k, v] of Object.entries(stages)) {
-      if (k === 'cpu' || typeof v !== 'number') continue;
+      if (k === 'cpu' || k === 'sentAt' || typeof v !== 'number') continue;
       this.add(k as StageName, v, file);
     }
     const f = this.files.get(file);

@@ -100,6 +100,8 @@ export interface ParseStages {
   encodeWait?: number;
   /** CPU time of the parsing thread over the parse, when the platform tells (Linux). */
   cpu?: number;
+  /** When the worker posted the document (epoch ms, `performance.timeOrigin + performance.now()`), so the receiver can time the transfer. */
+  sentAt?: number;
 }
 
 export interface ParsedDocument {
