@@ -71,8 +71,8 @@ type Prepared =
 
 /**
  * How far reading and parsing run ahead of the file being finished: files holding at most
- * AHEAD_BYTES of input between them (a few PDFs, so parsed documents waiting for the encoder
- * stay few; hundreds of small files) and at most AHEAD_FILES files.
+ * AHEAD_BYTES of input between them (hundreds of small files) and at most AHEAD_FILES files (and
+ * few large ones: see `fill` in runIndexer).
  */
 const AHEAD_BYTES = 3 * 1024 * 1024;
 const AHEAD_FILES = 512;
@@ -460,19 +460,27 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       }
     };
 
-    // Files run ahead while they hold less than AHEAD_BYTES of input (a few PDFs, hundreds of
-    // small files) and at most AHEAD_FILES; the file being finished always runs.
+    // Files run ahead while they hold less than AHEAD_BYTES of input and are at most AHEAD_FILES,
+    // of which at most one large file (a PDF, or over SMALL_FILE_BYTES) per parse worker beyond
+    // the one being finished: the workers parse faster than this thread encodes, so more large
+    // files ahead would only wait, parsed, in memory. The file being finished always runs.
     const ahead: Array<{ outcome: Promise<Prepared>; settled: boolean } | undefined> = [];
+    const isLarge = (j: number) => discovery.files[j]!.size > SMALL_FILE_BYTES || discovery.files[j]!.format === 'pdf';
+    const largeAhead = Math.max(1, deps.parallelism ?? 1) + 1;
     let aheadBytes = 0;
+    let aheadLarge = 0;
     let launched = 0;
+    const fits = (from: number) =>
+      launched - from < AHEAD_FILES && aheadBytes + discovery.files[launched]!.size <= AHEAD_BYTES && (!isLarge(launched) || aheadLarge < largeAhead);
     const fill = (from: number) => {
-      while (launched < total && (launched === from || (launched - from < AHEAD_FILES && aheadBytes + discovery.files[launched]!.size <= AHEAD_BYTES))) {
+      while (launched < total && (launched === from || fits(from))) {
         const slot = { outcome: prepare(launched), settled: false };
         void slot.outcome.then(() => {
           slot.settled = true;
         });
         ahead[launched] = slot;
         aheadBytes += discovery.files[launched]!.size;
+        if (isLarge(launched)) aheadLarge++;
         launched++;
       }
     };
@@ -501,6 +509,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
         for (const { i: j, prepared } of batch) {
           ahead[j] = undefined; // its document is let go once finished
           aheadBytes -= discovery.files[j]!.size;
+          if (isLarge(j)) aheadLarge--;
           await finish(j, prepared, vectorsOf?.get(j));
           await settleWrites(MAX_WRITES);
         }
