@@ -1,6 +1,8 @@
 /**
  * Indexes a folder with the real discovery, parser and indexer and cheap feature-hashing
- * embeddings (no graph): the set-up the crash, fault and watcher tests share. The index goes to
+ * embeddings (no graph): the set-up the crash, fault and watcher tests share. The indexer
+ * encodes for the parse (`semanticEdges`), as the IndexService has it do, so those tests run
+ * the pipeline the hosts run: parses ahead, encoder calls across files, writes behind. The index goes to
  * the local store in `dir`, or to `store` when given.
  */
 import type { IndexStore } from '../../src/core/index/indexStore';
@@ -18,6 +20,7 @@ export async function indexFolder(root: string, dir: string, maxFileSizeMB = 1, 
     embeddings: hashEmbeddings(),
     parserVersion: 'test',
     branchingFactor: 2,
+    semanticEdges: true,
     ...(progress ? { progress } : {}),
   });
 }

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { defaultSettings, type CanopySettings } from '../config/settings';
 import { CorpusIndex } from '../index/corpusIndex';
 import { runIndexer, type IndexSummary } from '../index/indexer';
+import type { IndexTimings } from '../index/indexTimings';
 import type { IndexStore } from '../index/indexStore';
 import { discoverFiles } from '../ingest/discover';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
@@ -51,6 +52,8 @@ export interface IndexRequest {
   signal?: AbortSignal;
   progress?: ProgressSink;
   tracer?: Tracer;
+  /** Where the run's time goes (`canopy bench index`). */
+  timings?: IndexTimings;
 }
 
 export class IndexService {
@@ -96,23 +99,31 @@ export class IndexService {
       discovery,
       {
         store,
-        parse: (rel, bytes, signal, onProgress) =>
-          pool.parse(rel, bytes, {
-            branchingFactor: s.branchingFactor,
-            maxBytes: s.maxFileSizeMB * 1024 * 1024,
-            maxNodes: s.maxNodesPerFile,
-            embed: (texts) => cache.getOrEncode(texts, encoder, signal),
-            ...(onProgress ? { onProgress } : {}),
-            ...(signal ? { signal } : {}),
-          }),
+        parse: (rel, bytes, signal, onProgress, share) =>
+          pool.parse(
+            rel,
+            bytes,
+            {
+              branchingFactor: s.branchingFactor,
+              maxBytes: s.maxFileSizeMB * 1024 * 1024,
+              maxNodes: s.maxNodesPerFile,
+              ...(onProgress ? { onProgress } : {}),
+              ...(signal ? { signal } : {}),
+            },
+            share,
+          ),
         // The whole run uses the encoder it started with (its id goes into the manifest).
         embeddings: { id: encoder.id, embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal), persist: () => cache.save() },
+        // The workers parse without the encoder; this thread encodes (batched across files) while they read the next files.
+        semanticEdges: true,
+        parallelism: pool.size,
         // Another node cap re-parses every file (a capped file would otherwise keep its old cut).
         parserVersion: s.maxNodesPerFile === defaultSettings.maxNodesPerFile ? PARSER_VERSION : `${PARSER_VERSION}+maxNodes=${s.maxNodesPerFile}`,
         branchingFactor: s.branchingFactor,
         logger: this.log,
         ...(request.progress ? { progress: request.progress } : {}),
         ...(request.tracer ? { tracer: request.tracer } : {}),
+        ...(request.timings ? { timings: request.timings } : {}),
         ...(s.topicsEnabled ? { stage: topicStage({ k: s.topicsCount }) } : {}),
       },
       request.signal,

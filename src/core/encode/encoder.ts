@@ -28,6 +28,21 @@ export interface Encoder {
   countPieces?(text: string): number;
   /** Releases the runtime session; the encoder must not be used afterwards. */
   dispose(): Promise<void>;
+  /** What the encoder has done so far (cumulative), for the indexing benchmark; absent when not counted. */
+  readonly stats?: EncoderStats;
+}
+
+/** Cumulative work of an encoder: calls, texts, model windows, and the milliseconds spent tokenising and in inference. */
+export interface EncoderStats {
+  calls: number;
+  texts: number;
+  windows: number;
+  tokenizeMs: number;
+  inferenceMs: number;
+}
+
+export function newEncoderStats(): EncoderStats {
+  return { calls: 0, texts: 0, windows: 0, tokenizeMs: 0, inferenceMs: 0 };
 }
 
 /** Which encoder to use, as settings express it. */

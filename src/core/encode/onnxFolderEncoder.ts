@@ -20,7 +20,7 @@ import { basename, join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { CanopyError, ErrorCodes } from '../errors';
-import { type Encoder, l2NormalizeInPlace, normalizeText, splitWindows } from './encoder';
+import { type Encoder, l2NormalizeInPlace, newEncoderStats, normalizeText, splitWindows } from './encoder';
 import { loadTokenizer, openSession, encodeByWindows, SerialRunner, type SessionOptions } from './onnxRuntime';
 
 const RECIPE = 'ws1-meanpool-winmean';
@@ -78,6 +78,7 @@ function wordStartTest(json: Record<string, unknown>, tokenizer: Tokenizer): ((i
 export class OnnxFolderEncoder implements Encoder {
   private readonly runner: SerialRunner;
   private disposed = false;
+  readonly stats = newEncoderStats();
 
   private constructor(
     readonly id: string,
@@ -220,7 +221,7 @@ export class OnnxFolderEncoder implements Encoder {
 
   async encode(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (this.disposed) throw new CanopyError(ErrorCodes.encoderFailed, `the encoder for ${this.folder} was disposed`);
-    return encodeByWindows(texts, (text) => this.windows(text), { batchSize: this.batchSize, dim: this.dim, signal }, (batch) => this.encodeWindows(batch, this.dim));
+    return encodeByWindows(texts, (text) => this.windows(text), { batchSize: this.batchSize, dim: this.dim, signal, stats: this.stats }, (batch) => this.encodeWindows(batch, this.dim));
   }
 
   async dispose(): Promise<void> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { CanopyError, ErrorCodes, throwIfCancelled } from '../errors';
-import { combineWindows } from './encoder';
+import { combineWindows, type EncoderStats } from './encoder';
 
 export interface SessionOptions {
   /** Threads inside one operator. 1 by default: the machines Canopy targets have 2 cores and the editor needs one. */
@@ -72,10 +72,12 @@ export function planBatches(lengths: readonly number[], batchSize: number): numb
 export async function encodeByWindows(
   texts: readonly string[],
   windowsOf: (text: string) => Iterable<number[]>,
-  options: { batchSize: number; dim: number; signal?: AbortSignal | undefined },
+  options: { batchSize: number; dim: number; signal?: AbortSignal | undefined; stats?: EncoderStats | undefined },
   run: (batch: number[][]) => Promise<Float32Array[]>,
 ): Promise<Float32Array[]> {
   throwIfCancelled(options.signal);
+  const stats = options.stats;
+  let t = performance.now();
   const owner: number[] = [];
   const windows: number[][] = [];
   texts.forEach((text, t) => {
@@ -84,13 +86,21 @@ export async function encodeByWindows(
       windows.push(w);
     }
   });
+  if (stats) {
+    stats.calls++;
+    stats.texts += texts.length;
+    stats.windows += windows.length;
+    stats.tokenizeMs += performance.now() - t;
+  }
   const vectors = new Array<Float32Array>(windows.length);
   for (const batch of planBatches(
     windows.map((w) => w.length),
     options.batchSize,
   )) {
     throwIfCancelled(options.signal);
+    t = performance.now();
     const out = await run(batch.map((i) => windows[i] as number[]));
+    if (stats) stats.inferenceMs += performance.now() - t;
     batch.forEach((w, j) => {
       vectors[w] = out[j] as Float32Array;
     });

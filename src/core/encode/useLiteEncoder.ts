@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { CanopyError, ErrorCodes } from '../errors';
-import { type Encoder, normalizeText, splitWindows } from './encoder';
+import { type Encoder, newEncoderStats, normalizeText, splitWindows } from './encoder';
 import { loadTokenizer, openSession, encodeByWindows, SerialRunner, type SessionOptions } from './onnxRuntime';
 import { UnigramTokenizer } from './unigram';
 
@@ -69,6 +69,7 @@ export class UseLiteEncoder implements Encoder {
   readonly maxPieces: number;
   private readonly runner: SerialRunner;
   private disposed = false;
+  readonly stats = newEncoderStats();
 
   private constructor(
     readonly id: string,
@@ -153,7 +154,7 @@ export class UseLiteEncoder implements Encoder {
   /** `encode` with an explicit batch size (the benchmark compares several on one session). */
   async encodeBatched(texts: readonly string[], batchSize: number, signal?: AbortSignal): Promise<Float32Array[]> {
     if (this.disposed) throw new CanopyError(ErrorCodes.encoderFailed, 'the built-in encoder was disposed');
-    return encodeByWindows(texts, (text) => this.windows(text), { batchSize, dim: this.dim, signal }, (batch) => this.encodeWindows(batch));
+    return encodeByWindows(texts, (text) => this.windows(text), { batchSize, dim: this.dim, signal, stats: this.stats }, (batch) => this.encodeWindows(batch));
   }
 
   async dispose(): Promise<void> {

@@ -13,6 +13,7 @@ import type { Encoder } from '../encode/encoder';
 import type { VectorCache } from '../encode/vectorCache';
 import type { ParsedDocument } from '../ingest/parsedDocument';
 import type { Logger } from '../ports';
+import type { StageClock } from './indexTimings';
 import type { IndexManifest } from './layout';
 
 /** One item as the store keeps it: its vector for dense search and its text for lexical search. */
@@ -93,13 +94,16 @@ export interface IndexStore {
   readManifest(generation: number): Promise<IndexManifest>;
   /** Every generation number that has any data (live, stale or torn), so a new one is numbered above all. */
   generations(): Promise<number[]>;
-  /** Stores a parsed document under its content key; idempotent. Readers see it once a live manifest names it. */
-  putDocument(key: string, doc: ParsedDocument): Promise<void>;
+  /**
+   * Stores a parsed document under its content key; idempotent. Readers see it once a live
+   * manifest names it. `clock` hears where the time went (`bm25`, `write`), when given.
+   */
+  putDocument(key: string, doc: ParsedDocument, clock?: StageClock): Promise<void>;
   /**
    * Writes generation `to` as generation `from` (or an empty index) with `changes` applied: item
    * vectors and the lexical index. Complete and durable when the promise resolves, but not live.
    */
-  writeGeneration(from: number | undefined, to: number, changes: GenerationChanges): Promise<void>;
+  writeGeneration(from: number | undefined, to: number, changes: GenerationChanges, clock?: StageClock): Promise<void>;
   /** Stores the manifest of generation `manifest.generation` and makes that generation live in one atomic step: the commit point. */
   commit(manifest: IndexManifest): Promise<void>;
   /**

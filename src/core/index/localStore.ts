@@ -18,6 +18,7 @@ import { removeStaleTemps, writeFileAtomic } from '../store/atomicFile';
 import { Bm25Index } from './bm25';
 import { attachElementIndex, buildElementIndex, readElementIndex, wantsElementIndex } from './elementIndex';
 import type { GenerationChanges, GenerationReader, IndexStore, SearchFilter, SearchHit } from './indexStore';
+import type { StageClock } from './indexTimings';
 import { encodeItemVectors, ItemVectors, type ItemVector, type VectorEncoding } from './itemVectors';
 import { acquireLock, paths, readCurrent, readManifest, writeCurrent, type IndexManifest } from './layout';
 
@@ -103,9 +104,10 @@ export class LocalStore implements IndexStore {
     return [...new Set(names.flatMap((n) => generationOf(n) ?? []))];
   }
 
-  async putDocument(key: string, doc: ParsedDocument): Promise<void> {
+  async putDocument(key: string, doc: ParsedDocument, clock?: StageClock): Promise<void> {
     const p = paths(this.dir);
     const file = p.doc(key);
+    let t = performance.now();
     // Content-addressed and written atomically: a file that exists is this document.
     if (await fs.access(file).then(
       () => true,
@@ -113,12 +115,20 @@ export class LocalStore implements IndexStore {
     ))
       return;
     // The element index first: a document that exists has its element index (when it wants one).
-    if (wantsElementIndex(doc)) await writeFileAtomic(p.docElements(key), buildElementIndex(doc.graph!).toBuffer());
+    if (wantsElementIndex(doc)) {
+      const t0 = performance.now();
+      const elements = buildElementIndex(doc.graph!).toBuffer();
+      clock?.add('bm25', performance.now() - t0);
+      t += performance.now() - t0;
+      await writeFileAtomic(p.docElements(key), elements);
+    }
     await writeFileAtomic(file, JSON.stringify(doc));
+    clock?.add('write', performance.now() - t);
   }
 
-  async writeGeneration(from: number | undefined, to: number, changes: GenerationChanges): Promise<void> {
+  async writeGeneration(from: number | undefined, to: number, changes: GenerationChanges, clock?: StageClock): Promise<void> {
     const p = paths(this.dir);
+    const t0 = performance.now();
     const replaced = new Set([...changes.remove, ...changes.upsert.map((u) => u.id)]);
     let kept: ItemVector[] = [];
     let lexical = Bm25Index.empty();
@@ -136,8 +146,13 @@ export class LocalStore implements IndexStore {
     }
     const items: ItemVector[] = [...kept, ...changes.upsert.map((u) => ({ id: u.id, modality: u.modality, vector: u.vector }))];
     await writeFileAtomic(p.items(to), encodeItemVectors(items, dim ?? 0, this.options.vectorEncoding ?? 'f32'));
+    const t1 = performance.now();
     const next = lexical.update(replaced, changes.upsert.map((u) => ({ id: u.id, title: u.title, text: u.text, modality: u.modality })));
-    await writeFileAtomic(p.lexical(to), next.toBuffer());
+    const lexicalBytes = next.toBuffer();
+    const t2 = performance.now();
+    await writeFileAtomic(p.lexical(to), lexicalBytes);
+    clock?.add('bm25', t2 - t1);
+    clock?.add('write', t1 - t0 + performance.now() - t2);
   }
 
   async commit(manifest: IndexManifest): Promise<void> {

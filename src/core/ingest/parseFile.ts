@@ -21,7 +21,8 @@ import { titleFromPath } from './formats/titles';
 import { buildDocumentGraph, type GraphOptions } from './graph';
 import { buildItemsCapped } from './hierarchy';
 import { formatForPath, type DocumentFormat } from './documentFormat';
-import type { DraftDocument, ParseOptions, ParsedDocument, ParseWarning } from './parsedDocument';
+import type { DraftDocument, ParseOptions, ParsedDocument, ParseStages, ParseWarning } from './parsedDocument';
+import { threadCpuMs } from '../threadCpu';
 import { parsePdf } from './pdf/pdfParser';
 import { annotateTables } from './tableContext';
 
@@ -63,7 +64,7 @@ function countNodes(items: Item[]): { nodes: number; leaves: number } {
   return { nodes, leaves };
 }
 
-async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array, options: ParseOptions, deadline: number): Promise<DraftDocument> {
+async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array, options: ParseOptions, deadline: number, stages: ParseStages): Promise<DraftDocument> {
   if (format === 'pdf') {
     const timeLimitMs = options.timeLimitMs ?? defaultParseOptions.timeLimitMs;
     const onProgress = options.onProgress;
@@ -72,6 +73,7 @@ async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array,
       timeLimitMs,
       signal: options.signal,
       standardFontDataUrl: options.pdfStandardFontDataUrl,
+      stages,
       ...(onProgress ? { onPage: (done: number, total: number) => onProgress({ step: 'pages', done, total }) } : {}),
     });
   }
@@ -118,6 +120,15 @@ async function draftFor(file: string, format: DocumentFormat, bytes: Uint8Array,
 export async function parseFile(relPath: string, bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedDocument> {
   const file = relPath.replace(/\\/g, '/');
   const started = Date.now();
+  const cpu0 = threadCpuMs();
+  // Where the time goes (core/index/indexTimings.ts); a PDF's extraction and layout are split in parsePdf.
+  const stages: ParseStages = {};
+  let mark = performance.now();
+  const lap = (stage: Exclude<keyof ParseStages, 'cpu'>): void => {
+    const now = performance.now();
+    stages[stage] = (stages[stage] ?? 0) + now - mark;
+    mark = now;
+  };
   const format = formatForPath(file);
   if (format === undefined) {
     const base = file.slice(file.lastIndexOf('/') + 1);
@@ -157,13 +168,16 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
           root: { kind: 'document', modality: 'text', text: '', anchor: { file }, children: [] },
           warnings: [{ file, code: 'empty', message: `${file}: the file is empty; nothing to index.` }],
         }
-      : await draftFor(file, format, bytes, options, deadline);
+      : await draftFor(file, format, bytes, options, deadline, stages);
+    if (format !== 'pdf') lap('layout');
+    else mark = performance.now(); // parsePdf timed its own stages
     throwIfCancelled(options.signal);
     // A PDF is bounded page by page while it is read and keeps the pages read before the limit
     // (with a 'timeLimit' warning); its layout is linear in what was read, so it is not refused here.
     if (format !== 'pdf') checkDeadline(`parsing (${format})`);
     // Every table's caption, units and grouping label rows, from the structure just parsed.
     annotateTables(draft.root);
+    lap('tableContext');
     const maxNodes = options.maxNodes ?? defaultParseOptions.maxNodes;
     const { items, cut } = buildItemsCapped(draft, {
       branchingFactor: options.branchingFactor ?? defaultParseOptions.branchingFactor,
@@ -193,6 +207,7 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
       const traits = documentTraits(openingText(items));
       for (const item of items) item.traits = traits;
     }
+    lap('hierarchy');
     if (items.length === 0 && !warnings.some((w) => w.code === 'empty' || w.code === 'noTextLayer')) {
       warnings.push({ file, code: 'empty', message: `${file}: no text found; nothing to index.` });
     }
@@ -213,6 +228,8 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
       if (options.signal) graphOptions.signal = options.signal;
       const onProgress = options.onProgress;
       if (onProgress) graphOptions.onProgress = (done, total) => onProgress({ step: 'encoding', done, total });
+      graphOptions.stages = stages;
+      mark = performance.now();
       try {
         doc.graph = await buildDocumentGraph(input, options.embed ? { ...graphOptions, embed: options.embed } : graphOptions);
       } catch (err) {
@@ -224,6 +241,9 @@ export async function parseFile(relPath: string, bytes: Uint8Array, options: Par
       }
     }
     doc.stats.parseMs = Date.now() - started;
+    const cpu1 = threadCpuMs();
+    if (cpu0 !== undefined && cpu1 !== undefined) stages.cpu = cpu1 - cpu0;
+    doc.stats.stages = stages;
     return doc;
   } catch (err) {
     if (err instanceof CanopyError) throw err;

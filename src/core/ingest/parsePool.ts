@@ -14,7 +14,10 @@
  * - A worker that dies (killed, crashed) fails only the file it was parsing (`E_PARSE_FAILED`);
  *   the next file gets a fresh worker.
  * Workers are started on demand, reused across files and index runs, and stopped after
- * `idleMs` without work (an idle worker never keeps the process alive).
+ * `idleMs` without work (an idle worker never keeps the process alive). A worker parses one
+ * file at a time, except small files given with `share`: up to SHARED_TASKS of them may wait in
+ * one worker, so it goes from one to the next without waiting for the calling thread; they fail
+ * together if the worker dies, and the caller parses each again alone.
  *
  * The document comes back by structured clone; the graph's semantic edges need the encoder,
  * which stays in the calling thread: the worker asks for vectors with `embed` messages. Progress
@@ -70,7 +73,7 @@ export function defaultWorkerFile(): string {
 export interface ParsePoolOptions {
   /** Heap limit of each worker (V8 old generation), MB. Default 1024. */
   maxMemoryMB?: number;
-  /** Workers at most (default `defaultPoolSize()`). The indexer parses one file at a time. */
+  /** Workers at most (default `defaultPoolSize()`). The indexer keeps each busy (one file each, or up to SHARED_TASKS small files). */
   size?: number;
   logger?: Logger;
   /** An idle worker is stopped after this long (default 30 s). */
@@ -88,7 +91,10 @@ export interface ParsePoolOptions {
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
-  busy: boolean;
+  /** Parses given to this worker and not finished. */
+  tasks: number;
+  /** Its tasks are small files that may share it (`parse(…, share)`). */
+  shared: boolean;
   dead: boolean;
   closing: boolean;
   idleTimer: NodeJS.Timeout | undefined;
@@ -97,6 +103,13 @@ interface Slot {
 class WorkerStartError extends Error {}
 
 const RETRY_AFTER_MS = 60_000;
+
+/**
+ * Small files a worker may hold at once when they share it (`parse(…, share)`). They fail
+ * together if the worker dies (memory, time limit, crash); the caller parses each of them
+ * again alone, so the file that caused it fails alone (the indexer does: core/index/indexer.ts).
+ */
+export const SHARED_TASKS = 8;
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -126,17 +139,17 @@ export class ParsePool {
   }
 
   /** `parseFile` in a worker: the same document, or the same errors, plus E_MEMORY_LIMIT and a hard time limit. */
-  async parse(relPath: string, bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedDocument> {
+  async parse(relPath: string, bytes: Uint8Array, options: ParseOptions = {}, share = false): Promise<ParsedDocument> {
     throwIfCancelled(options.signal);
     if (Date.now() < this.unavailableUntil) return this.inProcess(relPath, bytes, options);
     let slot: Slot | undefined;
     try {
-      slot = await this.acquire(options.signal);
+      slot = await this.acquire(options.signal, share);
       await slot.ready;
     } catch (err) {
       if (!(err instanceof WorkerStartError)) throw err;
       if (slot) {
-        slot.busy = false;
+        slot.tasks--;
         this.discard(slot);
       }
       this.unavailableUntil = Date.now() + RETRY_AFTER_MS;
@@ -172,20 +185,29 @@ export class ParsePool {
     return parsers().parseFile(relPath, bytes, options);
   }
 
-  private async acquire(signal: AbortSignal | undefined): Promise<Slot> {
+  private async acquire(signal: AbortSignal | undefined, share: boolean): Promise<Slot> {
     for (;;) {
       throwIfCancelled(signal);
-      const idle = this.slots.find((s) => !s.busy && !s.dead);
+      const idle = this.slots.find((s) => s.tasks === 0 && !s.dead);
       if (idle) {
         if (idle.idleTimer) clearTimeout(idle.idleTimer);
         idle.idleTimer = undefined;
-        idle.busy = true;
+        idle.tasks = 1;
+        idle.shared = share;
         idle.worker.ref();
         return idle;
       }
+      // A small file joins a worker parsing other small files: it is parsed as soon as they are,
+      // without waiting for this thread to hand it over (which waits for the encoder's batch).
+      const open = share ? this.slots.find((s) => s.shared && s.tasks < SHARED_TASKS && !s.dead) : undefined;
+      if (open) {
+        open.tasks++;
+        return open;
+      }
       if (this.slots.length < this.size) {
         const slot = this.spawn();
-        slot.busy = true;
+        slot.tasks = 1;
+        slot.shared = share;
         this.slots.push(slot);
         return slot;
       }
@@ -205,7 +227,13 @@ export class ParsePool {
   }
 
   private release(slot: Slot): void {
-    slot.busy = false;
+    slot.tasks--;
+    if (slot.tasks > 0) {
+      if (slot.dead) this.discard(slot);
+      else this.waiting.shift()?.();
+      return;
+    }
+    slot.shared = false;
     if (slot.dead) this.discard(slot);
     else {
       slot.worker.unref();
@@ -222,7 +250,7 @@ export class ParsePool {
   private discard(slot: Slot): void {
     slot.dead = true;
     this.slots = this.slots.filter((s) => s !== slot);
-    if (!slot.busy) this.waiting.shift()?.();
+    if (slot.tasks === 0) this.waiting.shift()?.();
   }
 
   private spawn(): Slot {
@@ -241,7 +269,7 @@ export class ParsePool {
       throw new WorkerStartError(err instanceof Error ? err.message : String(err));
     }
     this.counters.workersStarted++;
-    const slot: Slot = { worker, ready: Promise.resolve(), busy: false, dead: false, closing: false, idleTimer: undefined };
+    const slot: Slot = { worker, ready: Promise.resolve(), tasks: 0, shared: false, dead: false, closing: false, idleTimer: undefined };
     slot.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         cleanup();
@@ -279,7 +307,7 @@ export class ParsePool {
     worker.on('exit', () => {
       slot.dead = true;
       if (slot.idleTimer) clearTimeout(slot.idleTimer);
-      if (!slot.busy) this.discard(slot);
+      if (slot.tasks === 0) this.discard(slot);
     });
     return slot;
   }

@@ -43,7 +43,9 @@ function start(): void {
     if (msg.progress) options.onProgress = (progress) => port.postMessage({ type: 'progress', id: msg.id, progress } satisfies FromWorker);
     let reply: FromWorker;
     try {
-      reply = { type: 'done', id: msg.id, doc: await parseFile(msg.file, msg.bytes, options) };
+      const doc = await parseFile(msg.file, msg.bytes, options);
+      if (doc.stats.stages) doc.stats.stages.sentAt = performance.timeOrigin + performance.now();
+      reply = { type: 'done', id: msg.id, doc };
     } catch (err) {
       reply = { type: 'failed', id: msg.id, error: serializeError(err) };
     }

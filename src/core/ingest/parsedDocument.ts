@@ -80,6 +80,30 @@ export interface PageInfo {
   textRuns: number;
 }
 
+/**
+ * Where one parse spent its time, ms, measured in the thread that parsed (core/index/indexTimings.ts
+ * names the stages). Timings, not content: the indexer takes them off the document before it is stored.
+ */
+export interface ParseStages {
+  /** pdf.js text extraction (PDF). */
+  extract?: number;
+  /** A PDF's layout and draft tree; another format's parser. */
+  layout?: number;
+  tableContext?: number;
+  /** Inner texts and anchors, items, groups, numbering, the document's traits. */
+  hierarchy?: number;
+  /** The graph without its semantic edges. */
+  graph?: number;
+  /** The semantic-neighbour edges, without waiting for the encoder. */
+  semantic?: number;
+  /** Waiting for vectors from the encoder's thread. */
+  encodeWait?: number;
+  /** CPU time of the parsing thread over the parse, when the platform tells (Linux). */
+  cpu?: number;
+  /** When the worker posted the document (epoch ms, `performance.timeOrigin + performance.now()`), so the receiver can time the transfer. */
+  sentAt?: number;
+}
+
 export interface ParsedDocument {
   /** Workspace-relative path with forward slashes. */
   file: string;
@@ -90,7 +114,7 @@ export interface ParsedDocument {
   pages?: PageInfo[];
   graph?: DocumentGraph;
   warnings: ParseWarning[];
-  stats: { bytes: number; parseMs: number; leaves: number; nodes: number };
+  stats: { bytes: number; parseMs: number; leaves: number; nodes: number; stages?: ParseStages };
 }
 
 /**

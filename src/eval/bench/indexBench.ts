@@ -18,7 +18,10 @@ import type { EncoderConfig } from '../../core/encode/encoder';
 import { CanopyError, ErrorCodes } from '../../core/errors';
 import type { IndexSummary } from '../../core/index/indexer';
 import { paths } from '../../core/index/layout';
+import { createEncoder } from '../../core/encode/createEncoder';
+import { IndexTimings } from '../../core/index/indexTimings';
 import type { PoolDoc } from '../datasets/types';
+import { type EncoderReference, encoderAlone, encodedTextsOf, type ExtractionReference, extractionAlone, finishRun, type StageReport, startRun } from './indexStages';
 import { median, timed } from './measure';
 
 export interface WorkspaceOptions {
@@ -28,14 +31,15 @@ export interface WorkspaceOptions {
 }
 
 /** The index service of a folder as the hosts wire it, with the settings of this benchmark. */
-function workspace(root: string, indexDir: string, o: WorkspaceOptions): { index(): Promise<IndexSummary>; dispose(): Promise<void> } {
+function workspace(root: string, indexDir: string, o: WorkspaceOptions): { index(timings?: IndexTimings): Promise<IndexSummary>; embeddings: Embeddings; dispose(): Promise<void> } {
   const settings = resolveSettings({ branchingFactor: o.branchingFactor });
   const store = new LocalStore(indexDir);
   const embeddings = new Embeddings({ store: () => store, encoder: () => o.encoder, builtinModelDir: o.builtinModelDir, baseDir: root });
   const parseWorkers = new ParseWorkers();
   const service = new IndexService({ root, indexDir, embeddings, parseWorkers, storeFor: () => store });
   return {
-    index: () => service.index(settings),
+    embeddings,
+    index: (timings) => service.index(settings, timings ? { timings } : {}),
     async dispose() {
       await parseWorkers.close();
       await embeddings.dispose();
@@ -102,22 +106,69 @@ function run(summary: IndexSummary, seconds: number, cpuSeconds: number): IndexR
 export interface FolderBenchResult {
   root: string;
   first: IndexRun;
+  /** Where the first run's time went, stage by stage (issue 34). */
+  stages: StageReport;
+  /** Measured in the same run, when asked (`reference`): pdf.js alone on the folder's PDFs (before the first run) and the encoder alone on the texts it encoded (after). */
+  reference?: { extraction?: ExtractionReference; encoder?: EncoderReference; wallOverMax?: number };
+  /** The first index run again with nothing changed, by fresh services (as a new `canopy index` would), seconds. */
+  unchanged?: number;
   warm: IndexRun[];
   warmMedian: { seconds: number; filesPerSecond: number; nodesPerSecond: number };
   seededFrom?: string;
 }
 
+function pdfsUnder(root: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(root, { withFileTypes: true })) {
+    const p = join(root, e.name);
+    if (e.isDirectory() && !e.name.startsWith('.')) out.push(...pdfsUnder(p));
+    else if (e.isFile() && /\.pdf$/i.test(e.name)) out.push(p);
+  }
+  return out.sort();
+}
+
 /**
  * Indexes `root` into `<workDir>/index-first` (embedding cache seeded from `seedCache` when
- * given), then `repeats` times into fresh folders seeded with that run's cache (warm encoder).
+ * given) with its time measured stage by stage; with `reference`, pdf.js alone on the folder's
+ * PDFs before it and the encoder alone on the texts it encoded after it; with `unchanged`, the
+ * same folder re-indexed with nothing changed; then `repeats` times into fresh folders seeded
+ * with that run's cache (warm encoder).
  */
-export async function benchFolder(root: string, workDir: string, o: WorkspaceOptions & { seedCache?: string; repeats: number }): Promise<FolderBenchResult> {
+export async function benchFolder(
+  root: string,
+  workDir: string,
+  o: WorkspaceOptions & { seedCache?: string; repeats: number; reference?: boolean; unchanged?: boolean },
+): Promise<FolderBenchResult> {
   const firstDir = join(workDir, 'index-first');
   rmSync(firstDir, { recursive: true, force: true });
   seedEmbeddingCache(o.seedCache, firstDir);
+  const pdfs = o.reference ? pdfsUnder(root) : [];
+  const extraction = pdfs.length > 0 ? await extractionAlone(pdfs) : undefined;
   const ws = workspace(root, firstDir, o);
-  const first = await timed(() => ws.index());
+  const { encoder } = await ws.embeddings.load();
+  const timings = new IndexTimings();
+  const start = startRun(encoder);
+  const first = await timed(() => ws.index(timings));
+  const stages = finishRun(start, timings, encoder);
+  let encoderRef: EncoderReference | undefined;
+  if (o.reference) {
+    // A fresh encoder, so no cache or warm-up is shared with the run.
+    const fresh = await createEncoder(o.encoder, { builtinModelDir: o.builtinModelDir, baseDir: root });
+    try {
+      encoderRef = await encoderAlone(fresh, await encodedTextsOf(firstDir));
+    } finally {
+      await fresh.dispose();
+    }
+  }
   await ws.dispose();
+  let unchanged: number | undefined;
+  if (o.unchanged) {
+    const again = workspace(root, firstDir, o);
+    const t = await timed(() => again.index());
+    await again.dispose();
+    if (t.value.parsed !== 0) throw new CanopyError(ErrorCodes.internal, `an unchanged re-index parsed ${t.value.parsed} files`);
+    unchanged = t.seconds;
+  }
   const warm: IndexRun[] = [];
   for (let r = 0; r < o.repeats; r++) {
     const dir = join(workDir, `index-warm-${r}`);
@@ -131,9 +182,13 @@ export async function benchFolder(root: string, workDir: string, o: WorkspaceOpt
   }
   const s = median(warm.map((w) => w.seconds));
   const f = run(first.value, first.seconds, first.cpuSeconds);
+  const refMax = Math.max(extraction?.ms ?? 0, encoderRef?.ms ?? 0);
   return {
     root,
     first: f,
+    stages,
+    ...(o.reference ? { reference: { ...(extraction ? { extraction } : {}), ...(encoderRef ? { encoder: encoderRef } : {}), ...(refMax > 0 ? { wallOverMax: stages.wallMs / refMax } : {}) } } : {}),
+    ...(unchanged !== undefined ? { unchanged } : {}),
     warm,
     warmMedian: { seconds: s, filesPerSecond: f.parsed / s, nodesPerSecond: f.nodes / s },
     ...(o.seedCache ? { seededFrom: o.seedCache } : {}),

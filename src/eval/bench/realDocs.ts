@@ -324,7 +324,8 @@ function fileRows(indexDir: string, manifest: IndexManifest, docs: Map<string, P
     return row;
   });
   if (startedAt !== undefined) {
-    // One file after another: each file's time runs from the previous document's write (the first: from the process start).
+    // Each file's time runs from the previous document's write (the first: from the process start). The indexer
+    // pipelines files and writes small ones together, so a file written in the same millisecond as the one before gets 0.
     const byWrite = [...rows].sort((a, b) => a.writtenAt - b.writtenAt);
     byWrite.forEach((r, i) => (r.seconds = (r.writtenAt - (i === 0 ? startedAt : byWrite[i - 1]!.writtenAt)) / 1000));
   }

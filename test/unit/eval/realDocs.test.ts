@@ -460,7 +460,9 @@ describe('real-document benchmark: one run end to end', () => {
     const pdf = report.index.files.find((f) => f.file === 'financebench/northwind.pdf')!;
     assert.equal(pdf.kind, 'pdf');
     assert.equal(pdf.pages, 10);
-    for (const f of report.index.files) assert.ok(f.seconds !== undefined && f.seconds > 0, `${f.file} has a time`);
+    // Files finish in a pipeline, small ones written together (a time of 0 when written in the same millisecond as the one before).
+    for (const f of report.index.files) assert.ok(f.seconds !== undefined && f.seconds >= 0, `${f.file} has a time`);
+    assert.ok(pdf.seconds! > 0, 'the PDF, written alone, has a time of its own');
     const sum = report.index.files.reduce((a, f) => a + f.seconds!, 0);
     assert.ok(sum <= report.index.seconds! + 0.05, 'per-file times fit inside the index process');
   });

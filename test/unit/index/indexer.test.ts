@@ -198,3 +198,53 @@ describe('indexer', () => {
     assert.deepEqual(generations, [`gen-${previous}.json`, `gen-${summary.generation}.json`, `items-${previous}.vec`, `items-${summary.generation}.vec`, `lexical-${previous}.bm25`, `lexical-${summary.generation}.bm25`]);
   });
 });
+
+describe('indexer, pipelined (parse ahead, encode here)', () => {
+  it('with semanticEdges, stores the documents a parse with the encoder gives, semantic edges included', async () => {
+    write('notes.md', '# Field notes\n\n## Oaks\n\nThe oak canopy closed in May. Oak leaves fell late.\n\n## Ash\n\nAsh dieback spread along the stream. Ash trees lost their crowns.\n');
+    const embeddings = hashEmbeddings();
+    const store = new LocalStore(dir);
+    const summary = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), {
+      store,
+      parse: (rel, bytes) => parseFile(rel, bytes),
+      embeddings,
+      parserVersion: 'test',
+      branchingFactor: 2,
+      semanticEdges: true,
+      parallelism: 1,
+    });
+    assert.equal(summary.parsed, 4);
+    assert.equal(summary.errors.length, 0);
+    const manifest = JSON.parse(readFileSync(join(dir, `gen-${summary.generation}.json`), 'utf8')) as { files: Record<string, { doc: string }> };
+    const embed = async (texts: string[]) => texts.map((t) => hashEmbed(t));
+    let semantic = 0;
+    for (const [rel, entry] of Object.entries(manifest.files)) {
+      const stored = JSON.parse(readFileSync(paths(dir).doc(entry.doc), 'utf8')) as Record<string, unknown> & { stats: Record<string, unknown>; graph?: { edges: Array<{ type: string }> } };
+      const expected = JSON.parse(JSON.stringify(await parseFile(rel, readFileSync(join(root, rel)), { embed }))) as typeof stored;
+      for (const d of [stored, expected]) {
+        delete d.stats.parseMs;
+        delete d.stats.stages;
+      }
+      assert.deepEqual(stored, expected, rel);
+      semantic += stored.graph?.edges.filter((e) => e.type === 'semantic').length ?? 0;
+    }
+    assert.ok(semantic > 0, 'the documents have semantic edges');
+  });
+
+  it('a document the store cannot write fails its file alone; the other files are indexed', async () => {
+    const store = new LocalStore(dir);
+    const put = store.putDocument.bind(store);
+    store.putDocument = async (key, doc, clock) => {
+      if (doc.file === 'ash.md') throw new Error('this document cannot be stored');
+      return put(key, doc, clock);
+    };
+    const summary = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 1 }), { ...deps(), store, semanticEdges: true });
+    assert.equal(summary.parsed, 2);
+    assert.deepEqual(summary.errors.map((e) => e.file), ['ash.md']);
+    assert.match(summary.errors[0]!.reason, /cannot be stored/);
+    const corpus = await CorpusIndex.open(new LocalStore(dir));
+    assert.deepEqual(Object.keys(corpus.manifest.files).sort(), ['oak.md', 'plots.csv']);
+    assert.equal(corpus.vectors.size, corpus.itemCount);
+    assert.equal((await search('pedunculate oak'))[0], 'oak.md');
+  });
+});

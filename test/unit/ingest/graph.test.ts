@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import type { DocumentGraph, GraphNode } from '../../../src/contracts/graph';
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { nodeVectorsOf } from '../../../src/core/encode/nodeVectors';
+import { pairwiseCosine } from '../../../src/core/ingest/graph';
+import { seededRandom } from '../../../src/core/random';
 import { fakeEmbed, fixture } from './helpers';
 
 function edges(g: DocumentGraph, type: string): Array<[string, string]> {
@@ -150,4 +152,29 @@ test('graph (Markdown): one virtual page; section hierarchy from headings; summa
   assert.equal(para.summary, 'Visits happen in March and September.');
   assert.equal(node(g, (n) => n.type === 'figure').summary, 'Figure: Map of the ridge station');
   assert.equal(node(g, (n) => n.type === 'heading' && n.text === 'Schedule').summary, 'Station Guide › Maintenance › Schedule');
+});
+
+test('semantic neighbours: pairwiseCosine gives exactly the per-pair cosine, in and beyond the window, zero vectors included', () => {
+  // The loop pairwiseCosine replaced: dot product and both norms summed per pair.
+  const cosine = (a: Float32Array, b: Float32Array) => {
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      dot += a[i]! * b[i]!;
+      na += a[i]! * a[i]!;
+      nb += b[i]! * b[i]!;
+    }
+    return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+  };
+  const rand = seededRandom(5);
+  const vectors = Array.from({ length: 40 }, (_, i) => (i === 7 ? new Float32Array(64) : Float32Array.from({ length: 64 }, () => rand() * 2 - 1)));
+  for (const window of [40, 10]) {
+    const sim = pairwiseCosine(vectors, window);
+    for (let i = 0; i < vectors.length; i++) {
+      for (let j = 0; j < vectors.length; j++) {
+        if (i !== j) assert.equal(sim(i, j), cosine(vectors[i]!, vectors[j]!), `window ${window}: ${i}, ${j}`);
+      }
+    }
+  }
 });

@@ -43,7 +43,11 @@ const LIMIT_MB = 64;
 const SLACK_MS = 8_000;
 
 const embed = async (texts: string[]) => texts.map((t) => hashEmbed(t, 64));
-const same = (doc: ParsedDocument) => ({ ...doc, stats: { ...doc.stats, parseMs: 0 } });
+// Timings are not content: the parse time and where it went (stats.stages) differ between any two runs.
+const same = (doc: ParsedDocument) => {
+  const { stages: _stages, ...stats } = doc.stats;
+  return { ...doc, stats: { ...stats, parseMs: 0 } };
+};
 
 const memoryError = (file: string) => (err: unknown) => {
   assert.ok(err instanceof CanopyError, String(err));
@@ -216,6 +220,19 @@ describe('per-file memory limit (parse workers)', () => {
     }
   });
 
+  it('small files may share a worker: concurrent shared parses run in one worker, each with its own document', async () => {
+    const shared = new ParsePool({ maxMemoryMB: LIMIT_MB, size: 1 });
+    try {
+      const names = ['guide.md', 'notes.txt', 'readings.csv', 'page.html'];
+      const docs = await Promise.all(names.map((n) => shared.parse(n, readFileSync(join(fixtures, n)), {}, true)));
+      for (const [i, n] of names.entries()) assert.deepEqual(same(docs[i]!), same(await parseFile(n, readFileSync(join(fixtures, n)))), n);
+      assert.equal(shared.counters.workersStarted, 1);
+      assert.equal(shared.counters.inWorker, names.length);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it('parses in-process, and logs why, when no worker can start', async () => {
     const lines: string[] = [];
     const broken = new ParsePool({ workerFile: join(tmpdir(), 'no-such-canopy-parse-worker.js'), logger: { log: (level, m) => lines.push(`${level}: ${m}`) } });
@@ -275,6 +292,38 @@ describe('per-file memory limit (parse workers)', () => {
       const manifest = JSON.parse(readFileSync(join(dir, `gen-${second.generation}.json`), "utf8"));
       assert.ok(manifest.files['notes/list.md'].staleError, 'marked stale');
       assert.equal(manifest.files['notes/list.md'].items.length, 1);
+    });
+  });
+
+  describe('small files sharing a worker, in the indexer', () => {
+    let root: string;
+    let dir: string;
+    before(() => {
+      root = mkdtempSync(join(tmpdir(), 'canopy-memlimit-shared-ws-'));
+      dir = mkdtempSync(join(tmpdir(), 'canopy-memlimit-shared-idx-'));
+    });
+    after(() => {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a file that kills the shared worker fails alone: the files beside it are parsed again, alone, and indexed', async () => {
+      for (let i = 0; i < 6; i++) writeFileSync(join(root, `a${i}.md`), `# Plot ${i}\n\nThe oak on plot ${i} grows slowly.\n`);
+      writeFileSync(join(root, 'hog.json'), '{"a": "one two three four"}'); // the test hook allocates until the heap limit
+      for (let i = 0; i < 6; i++) writeFileSync(join(root, `z${i}.md`), `# Stand ${i}\n\nAsh dieback reached stand ${i}.\n`);
+      const summary = await runIndexer(await discoverFiles(root, { include: ['**/*'], exclude: [], maxFileSizeMB: 10 }), {
+        store: new LocalStore(dir),
+        parse: (rel, bytes, signal, _onProgress, share) => pool.parse(rel, bytes, { graph: false, ...(signal ? { signal } : {}) }, share),
+        embeddings: hashEmbeddings(),
+        parserVersion: 'test',
+        branchingFactor: 2,
+        semanticEdges: true,
+      });
+      assert.deepEqual(
+        summary.errors.map((e) => [e.file, e.code]),
+        [['hog.json', 'E_MEMORY_LIMIT']],
+      );
+      assert.equal(summary.parsed, 12);
     });
   });
 

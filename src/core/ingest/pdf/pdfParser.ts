@@ -12,12 +12,12 @@
  */
 
 import type { Anchor } from '../../../contracts/region';
-import type { DraftDocument, DraftNode, PageInfo, ParseWarning } from '../parsedDocument';
+import type { DraftDocument, DraftNode, PageInfo, ParseStages, ParseWarning } from '../parsedDocument';
 import { nestSections, type OpenHeading } from '../sections';
 import { sentenceSpans } from '../sentences';
 import { titleFromPath } from '../formats/titles';
 import { Block, GeoBuilder, GeoText, layoutPage, Line, lineText, startsListItem, unionBox } from './pdfLayout';
-import { Box, readPdfRuns } from './pdfRuns';
+import { Box, readPdfRuns, type PdfReadResult } from './pdfRuns';
 
 export interface PdfParseOptions {
   deadline?: number;
@@ -26,6 +26,8 @@ export interface PdfParseOptions {
   standardFontDataUrl?: string | undefined;
   /** After each page read (or failed): pages done of the document's pages. */
   onPage?: ((done: number, total: number) => void) | undefined;
+  /** Where the time went: `extract` (pdf.js) and `layout` (the rest) are added here. */
+  stages?: ParseStages;
 }
 
 const round = (v: number): number => Math.round(v * 100) / 100;
@@ -134,7 +136,21 @@ function bodyStyle(blocks: Block[]): BodyStyle {
 }
 
 export async function parsePdf(file: string, bytes: Uint8Array, options: PdfParseOptions = {}): Promise<DraftDocument> {
+  const t0 = performance.now();
   const read = await readPdfRuns(file, bytes, options);
+  const t1 = performance.now();
+  try {
+    return draftOf(file, read);
+  } finally {
+    if (options.stages) {
+      options.stages.extract = (options.stages.extract ?? 0) + t1 - t0;
+      options.stages.layout = (options.stages.layout ?? 0) + performance.now() - t1;
+    }
+  }
+}
+
+/** The draft tree of the glyph runs read. */
+function draftOf(file: string, read: PdfReadResult): DraftDocument {
   const warnings: ParseWarning[] = [];
   const layouts = read.pages.map((p) => ({ page: p, blocks: layoutPage(p.runs) }));
   const body = bodyStyle(layouts.flatMap((l) => l.blocks));
