@@ -177,7 +177,7 @@ export function answerCue(type: AnswerType, text: string, questionTerms: Readonl
       return undefined;
     }
     case 'identifier': {
-      // A name in code: a code span, an identifier (`createServer`, `max_bytes`, `fs.readFile`), a flag, a scoped package or a path.
+      // A name in code: a code span, an identifier (`createServer`, `max_bytes`, `fs.readFile`), a call, a flag or a scoped package.
       // It must name something the question does not: its words, not the identifier's own term, are compared.
       const names = (s: string) => s.replace(CODE_NAME, (id) => identifierWords(id));
       for (const m of text.matchAll(/`([^`\n]+)`/g)) if (fresh(names(m[1]!))) return m[1]!;
