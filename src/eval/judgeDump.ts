@@ -95,6 +95,13 @@ export function serializeRegion(r: KeptRegion): SerializedRegion {
     score: r.score,
     scores,
     ...(questionScores.length > 0 ? { questionScores } : {}),
+    ...placeOf(r),
+  };
+}
+
+/** The optional fields a kept region and its serialized form share as they are: where it was retrieved, its document, its table's lead-in. */
+function placeOf(r: Pick<KeptRegion, 'rank' | 'round' | 'retrieval' | 'document' | 'leadIn'>): Pick<KeptRegion, 'rank' | 'round' | 'retrieval' | 'document' | 'leadIn'> {
+  return {
     ...(r.rank !== undefined ? { rank: r.rank } : {}),
     ...(r.round !== undefined ? { round: r.round } : {}),
     ...(r.retrieval !== undefined ? { retrieval: r.retrieval } : {}),
@@ -118,11 +125,7 @@ export function deserializeRegion(s: SerializedRegion): KeptRegion {
     score: s.score,
     leafScores,
     ...(components.size > 0 ? { components } : {}),
-    ...(s.rank !== undefined ? { rank: s.rank } : {}),
-    ...(s.round !== undefined ? { round: s.round } : {}),
-    ...(s.retrieval !== undefined ? { retrieval: s.retrieval } : {}),
-    ...(s.document ? { document: s.document } : {}),
-    ...(s.leadIn ? { leadIn: s.leadIn } : {}),
+    ...placeOf(s),
     ...(s.questionScores ? { questionScores: new Map(s.questionScores) } : {}),
   };
 }

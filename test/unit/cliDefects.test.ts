@@ -145,8 +145,8 @@ describe('canopy CLI: the defects of the first real-document try', () => {
   });
 
   it('titles a PDF by its first heading or file name when the metadata title is junk', async () => {
-    for (const junk of ['0000078003-22-000027', '  ', '2023-05-05', 'Microsoft Word - draft.docx', 'report.pdf']) assert.equal(isJunkPdfTitle(junk), true, junk);
-    for (const good of ['ADBE 10-K FY22', 'Form 8-K for Pepsico INC filed 05/05/2023', '10-K - 02/07/2019 - 3M Company']) assert.equal(isJunkPdfTitle(good), false, good);
+    for (const junk of ['0000078003-22-000027', '  ', '2023-05-05', 'Microsoft Word - draft.docx', 'Microsoft Word - Document1', 'Writer - Untitled 1', 'report.pdf']) assert.equal(isJunkPdfTitle(junk), true, junk);
+    for (const good of ['ADBE 10-K FY22', 'Form 8-K for Pepsico INC filed 05/05/2023', '10-K - 02/07/2019 - 3M Company', 'Word Power - A History', 'Excellence in Reporting']) assert.equal(isJunkPdfTitle(good), false, good);
     const page = [
       { x: 72, y: 700, size: 20, text: 'Annual Report on Form 10-Q', bold: true },
       { x: 72, y: 660, size: 10, text: 'Revenue grew by eight percent in the second quarter of the year.' },

@@ -154,14 +154,15 @@ async function readTextContent(page: StreamingPage, options: PdfReadOptions): Pr
 }
 
 /**
- * Whether a PDF's metadata Title is not a title a person would recognise: a producer's default
- * ("Microsoft Word - …", "untitled"), a file name, or an identifier with hardly any letters (SEC
+ * Whether a PDF's metadata Title is not a title a person would recognise: an office application's
+ * default ("<application> Word - …", "untitled"), a file name, or an identifier with hardly any letters (SEC
  * accession numbers such as "0000078003-22-000027", job numbers, dates). The document is then
  * titled by its first top-level heading, else its file name.
  */
 export function isJunkPdfTitle(title: string): boolean {
   const t = title.trim();
-  if (/^(microsoft (word|powerpoint|excel)|untitled)|\.(docx?|pdf|xlsx?|pptx?|html?|indd|tex)$/i.test(t)) return true;
+  // An office application's default: its name, or "<application> - <document>" ("Word - draft", "Writer - Untitled 1").
+  if (/^(?:(?:\S+ )?(?:word|powerpoint|excel|writer|impress|calc)(?: - |$)|untitled)|\.(docx?|pdf|xlsx?|pptx?|html?|indd|tex|odt|rtf)$/i.test(t)) return true;
   const letters = (t.match(/\p{L}/gu) ?? []).length;
   return letters < 3;
 }
