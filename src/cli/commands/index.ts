@@ -131,7 +131,7 @@ function printSummary(s: IndexSummary, io: CliIO): void {
   if (s.rebuilt) io.out(`note: ${s.rebuilt}`);
   const hint = emptyFolderHint(s);
   if (hint) io.out(`hint: ${hint}`);
-  io.out(`Indexed ${s.root} (generation ${s.generation})`);
+  io.out(s.unchanged ? `Indexed ${s.root}: nothing changed, generation ${s.generation} stays live` : `Indexed ${s.root} (generation ${s.generation})`);
   io.out(`  files   ${s.files} (${s.parsed} parsed, ${s.reused} unchanged, ${s.removed} removed)`);
   io.out(`  items   ${s.items}`);
   io.out(`  nodes   ${s.nodes}`);

@@ -9,7 +9,8 @@
  * and writes the new store's cache). Concurrent first calls share one load (20 questions asked at
  * once used to load the model and a 232 MB cache 20 times over).
  */
-import { createEncoder } from '../encode/createEncoder';
+import { createEncoder, encoderIdOf } from '../encode/createEncoder';
+import { CanopyError, ErrorCodes } from '../errors';
 import type { Encoder, EncoderConfig } from '../encode/encoder';
 import type { VectorCache } from '../encode/vectorCache';
 import type { IndexStore } from '../index/indexStore';
@@ -84,6 +85,39 @@ export class Embeddings {
     }
     const cache = await store.vectorCache(encoder, this.log);
     return { key, store, encoder, cache };
+  }
+
+  /**
+   * The id of the encoder the current setting names — without loading it where the id is known
+   * from the model's files (the built-in encoder), else by loading it.
+   */
+  async encoderId(): Promise<string> {
+    const wanted = this.config.encoder();
+    if (this.loaded?.key === JSON.stringify(wanted)) return this.loaded.encoder.id;
+    return (await encoderIdOf(wanted, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.baseDir })) ?? (await this.load()).encoder.id;
+  }
+
+  /**
+   * What an indexing run needs: the encoder's id at once; the encoder and its cache only when a
+   * text needs a vector, so an unchanged re-index neither opens the model nor reads the cache.
+   * The run keeps the encoder it started with (its id goes into the manifest): a setting changed
+   * while it runs fails the run's next encoding instead of mixing two encoders' vectors.
+   */
+  async forIndexing(): Promise<{ id: string; embed: (texts: string[], signal?: AbortSignal) => Promise<Float32Array[]>; persist: () => Promise<void> }> {
+    const id = await this.encoderId();
+    let used: VectorCache | undefined;
+    return {
+      id,
+      embed: async (texts, signal) => {
+        const { encoder, cache } = await this.load();
+        if (encoder.id !== id) throw new CanopyError(ErrorCodes.encoderFailed, `the encoder changed while indexing (${id} → ${encoder.id}); index again`);
+        used = cache;
+        return cache.getOrEncode(texts, encoder, signal);
+      },
+      persist: async () => {
+        await used?.save();
+      },
+    };
   }
 
   /** Texts → unit vectors through the cache (only misses reach the encoder). */

@@ -92,7 +92,8 @@ export class IndexService {
     });
     // Only now that the folder is known to exist is the index folder created.
     await fs.mkdir(indexDir, { recursive: true });
-    const { encoder, cache } = await embeddings.load();
+    // The encoder and its cache load on the first text to encode: an unchanged folder needs neither.
+    const encoding = await embeddings.forIndexing();
     const pool = this.config.parseWorkers.pool(s.maxParseMemoryMB);
     const store = this.config.storeFor(s);
     const summary = await runIndexer(
@@ -113,7 +114,7 @@ export class IndexService {
             share,
           ),
         // The whole run uses the encoder it started with (its id goes into the manifest).
-        embeddings: { id: encoder.id, embed: (texts, signal) => cache.getOrEncode(texts, encoder, signal), persist: () => cache.save() },
+        embeddings: encoding,
         // The workers parse without the encoder; this thread encodes (batched across files) while they read the next files.
         semanticEdges: true,
         parallelism: pool.size,

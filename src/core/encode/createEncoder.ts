@@ -19,6 +19,15 @@ export interface EncoderEnvironment {
   batchSize?: number;
 }
 
+/**
+ * The id the encoder `config` names would have, where it is known without opening the model's
+ * runtime session: the built-in model's (its manifest and file hash). A user's ONNX folder is
+ * known only once loaded (its id includes what a test run measures): undefined.
+ */
+export async function encoderIdOf(config: EncoderConfig, env: EncoderEnvironment): Promise<string | undefined> {
+  return config.kind === 'builtin' ? UseLiteEncoder.idOf(env.builtinModelDir) : undefined;
+}
+
 export async function createEncoder(config: EncoderConfig, env: EncoderEnvironment): Promise<Encoder> {
   const common = {
     ...(env.intraOpNumThreads === undefined ? {} : { intraOpNumThreads: env.intraOpNumThreads }),

@@ -86,8 +86,16 @@ export class UseLiteEncoder implements Encoder {
     this.runner = new SerialRunner(session);
   }
 
-  static async create(options: UseLiteOptions): Promise<UseLiteEncoder> {
-    const { modelDir } = options;
+  /**
+   * The id an encoder created from `modelDir` has, with the model file checked against its
+   * manifest — without opening the runtime session (what an unchanged re-index needs: the id to
+   * compare with the index's, and no encoder).
+   */
+  static async idOf(modelDir: string): Promise<string> {
+    return (await UseLiteEncoder.verified(modelDir)).id;
+  }
+
+  private static async verified(modelDir: string): Promise<{ id: string; manifest: Manifest; modelPath: string }> {
     const manifest = await readManifest(modelDir);
     const modelPath = join(modelDir, 'model.onnx');
     let bytes: Buffer;
@@ -100,6 +108,12 @@ export class UseLiteEncoder implements Encoder {
     if (sha !== manifest.files['model.onnx']?.sha256) {
       throw new CanopyError(ErrorCodes.modelInvalid, `model.onnx in ${modelDir} does not match its manifest (damaged or half-written). Run "npm run build:model".`, { file: modelPath });
     }
+    return { id: `${manifest.modelId}/${RECIPE}@${sha.slice(0, 12)}`, manifest, modelPath };
+  }
+
+  static async create(options: UseLiteOptions): Promise<UseLiteEncoder> {
+    const { modelDir } = options;
+    const { id, manifest, modelPath } = await UseLiteEncoder.verified(modelDir);
     const { tokenizer, json } = await loadTokenizer(modelDir);
     // The fast tokeniser gives the same ids as tokenizers.js (tested); fall back if the file has another shape.
     const fast = UnigramTokenizer.fromTokenizerJson(json);
@@ -111,7 +125,7 @@ export class UseLiteEncoder implements Encoder {
     });
     const session = await openSession(modelPath, { ...options, foldQuantizedWeights: true });
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
-    return new UseLiteEncoder(`${manifest.modelId}/${RECIPE}@${sha.slice(0, 12)}`, session, pieces, wordStart, manifest, batchSize);
+    return new UseLiteEncoder(id, session, pieces, wordStart, manifest, batchSize);
   }
 
   /** Piece ids of `text` after whitespace normalisation, unclipped. */

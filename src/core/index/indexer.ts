@@ -166,7 +166,17 @@ export interface IndexSummary {
   rebuilt?: string;
   /** The generation stage's summary, when one ran (the topic compass's). */
   stage?: { name: string; summary: object };
+  /** Set when nothing changed since the live generation, which stays live (`generation` is its number; nothing was written). */
+  unchanged?: true;
   seconds: number;
+}
+
+/** The live generation's manifest says what this run found: the same files (entry for entry), errors and skipped files. */
+function sameIndex(base: IndexManifest, root: string, files: Record<string, FileEntry>, errors: IndexError[], skipped: IndexManifest['skipped']): boolean {
+  const names = Object.keys(files);
+  if (base.root !== root || names.length !== Object.keys(base.files).length) return false;
+  if (JSON.stringify(errors) !== JSON.stringify(base.errors) || JSON.stringify(skipped) !== JSON.stringify(base.skipped)) return false;
+  return names.every((name) => base.files[name] !== undefined && JSON.stringify(files[name]) === JSON.stringify(base.files[name]));
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
@@ -543,6 +553,37 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
     for (const entry of Object.values(files)) if (entry.staleError) entry.items.forEach((id) => removedItems.delete(id));
 
     throwIfCancelled(signal);
+    const skipped = discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason }));
+    const summarize = (g: number, extra: Partial<IndexSummary>): IndexSummary => {
+      const entries = Object.entries(files);
+      return {
+        generation: g,
+        root: discovery.root,
+        files: entries.length,
+        parsed,
+        reused,
+        removed,
+        items: entries.reduce((a, [, e]) => a + e.items.length, 0),
+        nodes: entries.reduce((a, [, e]) => a + e.nodes, 0),
+        errors,
+        stale: entries.filter(([, e]) => e.staleError !== undefined).map(([file, e]) => ({ file, reason: e.staleError! })),
+        warnings: entries.flatMap(([file, e]) => e.warnings.map((message) => ({ file, message }))),
+        skipped,
+        ...(rebuilt ? { rebuilt } : {}),
+        ...extra,
+        seconds: (Date.now() - started) / 1000,
+      };
+    };
+    // Nothing changed — every file as the live generation has it, none gone, the same errors and
+    // skipped files: that generation already is this index. Nothing is written (no generation, no
+    // encoder, no cache) and it stays live; what the generation before it kept for its readers is
+    // collected now, as the next commit would have. A generation stage (the topic compass) may
+    // have work of its own on the live generation, so with one the generation is written as before.
+    if (base && !deps.stage && upsert.length === 0 && removedItems.size === 0 && sameIndex(base, discovery.root, files, errors, skipped)) {
+      log.log('info', `nothing changed since generation ${base.generation}: it stays live`);
+      await timedStage(deps.timings, 'write', () => store.collectGarbage(base, undefined));
+      return summarize(base.generation, { unchanged: true });
+    }
     await store.writeGeneration(base?.generation, generation, { upsert, remove: [...removedItems] }, deps.timings);
     // A failed stage leaves this generation without its output (retrieval stays hybrid), never the index unwritten.
     const stage = deps.stage && store.localDir === undefined ? undefined : deps.stage;
@@ -580,7 +621,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       titleKeys: TITLE_KEYS,
       files,
       errors,
-      skipped: discovery.skipped.map((s) => ({ file: s.relPath, reason: s.reason })),
+      skipped,
     };
     throwIfCancelled(signal);
     await timedStage(deps.timings, 'write', async () => {
@@ -588,24 +629,7 @@ export async function runIndexer(discovery: Discovery, deps: IndexerDeps, signal
       await store.collectGarbage(manifest, base?.generation);
     });
 
-    const entries = Object.entries(files);
-    return {
-      generation,
-      root: discovery.root,
-      files: entries.length,
-      parsed,
-      reused,
-      removed,
-      items: entries.reduce((a, [, e]) => a + e.items.length, 0),
-      nodes: entries.reduce((a, [, e]) => a + e.nodes, 0),
-      errors,
-      stale: entries.filter(([, e]) => e.staleError !== undefined).map(([file, e]) => ({ file, reason: e.staleError! })),
-      warnings: entries.flatMap(([file, e]) => e.warnings.map((message) => ({ file, message }))),
-      skipped: manifest.skipped,
-      ...(rebuilt ? { rebuilt } : {}),
-      ...(stage && stageSummary ? { stage: { name: stage.name, summary: stageSummary } } : {}),
-      seconds: (Date.now() - started) / 1000,
-    };
+    return summarize(generation, stage && stageSummary ? { stage: { name: stage.name, summary: stageSummary } } : {});
   } catch (err) {
     // A disk that fills up (or turns read-only) mid-run stops the run before its commit point:
     // the previous generation stays live and every file indexed before stays searchable.

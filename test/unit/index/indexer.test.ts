@@ -89,6 +89,38 @@ describe('indexer', () => {
     assert.equal(embeddings.calls, 0);
   });
 
+  it('an unchanged folder writes nothing: the live generation stays, nothing is encoded', async () => {
+    await index();
+    write('oak.md', '# Oaks\n\nThe sessile oak prefers dry soil. It lives for centuries.\n');
+    const first = (await index()).summary;
+    const before = readdirSync(dir).sort();
+    const { summary, embeddings } = await index();
+    assert.equal(summary.unchanged, true);
+    assert.equal(summary.generation, first.generation);
+    assert.equal(await readCurrent(dir), first.generation, 'the first generation is still live');
+    const after = readdirSync(dir).sort();
+    assert.ok(after.every((name) => before.includes(name)), 'no file was written');
+    assert.deepEqual(
+      before.filter((name) => !after.includes(name)),
+      before.filter((name) => /-1\.\w+$/.test(name)),
+      "the generation before the live one was collected, as a commit would have",
+    );
+    assert.equal(embeddings.calls, 0);
+    assert.deepEqual([summary.files, summary.parsed, summary.reused, summary.items], [3, 0, 3, first.items]);
+    assert.deepEqual((await search('ash dieback fungal disease'))[0], 'ash.md');
+    // A touched file (same bytes, new time) is not "nothing changed": its new time is written, once.
+    write('ash.md', '# Ash\n\nAsh dieback is a fungal disease. It kills ash trees.\n');
+    const touched = (await index()).summary;
+    assert.equal(touched.unchanged, undefined);
+    assert.equal(touched.generation, first.generation + 1);
+    assert.equal((await index()).summary.unchanged, true);
+    // A removed file is a change.
+    rmSync(join(root, 'plots.csv'));
+    const removed = (await index()).summary;
+    assert.equal(removed.unchanged, undefined);
+    assert.equal(removed.removed, 1);
+  });
+
   it('handles deletes and renames', async () => {
     await index();
     rmSync(join(root, 'plots.csv'));

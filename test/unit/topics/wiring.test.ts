@@ -122,10 +122,19 @@ describe('topic compass in the indexer', () => {
     assert.equal(topicSummaryOf(again)?.action, 'fit');
     assert.match(topicSummaryOf(again)?.reason ?? '', /unreadable/);
     assert.ok(await readTopicBank(dir, again.generation));
+    // Topics off and nothing changed: the live generation stays as it is, bank and all (unused).
+    const unchanged = await index(deps(hashEmbeddings(), null));
+    assert.equal(unchanged.unchanged, true);
+    assert.equal(unchanged.generation, again.generation);
+    assert.deepEqual(topicFiles(), [`topics-${again.generation}.bin`], 'nothing written; the older generation collected');
+    // Topics off and a file changed: the new generation has no bank; only the previous one's
+    // stays, for its readers, until the next generation is written.
+    write('birds/0.md', `${doc('birds', 0)} It nests in hedges.`);
     const off = await index(deps(hashEmbeddings(), null));
     assert.equal(topicSummaryOf(off), undefined);
-    // The live generation has no bank; only the previous one's stays, for its readers, until the next run.
+    assert.equal(off.generation, again.generation + 1);
     assert.deepEqual(topicFiles(), [`topics-${again.generation}.bin`]);
+    write('birds/1.md', `${doc('birds', 1)} It nests in hedges.`);
     await index(deps(hashEmbeddings(), null));
     assert.deepEqual(topicFiles(), []);
   });
