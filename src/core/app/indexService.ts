@@ -29,8 +29,10 @@ import type { ParseWorkers } from './parseWorkers';
  * vectors changed meaning. ingest-3: every item carries its document's traits — language and
  * profiles (profiles/profiles.ts) — which the reader's and critic's features read; tables'
  * captions, units and grouping label rows (ingest/tableContext.ts) on every table and row.
+ * ingest-4: a sentence that opens with a code span ("… no adapter. `createApp` is …") is a
+ * sentence of its own (ingest/sentences.ts).
  */
-export const PARSER_VERSION = 'ingest-3';
+export const PARSER_VERSION = 'ingest-4';
 
 /** Picks the index store for a request's settings; the same choice must return the same store object. */
 export type StoreChooser = (settings: CanopySettings) => IndexStore;

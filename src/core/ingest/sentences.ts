@@ -51,6 +51,29 @@ function rawSegments(flat: string): Array<[number, number]> {
   return out;
 }
 
+/**
+ * A sentence end, then the code span that opens the next sentence: "… no adapter. `createApp` is
+ * …". ICU breaks before a capital, a quote or a bracket, never before a backtick, yet Markdown
+ * often opens a sentence with a name in code.
+ */
+const CODE_OPENS = /[.!?]["')\]*_]*\s+(?=`[^`\s][^`]*`)/g;
+
+/** `span` cut before each code span that opens a sentence (not after an abbreviation: "e.g. `x`"). */
+function splitAtCodeOpenings(flat: string, [start, end]: [number, number]): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let from = start;
+  for (const m of flat.slice(start, end).matchAll(CODE_OPENS)) {
+    const dot = start + m.index;
+    const tok = lastToken(flat.slice(from, dot + 1));
+    if (alwaysJoin.has(tok) || joinIfLowerNext.has(tok)) continue;
+    const cut = dot + m[0].length;
+    out.push([from, cut]);
+    from = cut;
+  }
+  out.push([from, end]);
+  return out;
+}
+
 /** [start, end) spans of the sentences of `text`, whitespace trimmed, in order, never empty. */
 export function sentenceSpans(text: string): Array<[number, number]> {
   const flat = text.replace(/[\r\n\u2028\u2029]/g, ' ');
@@ -83,7 +106,7 @@ export function sentenceSpans(text: string): Array<[number, number]> {
     joined.push([span[0], span[1]]);
   }
   const out: Array<[number, number]> = [];
-  for (const [s0, e0] of joined) {
+  for (const [s0, e0] of joined.flatMap((span) => (flat.includes('`', span[0]) ? splitAtCodeOpenings(flat, span) : [span]))) {
     let s = s0;
     let e = e0;
     while (s < e && /\s/.test(text[s]!)) s++;

@@ -14,6 +14,10 @@ test('sentences: abbreviations, initials and hard wraps do not end sentences; re
   assert.deepEqual(split('A calculator A. A. Michelson built. Next one.'), ['A calculator A. A. Michelson built.', 'Next one.']);
   assert.deepEqual(split('It is rich in vitamin A. The next sentence.'), ['It is rich in vitamin A.', 'The next sentence.']);
   assert.deepEqual(split('Markdown ![alt](x.png) inline. End.'), ['Markdown ![alt](x.png) inline.', 'End.']);
+  // A sentence may open with a name in code (ICU breaks only before a capital, quote or bracket).
+  assert.deepEqual(split('It needs no adapter. `createApp` is `new Hono()` with parsing. `x` ends.'), ['It needs no adapter.', '`createApp` is `new Hono()` with parsing.', '`x` ends.']);
+  assert.deepEqual(split('Use `a`. `b` is next. See e.g. `c` here.'), ['Use `a`.', '`b` is next.', 'See e.g. `c` here.']);
+  assert.deepEqual(split('Call `fs.readFile` on it. Done.'), ['Call `fs.readFile` on it.', 'Done.']);
   assert.deepEqual(split('  \n  '), []);
   assert.deepEqual(split('今日は晴れです。明日は雨です。'), ['今日は晴れです。', '明日は雨です。']);
 });
