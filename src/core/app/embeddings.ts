@@ -47,6 +47,8 @@ export class Embeddings {
   private readonly log: Logger;
   /** Query vectors encoded here (the newest), so a replay never needs the encoder. */
   private readonly queries = new Map<string, { encoderId: string; vector: Float32Array }>();
+  /** Encoder ids known without loading the encoder, by setting. */
+  private readonly knownIds = new Map<string, string>();
 
   constructor(private readonly config: EmbeddingsConfig) {
     this.log = config.logger ?? silentLogger;
@@ -93,8 +95,15 @@ export class Embeddings {
    */
   async encoderId(): Promise<string> {
     const wanted = this.config.encoder();
-    if (this.loaded?.key === JSON.stringify(wanted)) return this.loaded.encoder.id;
-    return (await encoderIdOf(wanted, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.baseDir })) ?? (await this.load()).encoder.id;
+    const key = JSON.stringify(wanted);
+    if (this.loaded?.key === key) return this.loaded.encoder.id;
+    // Known once per setting (the built-in model's hash reads 7 MB; the extension indexes on every save).
+    let id = this.knownIds.get(key);
+    if (id === undefined) {
+      id = await encoderIdOf(wanted, { builtinModelDir: this.config.builtinModelDir, baseDir: this.config.baseDir });
+      if (id !== undefined) this.knownIds.set(key, id);
+    }
+    return id ?? (await this.load()).encoder.id;
   }
 
   /**
