@@ -14,11 +14,10 @@ import { silentLogger, type Logger } from '../ports';
 import { prepareRun, trainPrepared, type TrainRunOptions, type TrainRunReport } from '../train/run';
 import { fitReader } from '../train/readerFit';
 import { builtinReaderModel } from '../judge/models';
-import { canopyCompressor } from '../config/settings';
 import type { Embeddings } from './embeddings';
 import type { IndexService } from './indexService';
 import type { ParseWorkers } from './parseWorkers';
-import { fitScoring } from './scoringFit';
+import { askConfiguration, fitScoring } from './scoringFit';
 
 export interface TrainingServiceConfig {
   /** The workspace folder the annotations' paths are relative to. */
@@ -65,6 +64,9 @@ export class TrainingService {
         logger: this.log,
         parse: (rel, bytes, options) => parseWorkers.parse(s.maxParseMemoryMB, rel, bytes, options),
       };
+      // What an ask in this workspace decides with: the run fits to it, reports it, and writes a
+      // checkpoint only when it improves there (issue 36).
+      if (!options.ask) options.ask = await askConfiguration(s, encoder.id, this.config.index?.indexDir);
       const prepared = await prepareRun(options);
       const report = await trainPrepared(prepared, options);
       if (!fit) return report;
@@ -89,13 +91,14 @@ export class TrainingService {
         tokens: this.tokens,
         source: request.annotationsFile,
         dryRun: scoringDryRun || !index,
+        ...(report.ask ? { ask: report.ask } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
       // The reader model, fine-tuned on the same gold spans and written beside the index only when better there.
       report.reader = await fitReader(prepared, {
         base: builtinReaderModel(),
-        compressor: canopyCompressor(s),
-        nodeScore: { dense: 1, lexical: 0.5, model: 'coverage' },
+        compressor: options.ask.compressor,
+        nodeScore: options.ask.nodeScore,
         tokens: this.tokens,
         ...(index ? { indexDir: index.indexDir } : {}),
         dryRun: scoringDryRun || !index,
