@@ -5,8 +5,8 @@
  * writes files of it.
  */
 import * as z from 'zod/mini';
-import { NODE_SCORE_WEIGHT } from './askSettings';
-import { num, numIn, str } from './validation';
+import { ITEM_SHARE, MIN_ITEMS, NODE_SCORE_WEIGHT, WHOLE_BELOW } from './askSettings';
+import { intIn, num, numIn, str } from './validation';
 
 const positive = z.number().check(z.gt(0, 'must be more than 0'));
 const nonNegative = z.number().check(z.gte(0, 'must be ≥ 0'));
@@ -33,6 +33,18 @@ export const ProfileNodeScore = z.object({
 });
 export type ProfileNodeScore = z.infer<typeof ProfileNodeScore>;
 
+/**
+ * The rank gate's options fitted to the ask by `canopy train` (issue 36, `train/askFit.ts`): the
+ * share kept for rank, the least item count, and the size up to which an item is kept whole
+ * (0: every item is refined).
+ */
+export const ProfileGate = z.object({
+  items: numIn(ITEM_SHARE),
+  minItems: intIn(MIN_ITEMS),
+  wholeBelow: intIn(WHOLE_BELOW),
+});
+export type ProfileGate = z.infer<typeof ProfileGate>;
+
 export const RetrievalProfile = z.object({
   format: z.literal('canopy.retrieval-profile'),
   version: z.literal(1),
@@ -50,5 +62,9 @@ export const RetrievalProfile = z.object({
   nodeScore: z.optional(ProfileNodeScore),
   /** Where the node-score weights came from and what the held-back questions measured (`canopy train`). */
   nodeScoreFittedOn: z.optional(str),
+  /** The rank gate's options fitted to the ask; questions use them while the gate settings are at their defaults. */
+  gate: z.optional(ProfileGate),
+  /** Where the gate's options came from and what the held-back questions measured (`canopy train`). */
+  gateFittedOn: z.optional(str),
 });
 export type RetrievalProfile = z.infer<typeof RetrievalProfile>;

@@ -11,7 +11,7 @@ import type { TokenCounter } from '../core/compress/tokens';
 import type { Item, RegionNode } from '../contracts/region';
 import { containsAnswer, normalizeAnswer, searchableAnswer } from './answers';
 import { coveredLeaves, goldLeafSet, isCovered, type GoldKind, type ResolvedGold } from './gold';
-import { refinementDecisions, type DecisionCount } from './refinement';
+import { refinementDecisions, type DecisionCount } from '../core/compress/refinementDecisions';
 
 export interface Count {
   kept: number;

@@ -36,6 +36,7 @@ import { findRegion } from './views/evidenceRegions';
 import { EvidenceProvider } from './views/evidenceView';
 import { GoldProvider } from './views/goldView';
 import { QuestionsProvider } from './views/questionsView';
+import { answerBeforeTraining } from './trainedCompare';
 
 /** The core's Logger over the Canopy output channel. */
 function channelLogger(log: vscode.LogOutputChannel): Logger {
@@ -171,6 +172,15 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.type !== 'answered') return;
       lastAnswer = e.trace;
       session.historyChanged();
+      // Asked again after training changed what compresses it: show what changed (issue 36).
+      const answered = e.trace;
+      void session
+        .listTraces()
+        .then((saved) => answerBeforeTraining(answered, saved, (name) => session.readTrace(name)))
+        .then((before) => {
+          if (before && inspector.answer?.id === answered.id) inspector.compare(before, answered);
+        })
+        .catch((err: unknown) => log.warn(`comparing with the answer before training failed: ${describeError(err).message}`));
       for (const w of e.warnings) {
         if (w.source === 'adapter') void vscode.window.showWarningMessage(`Canopy: the adapter checkpoint is not used — ${w.message}`);
         else if (w.source === 'retrieval' || w.source === 'reader') void vscode.window.showWarningMessage(`Canopy: ${w.message}`);

@@ -10,6 +10,7 @@ import { annotationsPath, AnnotationStore, contextFingerprint } from '../core/an
 import { CancelledError, describeError } from '../core/errors';
 import { formatScoring } from '../core/app/scoringFit';
 import { listCheckpoints } from '../core/train/checkpoint';
+import { formatAskFit } from '../core/train/askFit';
 import { formatBeforeAfter } from '../core/train/report';
 import type { TrainRunReport } from '../core/train/run';
 import { settingKeys } from '../core/config/settings';
@@ -180,7 +181,30 @@ export function goldCommands(deps: GoldCommandDeps) {
       const lines = formatBeforeAfter(report.report);
       log.info(`adapter training: ${report.questions.train} train / ${report.questions.validation} validation / ${report.questions.heldOut} held-back questions`);
       for (const l of lines) log.info(`  ${l}`);
+      if (report.ask) for (const l of formatAskFit(report.ask)) log.info(l);
       if (report.scoring) for (const l of formatScoring(report.scoring)) log.info(l);
+      const ask = report.ask;
+      if (ask) {
+        // Issue 36: what the ask uses changes only when the fit to its configuration is better on
+        // held-back questions; then the checkpoint (when the adapter takes part) is activated, and
+        // the report says what was measured either way.
+        lastRun = report;
+        if (report.checkpoint) {
+          log.info(`checkpoint: ${report.checkpoint.file}`);
+          await setActive(report.checkpoint.file);
+        } else if (report.checkpointSkipped) log.info(report.checkpointSkipped);
+        await showReport().catch(fail('showing the training report'));
+        const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+        const h = ask.heldBack;
+        const figures = h ? ` Held back, the ask's configuration: decision accuracy ${pct(h.before.decisionAccuracy)} → ${pct(h.after.decisionAccuracy)}, gold recall ${pct(h.before.goldRecall)} → ${pct(h.after.goldRecall)}, evidence tokens ${h.before.evidenceTokens} → ${h.after.evidenceTokens}.` : '';
+        const show = 'Show Log';
+        const answer = await vscode.window.showInformationMessage(
+          ask.adopted ? `Canopy: training adopted${report.checkpoint ? ` and activated adapter ${report.checkpoint.id}` : ''} — questions now use ${ask.describe.after}.${figures}` : `Canopy: training changed nothing questions use — ${ask.reason}.${figures}`,
+          show,
+        );
+        if (answer === show) log.show(true);
+        return;
+      }
       if (!report.checkpoint) return;
       log.info(`checkpoint: ${report.checkpoint.file}`);
       // The before/after report in the inspector's Training view (every checkpoint, this one marked).

@@ -21,7 +21,7 @@ import { ReplaySettings } from '../contracts/askSettings';
 import { TraceSummary } from '../contracts/savedTrace';
 import { AskTrace } from '../contracts/trace';
 import { SideMetrics } from '../contracts/training';
-import { bool, count, int, list, orderedBox, share, shortStr, str } from '../contracts/validation';
+import { bool, count, int, list, num, orderedBox, share, shortStr, str } from '../contracts/validation';
 
 /**
  * 2: trace history, replay, PDF pages, reveal and compare (the Evidence Inspector UI).
@@ -84,6 +84,12 @@ export const TrainingCheckpointSummary = z.object({
   after: z.optional(TrainingFigures),
   /** The validation questions' figures that chose the epoch (recall-guarded selection). */
   validation: z.optional(z.object({ before: TrainingFigures, after: TrainingFigures })),
+  /**
+   * Held-back figures with the configuration the workspace's ask uses (issue 36): the
+   * configuration in use before, untrained, and the one fitted with this adapter, each in words.
+   * Then `before` / `after` above are the plain rule's figures for the same adapter.
+   */
+  ask: z.optional(z.object({ configurationBefore: str, configuration: str, blend: num, before: TrainingFigures, after: TrainingFigures })),
 });
 export type TrainingCheckpointSummary = z.output<typeof TrainingCheckpointSummary>;
 
@@ -124,6 +130,22 @@ export const TrainingRunSummary = z.object({
   prunePairs: z.object({ train: count, validation: count }),
   /** The fusion and node-score fits of the run (absent when the run fitted only the adapter). */
   scoring: z.optional(TrainingScoring),
+  /**
+   * The fit to the ask's configuration (train/askFit.ts): the configuration in use and the fitted
+   * one in words, the adapter's blend, the held-back figures with the ask's configuration and the
+   * plain rule's beside, whether it was adopted and why, and why no checkpoint was written.
+   */
+  ask: z.optional(
+    z.object({
+      before: str,
+      after: str,
+      blend: num,
+      adopted: bool,
+      reason: str,
+      heldBack: z.optional(z.object({ before: TrainingFigures, after: TrainingFigures, plainBefore: TrainingFigures, plainAfter: TrainingFigures })),
+      checkpointSkipped: z.optional(str),
+    }),
+  ),
   /**
    * The reader model fitted to the gold spans (train/readerFit.ts): the model it started from,
    * [1] on a gold span on the held-back questions before and after, and whether it was written.

@@ -52,6 +52,8 @@ describe('the Training view with real checkpoints', () => {
   /** The recall-guarded recipe (one validation split), seed 3; and plain §10 pairs by validation loss, seed 5. */
   let recipe: TrainRunReport;
   let plain: TrainRunReport;
+  /** What the Train command runs (issue 36): fitted to and measured with the ask's configuration. */
+  let asked: TrainRunReport;
   let trace: AskTrace;
 
   before(async () => {
@@ -66,8 +68,9 @@ describe('the Training view with real checkpoints', () => {
     ({ ws, close: closeWs } = await openWorkspace(folder));
     outDir = join(root, 'adapters');
     const common = { annotationsFile: annotationsPath(folder), outDir, holdout: 0.25 };
-    recipe = await ws.training.train(ws.settings, { ...common, prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true, validation: 0.25, train: { seed: 3, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4 } });
-    plain = await ws.training.train(ws.settings, { ...common, selection: 'loss', prunePairs: false, balanceRules: false, blend: false, train: { seed: 5, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4, patience: 12 } });
+    recipe = await ws.training.train(ws.settings, { ...common, askFit: false, prunePairs: true, balanceRules: true, selection: 'recall-guard', blend: true, validation: 0.25, train: { seed: 3, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4 } });
+    plain = await ws.training.train(ws.settings, { ...common, askFit: false, selection: 'loss', prunePairs: false, balanceRules: false, blend: false, train: { seed: 5, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4, patience: 12 } });
+    asked = await ws.training.train(ws.settings, { ...common, outDir: join(root, 'adapters-ask'), scoringDryRun: true, train: { seed: 3, rank: 4, epochs: 12, learningRate: 0.02, batchSize: 4 } });
     trace = (await ws.ask.ask('Which city hosts the museum founded by Ada Byrne?', ws.settings)).trace;
     server = await InspectorServer.start();
     browser = await openBrowser();
@@ -228,6 +231,37 @@ describe('the Training view with real checkpoints', () => {
       assert.equal(await section.locator('[data-verdict="node-score"]').textContent(), `${s.nodeScore.adopted ? 'Adopted' : 'Not adopted'}: ${s.nodeScore.reason}.`);
       assert.match((await section.locator('.canopy-scoring-profile').textContent()) ?? '', s.profile ? /^Written to .*retrieval-profile\.json; later questions with this encoder use it\.$/ : /^The retrieval profile was not changed\.$/);
       await keepScreenshot(page, 'training-scoring');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("the last run shows what the ask keeps: the configuration in use and fitted, measured the ask's way, the plain rule's figures beside, and the verdict", async () => {
+    const a = asked.ask;
+    assert.ok(a?.heldBack, 'the Train command measures the ask');
+    const page = await open();
+    try {
+      await postFromHost(page, showTraining(await report({ run: asked })));
+      const section = page.locator('.canopy-training-run .canopy-training-ask');
+      assert.equal(await section.count(), 1);
+      assert.equal(await section.locator('dd[data-prop="ask-before"]').textContent(), a.describe.before);
+      assert.match(a.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 600 characters whole\), glimpse 1/);
+      assert.equal(await section.locator('dd[data-prop="ask-after"]').textContent(), `${a.describe.after}; adapter blend ${a.blend}`);
+      for (const [cls, before, after] of [
+        ['canopy-ask-heldout', a.heldBack.before, a.heldBack.after],
+        ['canopy-ask-plain', a.heldBack.plain.before, a.heldBack.plain.after],
+      ] as const) {
+        const table = section.locator(`table.${cls}`);
+        for (const [side, metrics] of [
+          ['before', before],
+          ['after', after],
+        ] as const) {
+          for (const [metric, text] of Object.entries(expectedCells(metrics))) assert.equal(await table.locator(`tr[data-metric="${metric}"] td[data-side="${side}"]`).textContent(), text, `${cls} ${metric} ${side}`);
+        }
+      }
+      assert.equal(await section.locator('[data-verdict="ask"]').textContent(), `${a.adopted ? 'Adopted' : 'Not adopted'}: ${a.reason}.`);
+      assert.equal(await section.locator('.canopy-ask-skipped').count(), asked.checkpointSkipped ? 1 : 0);
+      await keepScreenshot(page, 'training-ask');
     } finally {
       await page.close();
     }

@@ -114,7 +114,11 @@ function checkpointSection(c: TrainingCheckpointSummary, justTrained: boolean): 
   const dl = el('dl', { class: 'canopy-props' });
   for (const [key, k, v] of props) dl.append(el('dt', {}, k), el('dd', { 'data-prop': key }, v));
   const parts: HTMLElement[] = [heading, badges, dl];
-  if (c.before && c.after) parts.push(figuresTable(`Held-back questions (${fmtInt(c.after.questions)}): untrained vs trained`, c.before, c.after, 'canopy-heldout'));
+  if (c.ask) {
+    parts.push(el('p', { class: 'canopy-ask-configuration', 'data-prop': 'ask-configuration' }, `Measured as an ask runs: ${c.ask.configuration} (adapter blend ${c.ask.blend}); before: ${c.ask.configurationBefore}, untrained.`));
+    parts.push(figuresTable(`Held-back questions (${fmtInt(c.ask.after.questions)}), the ask's configuration: before vs after`, c.ask.before, c.ask.after, 'canopy-heldout-ask', ['Before', 'After']));
+  }
+  if (c.before && c.after) parts.push(figuresTable(`Held-back questions (${fmtInt(c.after.questions)})${c.ask ? ', the plain rule (dense cosine, no gate)' : ''}: untrained vs trained`, c.before, c.after, 'canopy-heldout'));
   else parts.push(el('p', { class: 'canopy-muted canopy-no-report' }, 'This checkpoint holds no held-back report.'));
   if (c.validation) parts.push(figuresTable(`Validation questions (${fmtInt(c.validation.after.questions)}) that chose the epoch`, c.validation.before, c.validation.after, 'canopy-validation'));
   return el('section', { class: `canopy-checkpoint${c.active ? ' active' : ''}`, 'data-checkpoint-id': c.id, 'aria-label': `Checkpoint ${c.id}` }, ...parts);
@@ -197,9 +201,27 @@ function runSection(run: TrainingRunSummary): HTMLElement {
       `${plural(a.total, 'annotation')} (${fmtInt(a.lost)} lost, ${plural(a.corrupt, 'corrupt line')}) · ${plural(q.total, 'question')}: ${fmtInt(q.train)} training, ${fmtInt(q.validation)} validation, ${fmtInt(q.heldOut)} held back.${prune}`,
     ),
     preferenceTable(run),
+    ...(run.ask ? [askSection(run.ask)] : []),
     ...(run.scoring ? [scoringSection(run.scoring)] : []),
     ...(run.reader ? [readerSection(run.reader)] : []),
   );
+}
+
+/**
+ * What the user's ask gets (issue 36): the configuration in use and the one fitted to the gold,
+ * measured on the held-back questions the way an ask compresses, the plain rule's figures beside,
+ * and whether it was adopted (a checkpoint and profile are written only then).
+ */
+function askSection(a: NonNullable<TrainingRunSummary['ask']>): HTMLElement {
+  const props = el('dl', { class: 'canopy-props canopy-ask-props' }, el('dt', {}, 'In use'), el('dd', { 'data-prop': 'ask-before' }, a.before), el('dt', {}, 'Fitted'), el('dd', { 'data-prop': 'ask-after' }, `${a.after}; adapter blend ${a.blend}`));
+  const parts: HTMLElement[] = [props];
+  if (a.heldBack) {
+    parts.push(figuresTable(`Held-back questions (${fmtInt(a.heldBack.after.questions)}), the ask's configuration: in use vs fitted`, a.heldBack.before, a.heldBack.after, 'canopy-ask-heldout', ['In use', 'Fitted']));
+    parts.push(figuresTable(`The same questions, the plain rule (dense cosine, no gate): untrained vs trained`, a.heldBack.plainBefore, a.heldBack.plainAfter, 'canopy-ask-plain'));
+  }
+  parts.push(verdict(a.adopted, a.reason, 'ask'));
+  if (a.checkpointSkipped) parts.push(el('p', { class: 'canopy-muted canopy-ask-skipped' }, a.checkpointSkipped));
+  return el('section', { class: 'canopy-training-ask', 'aria-label': "What the ask keeps" }, el('h2', {}, "What the ask keeps"), ...parts);
 }
 
 /** The reader model fitted to the gold spans: [1] on a gold span on the held-back questions, before and after, and whether it is in use. */

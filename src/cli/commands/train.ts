@@ -10,6 +10,7 @@ import { resolveSettings } from '../../core/config/settings';
 import { listCheckpoints } from '../../core/train/checkpoint';
 import { formatScoring } from '../../core/app/scoringFit';
 import { formatBeforeAfter } from '../../core/train/report';
+import { formatAskFit } from '../../core/train/askFit';
 import type { TrainSelection } from '../../core/train/run';
 import { type CliIO, UsageError } from '../io';
 import { cliServices, requireFolder } from '../runtime';
@@ -160,14 +161,18 @@ export async function runTrain(args: string[], io: CliIO): Promise<number> {
       }
       if (cv) io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (refit on all training questions, ${r.training.steps} steps)`);
       else io.out(`loss: ${r.training.initialTrainLoss.toFixed(4)} → ${r.training.finalTrainLoss.toFixed(4)} (validation ${r.training.initialValidationLoss.toFixed(4)} → ${r.training.finalValidationLoss.toFixed(4)}, best epoch ${r.training.bestEpoch})`);
-      io.out(`held back (${r.report.before.questions} questions):`);
-      for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
+      if (r.ask) for (const line of formatAskFit(r.ask)) io.out(line);
+      else {
+        io.out(`held back (${r.report.before.questions} questions):`);
+        for (const line of formatBeforeAfter(r.report)) io.out(`  ${line}`);
+      }
       if (r.scoring) for (const line of formatScoring(r.scoring)) io.out(line);
       if (r.reader) {
         const f = r.reader;
         io.out(`reader model (${f.base}, fine-tuned on ${f.questions.train} question(s)): [1] on a gold span, held back ${f.before.firstOnGold}${f.after ? ` → ${f.after.firstOnGold}` : ''} of ${f.before.questions}; ${f.written ? `written to ${f.written.file}` : 'not written'} — ${f.reason}`);
       }
-      if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}`);
+      if (r.checkpoint) io.out(`checkpoint: ${r.checkpoint.file}${r.ask ? ' (use it with --adapter, or the canopy.adapter.checkpoint setting)' : ''}`);
+      else if (r.checkpointSkipped) io.out(r.checkpointSkipped);
     }
     return 0;
   } finally {

@@ -16,7 +16,7 @@ import { check } from '../../contracts/validation';
 import { checkTrace, type AskTrace, type CompressorSetting } from '../../contracts/trace';
 import { routeQuestionWithLlm } from '../compress/llmRouter';
 import { bpeTokenCounter, type TokenCounter } from '../compress/tokens';
-import { canopyCompressor, type CanopySettings } from '../config/settings';
+import { askCompressor, type CanopySettings } from '../config/settings';
 import type { Critic } from '../critic/critic';
 import { LlmCritic } from '../critic/llmCritic';
 import { RuleCritic } from '../critic/ruleCritic';
@@ -135,7 +135,8 @@ export class AskService {
       topK: request.topK ?? s.topK,
       maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
       branchingFactor: s.branchingFactor,
-      compressor: request.compressor ?? canopyCompressor(s),
+      // The settings' compressor, or the gate `canopy train` fitted while the gate settings are the defaults.
+      compressor: request.compressor ?? askCompressor(s, profile.gate),
       readerTokenCap: s.readerTokenCap,
       encoderId: encoder.id,
       ...(adapter ? { adapterId: adapter.id } : {}),

@@ -23,7 +23,12 @@ import { throwIfCancelled } from '../errors';
 import type { CorpusIndex } from '../index/corpusIndex';
 import { fitFusion, heldBackFusion, type JudgedQuestion } from '../retrieve/fitFusion';
 import { describeFusion, isProfileOf, PROFILE_FILE, profileFor, readProfile, writeProfile, type FusionSetting, type RetrievalProfile } from '../retrieve/profile';
-import { fitNodeScore, describeWeights } from '../train/nodeScoreFit';
+import { fitNodeScore, describeWeights, sameWeights, type NodeScoreFit } from '../train/nodeScoreFit';
+import type { AskFit } from '../train/askFit';
+import type { AskConfiguration } from '../train/askPipeline';
+import { askCompressor, type CanopySettings } from '../config/settings';
+import type { CompressorSetting } from '../../contracts/trace';
+import type { ProfileGate } from '../retrieve/profile';
 import type { PreparedRun } from '../train/run';
 import type { FusionFitReport, ScoringReport } from '../train/scoringReport';
 import { judgeQuestions, MIN_TUNE_QUESTIONS, TUNE_DEPTH } from './tuneRetrieval';
@@ -45,6 +50,12 @@ export interface ScoringFitOptions {
   source: string;
   /** Report only; the profile is not written. */
   dryRun?: boolean;
+  /**
+   * The run's fit to the ask's configuration (`train/askFit.ts`): when given, the node-score
+   * weights and the rank gate's options are the ones it chose, adopted when it was, instead of a
+   * separate fit with the plain rule.
+   */
+  ask?: AskFit;
   signal?: AbortSignal;
 }
 
@@ -99,6 +110,37 @@ export function decideFusion(train: readonly JudgedQuestion[], heldBackQuestions
   };
 }
 
+/**
+ * The configuration an ask in this workspace runs with these settings (issue 36): the compressor
+ * (`askCompressor`: the settings', or the gate fitted into the index's profile while the gate
+ * settings are the defaults) and the node score (the profile's, unless the settings ask for the
+ * dense cosine alone).
+ */
+export async function askConfiguration(s: CanopySettings, encoderId: string, indexDir: string | undefined): Promise<AskConfiguration> {
+  const tuned = indexDir ? await tunedProfile(indexDir, encoderId) : undefined;
+  const profile = profileFor(encoderId, tuned);
+  return { compressor: askCompressor(s, profile.gate), nodeScore: s.nodeScore === 'dense' ? DENSE_ONLY : (profile.nodeScore ?? DENSE_ONLY) };
+}
+
+/** The gate options of a compressor, in the profile's form (0: no whole size). */
+export function gateOf(c: CompressorSetting): ProfileGate | undefined {
+  return c.name === 'canopy' && c.items !== undefined ? { items: c.items, minItems: c.minItems ?? 1, wholeBelow: c.wholeBelow ?? 0 } : undefined;
+}
+
+/** The ask fit's node-score part, in the form of the plain rule's node-score fit (the ask's figures). */
+function nodeScoreFromAsk(ask: AskFit): NodeScoreFit {
+  const same = sameWeights(ask.before.nodeScore, ask.after.nodeScore);
+  return {
+    before: ask.before.nodeScore,
+    after: ask.after.nodeScore,
+    train: ask.train,
+    ...(ask.heldBack ? { heldBack: { before: ask.heldBack.before, after: ask.heldBack.after } } : {}),
+    adopted: ask.adopted && !same,
+    reason: same ? `the fit to the ask's configuration kept ${describeWeights(ask.before.nodeScore)}` : `fitted with the ask's configuration: ${ask.reason}`,
+    candidates: ask.tried,
+  };
+}
+
 /** Fits both, and writes what is adopted into the index's retrieval profile (see the file comment). */
 export async function fitScoring(o: ScoringFitOptions): Promise<ScoringReport> {
   const tuned = await tunedProfile(o.indexDir, o.encoderId);
@@ -106,17 +148,22 @@ export async function fitScoring(o: ScoringFitOptions): Promise<ScoringReport> {
   // What asks use now: the tuned profile's weights, else the built-in encoder's, else the cosine alone.
   const currentNode: NodeScoreWeights = profileFor(o.encoderId, tuned).nodeScore ?? DENSE_ONLY;
   const { split, prepared } = o.prepared;
-  const nodeScore = fitNodeScore({
-    train: split.kept.map((k) => prepared.get(k)!),
-    heldBack: split.heldBack.map((k) => prepared.get(k)!),
-    tokens: o.tokens,
-    current: currentNode,
-    ...(o.signal ? { signal: o.signal } : {}),
-  });
+  const nodeScore = o.ask
+    ? nodeScoreFromAsk(o.ask)
+    : fitNodeScore({
+        train: split.kept.map((k) => prepared.get(k)!),
+        heldBack: split.heldBack.map((k) => prepared.get(k)!),
+        tokens: o.tokens,
+        current: currentNode,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+  const gateBefore = o.ask ? gateOf(o.ask.before.compressor) : undefined;
+  const gateAfter = o.ask ? gateOf(o.ask.after.compressor) : undefined;
+  const gate = gateBefore && gateAfter ? { before: gateBefore, after: gateAfter, adopted: o.ask!.adopted && JSON.stringify(gateBefore) !== JSON.stringify(gateAfter) } : undefined;
   throwIfCancelled(o.signal);
   const fusion = await fitFusionOnSplit(o, currentFusion);
-  const out: ScoringReport = { fusion, nodeScore };
-  if (o.dryRun || (!fusion.adopted && !nodeScore.adopted)) return out;
+  const out: ScoringReport = { fusion, nodeScore, ...(gate ? { gate } : {}) };
+  if (o.dryRun || (!fusion.adopted && !nodeScore.adopted && !gate?.adopted)) return out;
   const when = new Date().toISOString().slice(0, 10);
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const profile: RetrievalProfile = {
@@ -136,6 +183,14 @@ export async function fitScoring(o: ScoringFitOptions): Promise<ScoringReport> {
     const h = nodeScore.heldBack!;
     profile.nodeScoreFittedOn = `canopy train ${when}: ${describeWeights(nodeScore.after)} over ${describeWeights(nodeScore.before)} on ${o.prepared.split.kept.length} training question(s) from ${o.source}; held back ${h.after.questions}: gold recall ${pct(h.before.goldRecall)} → ${pct(h.after.goldRecall)}, tokens ${h.before.evidenceTokens} → ${h.after.evidenceTokens}, decision accuracy ${pct(h.before.decisionAccuracy)} → ${pct(h.after.decisionAccuracy)}`;
   } else if (tuned?.nodeScoreFittedOn) profile.nodeScoreFittedOn = tuned.nodeScoreFittedOn;
+  if (gate?.adopted) {
+    const h = o.ask!.heldBack!;
+    profile.gate = gate.after;
+    profile.gateFittedOn = `canopy train ${when}: ${o.ask!.describe.after} over ${o.ask!.describe.before} on ${o.prepared.split.kept.length} training question(s) from ${o.source}; held back ${h.after.questions}, the ask's configuration: gold recall ${pct(h.before.goldRecall)} → ${pct(h.after.goldRecall)}, tokens ${h.before.evidenceTokens} → ${h.after.evidenceTokens}, decision accuracy ${pct(h.before.decisionAccuracy)} → ${pct(h.after.decisionAccuracy)}`;
+  } else if (tuned?.gate) {
+    profile.gate = tuned.gate;
+    if (tuned.gateFittedOn) profile.gateFittedOn = tuned.gateFittedOn;
+  }
   const file = path.join(o.indexDir, PROFILE_FILE);
   await writeProfile(file, profile);
   out.profile = { file };

@@ -14,11 +14,10 @@ import { silentLogger, type Logger } from '../ports';
 import { prepareRun, trainPrepared, type TrainRunOptions, type TrainRunReport } from '../train/run';
 import { fitReader } from '../train/readerFit';
 import { builtinReaderModel } from '../judge/models';
-import { canopyCompressor } from '../config/settings';
 import type { Embeddings } from './embeddings';
 import type { IndexService } from './indexService';
 import type { ParseWorkers } from './parseWorkers';
-import { fitScoring } from './scoringFit';
+import { askConfiguration, fitScoring } from './scoringFit';
 
 export interface TrainingServiceConfig {
   /** The workspace folder the annotations' paths are relative to. */
@@ -37,6 +36,12 @@ export type TrainRequest = Omit<TrainRunOptions, 'root' | 'embed' | 'encoderId' 
   fitScoring?: boolean;
   /** Report the scoring fit but write no retrieval profile. */
   scoringDryRun?: boolean;
+  /**
+   * Fit to and report the configuration the workspace's ask uses, writing the checkpoint only when
+   * it is better there (default true; issue 36). False: the plain rule's report alone and the
+   * checkpoint written as before (tests and research scripts of the plain rule).
+   */
+  askFit?: boolean;
 };
 
 export class TrainingService {
@@ -52,7 +57,7 @@ export class TrainingService {
   async train(s: CanopySettings, request: TrainRequest): Promise<TrainRunReport> {
     const { embeddings, parseWorkers, root } = this.config;
     const { encoder } = await embeddings.load();
-    const { fitScoring: fit = true, scoringDryRun = false, ...recipe } = request;
+    const { fitScoring: fit = true, scoringDryRun = false, askFit = true, ...recipe } = request;
     try {
       const options: TrainRunOptions = {
         branchingFactor: s.branchingFactor,
@@ -65,6 +70,9 @@ export class TrainingService {
         logger: this.log,
         parse: (rel, bytes, options) => parseWorkers.parse(s.maxParseMemoryMB, rel, bytes, options),
       };
+      // What an ask in this workspace decides with: the run fits to it, reports it, and writes a
+      // checkpoint only when it improves there (issue 36).
+      if (askFit && !options.ask) options.ask = await askConfiguration(s, encoder.id, this.config.index?.indexDir);
       const prepared = await prepareRun(options);
       const report = await trainPrepared(prepared, options);
       if (!fit) return report;
@@ -89,13 +97,14 @@ export class TrainingService {
         tokens: this.tokens,
         source: request.annotationsFile,
         dryRun: scoringDryRun || !index,
+        ...(report.ask ? { ask: report.ask } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
       // The reader model, fine-tuned on the same gold spans and written beside the index only when better there.
       report.reader = await fitReader(prepared, {
         base: builtinReaderModel(),
-        compressor: canopyCompressor(s),
-        nodeScore: { dense: 1, lexical: 0.5, model: 'coverage' },
+        compressor: (options.ask ?? (await askConfiguration(s, encoder.id, index?.indexDir))).compressor,
+        nodeScore: (options.ask ?? (await askConfiguration(s, encoder.id, index?.indexDir))).nodeScore,
         tokens: this.tokens,
         ...(index ? { indexDir: index.indexDir } : {}),
         dryRun: scoringDryRun || !index,

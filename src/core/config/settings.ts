@@ -281,6 +281,22 @@ export function canopyCompressor(s: Pick<CanopySettings, 'compressorItems' | 'co
   };
 }
 
+/**
+ * The compressor an ask runs: the settings' (`canopyCompressor`), or — while the rank gate's
+ * settings (share, least count, whole size) are at their defaults — the gate options `canopy
+ * train` fitted to the workspace's gold and wrote into the retrieval profile (issue 36). A user's
+ * own gate settings always win.
+ */
+export function askCompressor(
+  s: Pick<CanopySettings, 'compressorItems' | 'compressorWholeBelow' | 'compressorMinItems' | 'compressorGlimpse'>,
+  gate: { items: number; minItems: number; wholeBelow: number } | undefined,
+): CompressorSetting {
+  const d = defaultSettings;
+  const atDefaults = s.compressorItems === d.compressorItems && s.compressorMinItems === d.compressorMinItems && s.compressorWholeBelow === d.compressorWholeBelow;
+  if (!gate || !atDefaults) return canopyCompressor(s);
+  return canopyCompressor({ ...s, compressorItems: gate.items, compressorMinItems: gate.minItems, compressorWholeBelow: gate.wholeBelow });
+}
+
 function stringList(value: unknown, fallback: readonly string[]): string[] {
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return [...value];
   return [...fallback];

@@ -7,13 +7,14 @@
  * encoder: the built-in one is shipped here, a tuned one is read from the index folder.
  */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { CanopyError, ErrorCodes } from '../errors';
 import { writeFileAtomic } from '../store/atomicFile';
 import { type FusionSetting, RetrievalProfile } from '../../contracts/retrievalProfile';
 import type { TraceSettings } from '../../contracts/trace';
 import { check } from '../../contracts/validation';
 
-export type { FusionSetting, ProfileNodeScore, RetrievalProfile } from '../../contracts/retrievalProfile';
+export type { FusionSetting, ProfileGate, ProfileNodeScore, RetrievalProfile } from '../../contracts/retrievalProfile';
 
 export const RRF_EQUAL: FusionSetting = { kind: 'rrf', rrfK: 60 };
 
@@ -98,5 +99,7 @@ export function retrievalRecord(r: { dense: boolean; bm25: boolean; fusion: Fusi
 }
 
 export async function writeProfile(file: string, profile: RetrievalProfile): Promise<void> {
+  // The index folder may not exist yet (a fit to the ask's configuration needs no index).
+  await fs.mkdir(path.dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(profile, null, 2)}\n`);
 }

@@ -71,7 +71,7 @@ export function addQuestionCounts(a: QuestionCounts, b: QuestionCounts): Questio
 /** Lexical evidence of a question's candidates, per model: the same for every weight tried. */
 const lexicalCache = new WeakMap<PreparedQuestion, Map<LexicalModel, Map<string, number>>>();
 
-function lexicalOf(q: PreparedQuestion, model: LexicalModel): Map<string, number> {
+export function lexicalOf(q: PreparedQuestion, model: LexicalModel): Map<string, number> {
   let byModel = lexicalCache.get(q);
   if (!byModel) lexicalCache.set(q, (byModel = new Map()));
   let scores = byModel.get(model);

@@ -32,6 +32,8 @@ import type { SideMetrics } from '../../contracts/training';
 import { seededRandom } from '../random';
 import { CV_FOLDS, crossValidate, type CrossValidation } from './crossValidate';
 import { trainLowRankAsync, type TrainOptions, type TrainResult } from './trainer';
+import type { AskConfiguration } from './askPipeline';
+import { fitAsk, type AskFit } from './askFit';
 
 export interface TrainRunOptions {
   /** The workspace folder the annotations' paths are relative to. */
@@ -90,6 +92,14 @@ export interface TrainRunOptions {
    * each of its gold-free children). Default on; off, the pairs are exactly §10's.
    */
   prunePairs?: boolean;
+  /**
+   * The configuration the workspace's ask runs (its compressor and node score, issue 36). When
+   * given, the adapter's blend and the configuration are fitted to what an ask decides
+   * (`askFit.ts`), the report measures the ask's configuration beside the plain rule, and the
+   * checkpoint is written only when the fit is adopted (better on the held-back questions with
+   * the ask's configuration) and the adapter takes part in it.
+   */
+  ask?: AskConfiguration;
   signal?: AbortSignal;
   progress?: ProgressSink;
   logger?: Logger;
@@ -107,7 +117,12 @@ export interface TrainRunReport {
    */
   selection: { by: TrainSelection; baseline?: SideMetrics; chosen?: SideMetrics; blend: number; crossValidation?: CrossValidation };
   training: Omit<TrainResult, 'weights'>;
+  /** The plain rule's before/after on the held-back questions, for the adapter as written (with `ask`, the ask fit's blend). */
   report: BeforeAfter;
+  /** The fit to the ask's configuration and its held-back figures (with `TrainRunOptions.ask`). */
+  ask?: AskFit;
+  /** Why no checkpoint was written though a folder was given (with `ask`: the fit was not adopted, or the adapter takes no part). */
+  checkpointSkipped?: string;
   checkpoint?: { id: string; file: string };
   /**
    * The retrieval fusion and node-score weights fitted on the same split (the TrainingService
@@ -367,8 +382,12 @@ export async function trainPrepared(p: PreparedRun, options: TrainRunOptions): P
   const blend = chosen?.blend ?? 1;
   const heldOut = split.heldBack.map((k) => prepared.get(k)!);
   const { weights: trained, ...training } = result;
-  const weights = blendWeights(trained, blend);
-  const report = beforeAfter(heldOut, o.tokens, adapterFromWeights(weights));
+  // With the ask's configuration, the blend is chosen with it (α 0: the adapter takes no part).
+  const ask = o.ask
+    ? fitAsk({ train: split.kept.map((k) => prepared.get(k)!), heldBack: heldOut, tokens: o.tokens, current: o.ask, adapter: trained, blendWeights, ...(o.signal ? { signal: o.signal } : {}) })
+    : undefined;
+  const weights = blendWeights(trained, ask ? ask.blend : blend);
+  const report = ask?.heldBack?.plain ?? beforeAfter(heldOut, o.tokens, adapterFromWeights(weights));
   const by: TrainSelection = crossValidated ? 'cross-validated' : select ? 'recall-guard' : 'loss';
   const out: TrainRunReport = {
     annotations: p.annotations,
@@ -378,8 +397,13 @@ export async function trainPrepared(p: PreparedRun, options: TrainRunOptions): P
     selection: { by, ...(baseline ? { baseline } : {}), ...(chosen ? { chosen: chosen.metrics } : {}), blend, ...(cv ? { crossValidation: cv } : {}) },
     training,
     report,
+    ...(ask ? { ask } : {}),
   };
-  if (o.outDir) {
+  if (o.outDir && ask && !(ask.adopted && ask.blend > 0)) {
+    out.checkpointSkipped = ask.adopted
+      ? 'the configuration fitted to the ask is better without the adapter (blend 0); no checkpoint is needed'
+      : `no checkpoint written: ${ask.reason}`;
+  } else if (o.outDir) {
     const checkpoint = makeCheckpoint(weights, {
       baseEncoderId: o.encoderId,
       trainedOn: {
@@ -397,11 +421,12 @@ export async function trainPrepared(p: PreparedRun, options: TrainRunOptions): P
           prunePairs: o.prunePairs,
           balanceRules: o.balanceRules,
           selection: out.selection.by,
-          blend: out.selection.blend,
+          blend: ask ? ask.blend : out.selection.blend,
           ...(cv ? { folds: cv.folds, epoch: cv.chosen?.epoch ?? 0, steps: training.steps } : { validation: o.validation ?? 0.1 }),
           holdout: o.holdout ?? 0.2,
         },
         ...(out.selection.baseline && out.selection.chosen ? { validation: { before: out.selection.baseline, after: out.selection.chosen } } : {}),
+        ...(ask?.heldBack ? { ask: { configuration: ask.describe.after, before: ask.heldBack.before, after: ask.heldBack.after, configurationBefore: ask.describe.before, blend: ask.blend } } : {}),
       },
     });
     out.checkpoint = { id: checkpoint.id, file: await saveCheckpoint(o.outDir, checkpoint) };

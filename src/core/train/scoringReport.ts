@@ -5,7 +5,7 @@
  * `core/app/scoringFit.ts`; the weights adopted are written into the index's retrieval profile.
  */
 import type { HeldBackFusion } from '../retrieve/fitFusion';
-import type { FusionSetting } from '../retrieve/profile';
+import type { FusionSetting, ProfileGate } from '../retrieve/profile';
 import type { NodeScoreFit } from './nodeScoreFit';
 
 export interface FusionFitReport {
@@ -27,6 +27,8 @@ export interface FusionFitReport {
 export interface ScoringReport {
   fusion: FusionFitReport;
   nodeScore: NodeScoreFit;
+  /** The rank gate's options fitted with the ask's configuration (`askFit.ts`), when the run had one, and whether they were adopted. */
+  gate?: { before: ProfileGate; after: ProfileGate; adopted: boolean };
   /** The retrieval profile written with what was adopted (absent when nothing was, or on a dry run). */
   profile?: { file: string };
 }

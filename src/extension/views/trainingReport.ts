@@ -67,6 +67,9 @@ export function checkpointSummary(c: AdapterCheckpoint, active: boolean): Traini
   const before = trainingFigures(report.before);
   const after = trainingFigures(report.after);
   const validation = isRecord(m.validation) ? { before: trainingFigures(m.validation.before), after: trainingFigures(m.validation.after) } : undefined;
+  const ask = isRecord(m.ask) && typeof m.ask.configuration === 'string' && typeof m.ask.configurationBefore === 'string' ? m.ask : undefined;
+  const askBefore = ask ? trainingFigures(ask.before) : undefined;
+  const askAfter = ask ? trainingFigures(ask.after) : undefined;
   const trainedOn: Record<string, unknown> = isRecord(c.trainedOn) ? c.trainedOn : {};
   const recipe = recipeText(m.recipe);
   const seed = finite(options.seed) && Number.isSafeInteger(options.seed) ? options.seed : undefined;
@@ -91,6 +94,7 @@ export function checkpointSummary(c: AdapterCheckpoint, active: boolean): Traini
     ...(Array.isArray(m.heldOutQuestions) ? { heldOutQuestions: m.heldOutQuestions.length } : {}),
     ...(before && after ? { before, after } : {}),
     ...(validation?.before && validation.after ? { validation: { before: validation.before, after: validation.after } } : {}),
+    ...(ask && askBefore && askAfter ? { ask: { configurationBefore: ask.configurationBefore as string, configuration: ask.configuration as string, blend: finite(ask.blend) ? ask.blend : 1, before: askBefore, after: askAfter } } : {}),
   };
 }
 
@@ -124,6 +128,19 @@ export function scoringSummary(s: ScoringReport): TrainingScoring {
 export function runSummary(r: TrainRunReport): TrainingRunSummary {
   return {
     ...(r.scoring ? { scoring: scoringSummary(r.scoring) } : {}),
+    ...(r.ask
+      ? {
+          ask: {
+            before: r.ask.describe.before,
+            after: r.ask.describe.after,
+            blend: r.ask.blend,
+            adopted: r.ask.adopted,
+            reason: r.ask.reason,
+            ...(r.ask.heldBack ? { heldBack: { before: r.ask.heldBack.before, after: r.ask.heldBack.after, plainBefore: r.ask.heldBack.plain.before, plainAfter: r.ask.heldBack.plain.after } } : {}),
+            ...(r.checkpointSkipped ? { checkpointSkipped: r.checkpointSkipped } : {}),
+          },
+        }
+      : {}),
     ...(r.reader
       ? {
           reader: {

@@ -95,8 +95,8 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     assert.equal(before.trace.settings.nodeScore, undefined);
     assert.equal(before.trace.settings.retrieval.fusion, 'rrf');
 
-    const { scoring, report } = await train();
-    assert.ok(scoring);
+    const { scoring, report, ask, checkpoint } = await train();
+    assert.ok(scoring && ask);
     assert.equal(scoring.nodeScore.heldBack!.after.questions, report.before.questions, 'the same held-back questions as the adapter report');
     // Fusion: fitted on 9 questions, measured on the 3 held back, better there than RRF.
     const f = scoring.fusion;
@@ -105,32 +105,43 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     assert.equal(f.after!.kind, 'linear');
     assert.ok(f.heldBack!.after > f.heldBack!.before, JSON.stringify(f.heldBack));
     assert.equal(f.adopted, true, f.reason);
-    // Node scores: the question's rare words single out the gold sentence; the fitted weights use them.
-    const n = scoring.nodeScore;
-    assert.deepEqual(n.before, { dense: 1, lexical: 0 });
-    assert.ok(n.after.lexical > 0, JSON.stringify(n.after));
-    const h = n.heldBack!;
+    // The ask's configuration (issue 36): measured as an ask compresses — the rank gate keeping
+    // each station's one-paragraph report whole — the refinement's decisions are all wrong; the
+    // fit refines every item (no whole size) with the adapter, and is better on the held-back questions.
+    assert.match(ask.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 600 characters whole\), glimpse 1; node score dense cosine alone/);
+    const h = ask.heldBack!;
+    assert.ok(h.after.decisionAccuracy > h.before.decisionAccuracy, `${h.before.decisionAccuracy} → ${h.after.decisionAccuracy}`);
     assert.ok(h.after.evidenceTokens < h.before.evidenceTokens, `${h.before.evidenceTokens} → ${h.after.evidenceTokens}`);
     assert.ok(h.after.goldRecall >= h.before.goldRecall);
-    assert.ok(h.after.decisionAccuracy > h.before.decisionAccuracy);
-    assert.equal(n.adopted, true, n.reason);
+    assert.equal(ask.adopted, true, ask.reason);
+    assert.ok(h.plain.before.questions === 3 && h.plain.after.questions === 3, "the plain rule's figures beside, on the same questions");
+    assert.equal(checkpoint !== undefined, ask.blend > 0, 'a checkpoint exactly when the adapter takes part');
+    const g = scoring.gate!;
+    assert.deepEqual(g.before, { items: 0.3, minItems: 4, wholeBelow: 600 });
+    assert.equal(g.after.wholeBelow, 0);
+    assert.equal(g.adopted, true);
+    // The node score is the one the ask's fit chose (here: the one in use), measured the ask's way.
+    const n = scoring.nodeScore;
+    assert.deepEqual(n.before, { dense: 1, lexical: 0 });
+    assert.deepEqual(n.heldBack, { before: h.before, after: h.after });
 
     // One place: the index's retrieval profile holds both, for this encoder.
     const profile = (await readProfile(join(indexDir, PROFILE_FILE)))!;
     assert.equal(scoring.profile!.file, join(indexDir, PROFILE_FILE));
     assert.equal(profile.encoder, encoder.id);
     assert.deepEqual(profile.fusion, f.after);
-    assert.deepEqual(profile.nodeScore, n.after);
-    assert.match(profile.nodeScoreFittedOn!, /canopy train .*held back 3: gold recall/);
+    assert.deepEqual(profile.nodeScore ?? { dense: 1, lexical: 0 }, n.after);
+    assert.deepEqual(profile.gate, g.after);
+    assert.match(profile.gateFittedOn!, /canopy train .*held back 3, the ask's configuration: gold recall/);
 
     // The next question retrieves and compresses with them, and its trace says so.
     const { trace, warnings } = await ws.ask.ask(questions[0]!, ws.settings);
     assert.deepEqual(warnings, []);
     assert.deepEqual(trace.settings.retrieval, retrievalRecord({ dense: true, bm25: true, fusion: f.after! }, false));
-    assert.deepEqual(trace.settings.nodeScore, n.after);
-    const root = trace.rounds[0]!.retrieved.find((r) => r.tree)!.tree!;
-    assert.ok(root.components, 'node scores carry their components');
-    assert.equal(root.score, n.after.dense * root.components.dense + n.after.lexical * root.components.lexical);
+    assert.deepEqual(trace.settings.compressor, { name: 'canopy', items: 0.3, minItems: 4, glimpse: 1 }, 'the fitted gate: no item kept whole for its size');
+    // A user's own gate settings win over the fitted gate.
+    const own = (await ws.ask.ask(questions[0]!, { ...ws.settings, compressorMinItems: 3 })).trace;
+    assert.deepEqual(own.settings.compressor, { name: 'canopy', items: 0.3, minItems: 3, wholeBelow: 600, glimpse: 1 });
     // A request's own weights still win over the profile's.
     const dense = (await ws.ask.ask(questions[0]!, ws.settings, { nodeScore: { dense: 1, lexical: 0 } })).trace;
     assert.equal(dense.settings.nodeScore, undefined);

@@ -12,7 +12,7 @@ import { depthOf } from '../../../src/eval/given';
 import { coveredLeaves, isCovered } from '../../../src/eval/gold';
 import { allGoldAtK, ieAtK, ndcgAtK, precisionAtK, recallAtK } from '../../../src/core/retrieve/metrics';
 import { answerIn, eligibleAnswers } from '../../../src/eval/outcome';
-import { refinementDecisions } from '../../../src/eval/refinement';
+import { refinementDecisions } from '../../../src/core/compress/refinementDecisions';
 import { interpolate } from '../../../src/eval/report';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);

@@ -3,7 +3,7 @@
 // same seed gives the same checkpoint, the report compares untrained and trained adapters on
 // held-back questions, and an edited-away annotation is reported lost rather than used.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -159,6 +159,39 @@ describe('runTraining', () => {
     }
     const again = await run(3, countingEncoder());
     assert.equal(again.checkpoint!.id, r.checkpoint!.id, 'deterministic');
+  });
+
+  it("writes no checkpoint when the adapter does not improve the ask's configuration, and says so", async () => {
+    // An ask that keeps every item whole: no blend, lexical weight or gate option changes what it
+    // keeps, so nothing trained can improve it — the checkpoint must not be written (nor activated).
+    const out = path.join(root, 'adapters-ask-none');
+    const r = await run(3, countingEncoder(), { ...plain, outDir: out, ask: { compressor: { name: 'none' }, nodeScore: { dense: 1, lexical: 0.5, model: 'coverage' } } });
+    assert.ok(r.training.finalTrainLoss < r.training.initialTrainLoss, 'the adapter itself trained');
+    assert.ok(r.ask, "the report carries the ask's figures");
+    assert.equal(r.ask.adopted, false);
+    assert.equal(r.ask.blend, 0);
+    assert.match(r.ask.describe.before, /^none; node score 1 × dense \+ 0\.5 × lexical \(coverage\)$/);
+    assert.deepEqual(r.ask.heldBack!.after, r.ask.heldBack!.before, 'measured with the ask configuration: nothing moves');
+    assert.equal(r.ask.heldBack!.before.tokenShare, 1, 'the ask kept whole items');
+    assert.ok(r.ask.heldBack!.plain.before.tokenShare < 1, "the plain rule's figures are given beside");
+    assert.equal(r.checkpoint, undefined);
+    assert.match(r.checkpointSkipped!, /no checkpoint written/);
+    await assert.rejects(readdir(out), { code: 'ENOENT' }, 'nothing was written');
+  });
+
+  it("with the ask's default configuration the fit is measured on the held-back questions, and a checkpoint exists exactly when it was adopted with the adapter", async () => {
+    const out = path.join(root, 'adapters-ask-default');
+    const ask = { compressor: { name: 'canopy' as const, items: 0.3, wholeBelow: 600, minItems: 4, glimpse: 1 }, nodeScore: { dense: 1, lexical: 0.5, model: 'coverage' as const } };
+    const r = await run(3, countingEncoder(), { outDir: out, ask });
+    assert.ok(r.ask!.tried > 1, 'several configurations were measured on the training questions');
+    assert.match(r.ask!.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 600 characters whole\), glimpse 1/);
+    const h = r.ask!.heldBack!;
+    assert.equal(h.before.questions, 1);
+    if (r.ask!.adopted) {
+      assert.ok(h.after.goldRecall >= h.before.goldRecall && h.after.evidenceTokens <= h.before.evidenceTokens && h.after.decisionAccuracy >= h.before.decisionAccuracy);
+    }
+    assert.equal(r.checkpoint !== undefined, r.ask!.adopted && r.ask!.blend > 0);
+    if (r.checkpoint) assert.equal((await loadCheckpoint(r.checkpoint.file)).metrics.ask !== undefined, true);
   });
 
   it('cross-validation refuses fewer than 2 training questions', async () => {

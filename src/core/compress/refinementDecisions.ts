@@ -9,9 +9,9 @@
  * item gate's whole-item drops are not parent/child decisions and are left out (gold recall
  * counts what they cost). docs/evaluation.md states the same definition.
  */
-import { leavesOf } from '../core/compress/baselines';
-import type { NodeVerdict } from '../core/compress/projection';
-import type { RegionNode } from '../contracts/region';
+import { leavesOf } from './baselines';
+import type { NodeVerdict } from './projection';
+import type { RegionNode } from '../../contracts/region';
 
 export interface DecisionCount {
   agree: number;
