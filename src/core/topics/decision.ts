@@ -3,8 +3,8 @@
  * on"). `canopy.topics.enabled` turns it on by hand. Otherwise it turns on by itself only where
  * the method claims its gain and the index's own measurement shows it: the index's items are
  * coarse (decided from the index's statistics: tree nodes per item) and the scorer's held-back
- * figure, measured on the default retrieval's own candidates, beats the default on IE@3 and is
- * not below it on nDCG@10. Every outcome carries its reason, for the trace and the Topics tab.
+ * figure, measured on the default retrieval's own candidates with real questions (at least
+ * MIN_HELD_OUT_QUERIES of them held back), beats the default on IE@3 and is not below it on nDCG@10. Every outcome carries its reason, for the trace and the Topics tab.
  */
 import { describeFusion, type FusionSetting } from '../retrieve/profile';
 import type { TopicScorerCheckpoint } from './indexTopics';
@@ -18,6 +18,9 @@ export const candidatesOf = (fusion: FusionSetting, count = 50): string => `hybr
  * paragraphs about 80; docs/topics.md).
  */
 export const COARSE_NODES_PER_ITEM = 40;
+
+/** Fewer held-back queries than this are too few to turn the compass on (a handful flips on noise). */
+export const MIN_HELD_OUT_QUERIES = 30;
 
 export interface IndexGrain {
   items: number;
@@ -78,6 +81,7 @@ export function decideCompass(input: DecisionInput): CompassDecision {
   const ie = t.heldOut?.['IE@3'];
   const ndcg = t.heldOut?.['nDCG@10'];
   if (!ie || !ndcg) return { on: false, by: 'auto', reason: `off: the items are coarse (${perItem}), but the scorer has no held-back figure (train it with a held-back share)` };
+  if (t.heldOutQueries < MIN_HELD_OUT_QUERIES) return { on: false, by: 'auto', reason: `off: the items are coarse (${perItem}), but the scorer's held-back figure rests on ${t.heldOutQueries} queries (at least ${MIN_HELD_OUT_QUERIES} needed)` };
   const figures = `held-back IE@3 ${f3(ie.compass)} vs default ${f3(ie.hybrid)}, nDCG@10 ${f3(ndcg.compass)} vs ${f3(ndcg.hybrid)} on ${t.heldOutQueries} ${t.source} queries`;
   if (ie.compass > ie.hybrid && ndcg.compass >= ndcg.hybrid) return { on: true, by: 'auto', reason: `on: the items are coarse (${perItem}) and the compass beats the default retrieval here (${figures})` };
   return { on: false, by: 'auto', reason: `off: the items are coarse (${perItem}), but the compass does not beat the default retrieval here (${figures})` };

@@ -19,7 +19,7 @@ function checkpoint(training: Partial<TopicScorerCheckpoint['training']>): { che
       encoderId: 'use-lite/x',
       compass: { selectEntries: 50, topics: 10, selection: 'top-l', abstraction: 'pooled', candidates: 50 },
       weights: { mean: [], std: [], hidden: 0, w1: [], b1: [], w2: [], b2: 0, topics: true } as unknown as TopicScorerCheckpoint['weights'],
-      training: { source: 'qrels', seed: 1, trainQueries: 80, heldOutQueries: 20, losses: [1, 0.5], candidates: today, ...training },
+      training: { source: 'qrels', seed: 1, trainQueries: 160, heldOutQueries: 40, losses: [1, 0.5], candidates: today, ...training },
     },
   };
 }
@@ -42,7 +42,7 @@ describe('topic compass: on by itself only where it helps', () => {
     const d = decideCompass(input({}));
     assert.equal(d.on, true);
     assert.equal(d.by, 'auto');
-    assert.match(d.reason, /^on: the items are coarse \(120\.0 tree nodes per item\).*IE@3 0\.320 vs default 0\.300, nDCG@10 0\.810 vs 0\.800 on 20 qrels queries/);
+    assert.match(d.reason, /^on: the items are coarse \(120\.0 tree nodes per item\).*IE@3 0\.320 vs default 0\.300, nDCG@10 0\.810 vs 0\.800 on 40 qrels queries/);
   });
 
   it('stays off where it does not beat the default, or loses nDCG@10, giving the figures', () => {
@@ -59,7 +59,7 @@ describe('topic compass: on by itself only where it helps', () => {
     assert.match(d.reason, /^off by default: this index's items are paragraph-sized \(9\.0 tree nodes per item, coarse from 40\)/);
   });
 
-  it('does not count a scorer of other candidates, of synthetic queries, or without a held-back figure', () => {
+  it('does not count a scorer of other candidates, of synthetic queries, of too few held-back queries, or without a held-back figure', () => {
     const rrf = decideCompass(input({ compass: checkpoint({ heldOut: beats, candidates: candidatesOf(RRF_EQUAL) }) }));
     assert.equal(rrf.on, false);
     assert.match(rrf.reason, /trained on other candidates \(hybrid, RRF k=60, top 50\)/);
@@ -68,6 +68,9 @@ describe('topic compass: on by itself only where it helps', () => {
     const synthetic = decideCompass(input({ compass: checkpoint({ heldOut: beats, source: 'synthetic' }) }));
     assert.equal(synthetic.on, false);
     assert.match(synthetic.reason, /synthetic queries only/);
+    const few = decideCompass(input({ compass: checkpoint({ heldOut: beats, heldOutQueries: 12 }) }));
+    assert.equal(few.on, false);
+    assert.match(few.reason, /rests on 12 queries \(at least 30 needed\)/);
     const none = decideCompass(input({ compass: checkpoint({}) }));
     assert.equal(none.on, false);
     assert.match(none.reason, /no held-back figure/);
