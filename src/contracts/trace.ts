@@ -110,6 +110,8 @@ export const TraceSettings = z.object({
     dense: bool,
     bm25: bool,
     topics: bool,
+    /** Why the topic compass is on or off for this question (src/core/topics/decision.ts). */
+    topicsReason: z.optional(str),
     fusion: z.enum(['rrf', 'linear']),
     rrfK: z.optional(num),
     bm25Weight: z.optional(num),

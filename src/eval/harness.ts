@@ -29,6 +29,9 @@ import type { Outcome } from './outcome';
 import { openPoolIndex } from './poolIndex';
 import { runPool } from './poolRun';
 import { JudgeDumpWriter } from './judgeDump';
+import { pdfPagePool } from './pagePool';
+import type { PoolDoc } from './datasets/types';
+import { coarsenPool, coarsenQuestion, describeCoarse, type CoarseSpec } from './datasets/coarse';
 import { prepareTopicVariants, topicDifferences, topicVariants, type TopicVariant } from './topicsAblation';
 import type { Retriever } from '../core/retrieve/retriever';
 import type { NodeScoreWeights } from '../core/compress/hybridScore';
@@ -37,7 +40,7 @@ import { loadAdapter, type LoadedAdapter } from '../core/train/checkpoint';
 import { aggregate, compressionMetrics, gradedNdcgMetric, retrievalMetrics, type Aggregated, type MetricSpec } from './report';
 import { shortAnswerReader } from './shortAnswer';
 import { resolveControllerOptions, type ControllerOptions } from '../core/controller/options';
-import { documentComparison, documentConfigs, documentMetrics, documentVersus, runDocumentComparison, type DocumentComparison } from './financebench';
+import { documentComparison, documentConfigs, documentMetrics, documentVersus, ParsedDocumentCache, runDocumentComparison, type DocumentComparison } from './financebench';
 
 export type EvalMode = 'given' | 'pool';
 /**
@@ -98,10 +101,12 @@ export interface EvalOptions {
   peerChunkSize: number;
   peerBm25?: boolean;
   /** Pool mode: the topic compass variant (docs/topics.md); with `topicsAblation`, all four. Both evaluate held-back questions only. */
-  topics?: TopicVariant;
+  topics?: TopicVariant | TopicVariant[];
   topicsAblation?: boolean;
   /** Share of the questions held back for the topic evaluation (the rest trains the scorers); default 0.5. */
   topicsHoldout?: number;
+  /** Pool mode: the pool's documents grouped into coarse items (datasets/coarse.ts): by title, runs of N of one title, or runs of N. */
+  poolChunks?: CoarseSpec;
   /**
    * FinanceBench, given mode: compare page top-k, CANOPY over page top-k and the MAGE controller
    * inside each question's PDF (financebench.ts) instead of compressing all of its items.
@@ -132,6 +137,8 @@ export interface EvalReport {
     /** The critic model's learned stop over the rule (pool mode): its model id, or "off". */
     criticModel?: string;
     retrieval: RetrievalChoice;
+    /** Pool mode: how the pool was grouped into coarse items. */
+    poolChunks?: string;
     encoder: string;
     adapter?: string;
     nodeScore?: NodeScoreWeights;
@@ -203,7 +210,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const documentMode = dataset.schema === 'financebench' && options.mode === 'given' && options.documentComparison === true;
   if (documentMode) configs = documentConfigs(options.branching, options.topK);
   let documentRun: Awaited<ReturnType<typeof runDocumentComparison>> | undefined;
-  const variants: TopicVariant[] = options.topicsAblation ? [...topicVariants] : options.topics ? [options.topics] : [];
+  const variants: TopicVariant[] = options.topicsAblation ? [...topicVariants] : options.topics ? [...new Set([options.topics].flat())] : [];
   if (variants.length > 0 && options.mode !== 'pool') throw new CanopyError(ErrorCodes.badInput, '--topics and --topics-ablation are measured in the open-pool mode (--mode pool)');
   if (options.mode === 'pool') {
     if (!dataset.pool) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no open pool for ${dataset.schema} (${dataset.noPoolReason ?? 'none found'}); use --mode given`);
@@ -263,16 +270,38 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       diagnostics = { unresolvedGold: r.diagnostics.unresolvedGold, peerBm25Skipped: r.diagnostics.peerBm25Skipped, leafScoreQuantiles: { p10: q(0.1), p25: q(0.25), p50: q(0.5), p75: q(0.75), p90: q(0.9) } };
     } else {
       const pool = dataset.pool!;
-      if (pool.kind !== 'docs') throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: the open-pool mode for ${dataset.schema} (a folder of files) is not supported yet; use --mode given`);
-      progress(`reading the pool (${pool.files.length} file(s))`);
-      const docs = pool.read();
+      const pages = pool.kind === 'folder' && options.poolChunks?.by === 'page';
+      if (pool.kind !== 'docs' && !pages) throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: the open-pool mode for ${dataset.schema} (a folder of files) needs --pool-chunks page (each PDF page one item); else use --mode given`);
+      if (pool.kind === 'docs' && options.poolChunks?.by === 'page') throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: --pool-chunks page needs a folder of PDFs (FinanceBench); this pool is documents`);
+      let docs: PoolDoc[];
+      if (pool.kind === 'folder') {
+        // The pages of the questions' PDFs, each one item, as Canopy's parser reads them (parsed documents cached).
+        const built = await pdfPagePool(questions, new ParsedDocumentCache(join(datasetDir, 'parsed'), embeddings, options.branching, progress), options.signal);
+        docs = built.docs;
+        questions = built.questions;
+        progress(`coarse chunks (${describeCoarse(options.poolChunks!)}): ${docs.length} pages`);
+      } else {
+        progress(`reading the pool (${pool.files.length} file(s))`);
+        docs = pool.read();
+      }
+      if (options.poolChunks && pool.kind === 'docs') {
+        // Coarse chunks (docs/topics.md): the pool's documents grouped into larger items, the questions' gold with them.
+        const coarse = coarsenPool(docs, options.poolChunks);
+        progress(`coarse chunks (${describeCoarse(options.poolChunks)}): ${docs.length} pool documents → ${coarse.docs.length} items`);
+        docs = coarse.docs;
+        questions = questions.map((q) => coarsenQuestion(q, coarse));
+      }
       const t0 = Date.now();
       const index = await openPoolIndex(docs, { cacheDir: options.cacheDir, branchingFactor: options.branching, embeddings, logger: { log: (level, m) => (level === 'info' ? progress(m) : log.log(level, m)) }, ...(options.signal ? { signal: options.signal } : {}) });
       if (index.built) indexSeconds = (Date.now() - t0) / 1000;
       const own = new Map<string, Retriever>();
       let topicSetup: Awaited<ReturnType<typeof prepareTopicVariants>> | undefined;
+      const retrieval = (() => {
+        const r = parseRetrieval(options.retrieval)!;
+        return { ...r, fusion: r.fusion ?? profileFor(embeddings.id, undefined).fusion };
+      })();
       if (variants.length > 0) {
-        topicSetup = await prepareTopicVariants(questions, variants, index, embeddings, { seed: options.seed, ...(options.topicsHoldout !== undefined ? { holdout: options.topicsHoldout } : {}), onProgress: progress, ...(options.signal ? { signal: options.signal } : {}) });
+        topicSetup = await prepareTopicVariants(questions, variants, index, embeddings, { seed: options.seed, fusion: retrieval.fusion, ...(options.topicsHoldout !== undefined ? { holdout: options.topicsHoldout } : {}), onProgress: progress, ...(options.signal ? { signal: options.signal } : {}) });
         questions = topicSetup.questions;
         configs = configs.flatMap((c) =>
           variants.map((v) => {
@@ -293,10 +322,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         embeddings,
         tokens,
         pool: index,
-        retrieval: (() => {
-          const r = parseRetrieval(options.retrieval)!;
-          return { ...r, fusion: r.fusion ?? profileFor(embeddings.id, undefined).fusion };
-        })(),
+        retrieval,
         critic,
         ...(reader ? { reader } : {}),
         peer: { chunkSize: options.peerChunkSize, bm25: options.peerBm25 ?? false },
@@ -328,7 +354,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     document = documentComparison(documentRun, documentVersus(questions, configs, outcomes, plan), reader !== undefined);
   }
   if (variants.includes('off') && variants.length > 1) {
-    const keys = ['IE@1', 'IE@3', 'IE@5', 'P@1', 'P@3', 'P@5', 'R@1', 'R@3', 'R@5'];
+    const keys = ['IE@1', 'IE@3', 'IE@5', 'P@1', 'P@3', 'P@5', 'R@1', 'R@3', 'R@5', 'ndcg@10'];
     const base = configs.find((c) => c.id.endsWith(' topics=off'))!.id;
     // Each topic variant minus the hybrid, paired (same questions, same resamples).
     (diagnostics.topics as Record<string, unknown>).minusHybrid = topicDifferences(questions, configs.filter((c) => c.id === base || !c.id.endsWith(' topics=off')), outcomes.filter((_, i) => configs[i]!.id === base || !configs[i]!.id.endsWith(' topics=off')), specs, plan, base, keys);
@@ -349,6 +375,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       critic: options.critic,
       ...(options.mode === 'pool' && options.critic === 'rule' ? { lookAhead: options.lookAhead !== false, criticModel: options.criticModel === false ? 'off' : builtinCriticModel().id } : {}),
       retrieval: options.retrieval,
+      ...(options.poolChunks ? { poolChunks: describeCoarse(options.poolChunks) } : {}),
       encoder: embeddings.id,
       ...(adapter ? { adapter: `${adapter.id} (${adapter.file})` } : {}),
       ...(options.nodeScore ? { nodeScore: options.nodeScore } : {}),

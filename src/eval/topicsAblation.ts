@@ -4,7 +4,7 @@
  * bank instead of the top-L entries), `noabstract` (the selected entries' raw mean distribution,
  * no weighting and no top-M cut) and `full`. Protocol: the questions are split by a seeded split
  * by question id; the scorers of every variant are trained on the training part (dataset gold
- * documents → pool items as positives, the hybrid's 50 candidates as the list) and the
+ * documents → pool items as positives, the default retrieval's 50 candidates as the list) and the
  * evaluation runs on the held-back part only, so every reported figure is on unseen questions.
  * The metadata bank is fitted once per pool index generation and cached beside it
  * (`topics-<N>.bin`, src/core/topics/indexTopics.ts).
@@ -13,10 +13,14 @@ import type { Retriever } from '../core/retrieve/retriever';
 import type { TopicBank } from '../core/topics/bank';
 import { defaultCompassOptions, type CompassOptions } from '../core/topics/compass';
 import { bankFor } from '../core/topics/compassIndex';
+import { fitLeafTopics, type LeafChunk } from '../core/topics/fit';
+import { leavesOf } from '../core/compress/baselines';
 import { TopicCompassRetriever, rememberLastQuery } from '../core/topics/retriever';
 import { labelQueries, meanIe, rankWith, trainOnLabelled, type TrainingQuery } from '../core/topics/trainIndex';
 import { splitByQuery } from '../core/topics/training';
 import { HybridRetriever } from '../core/retrieve/hybrid';
+import { RRF_EQUAL, type FusionSetting } from '../core/retrieve/profile';
+import { candidatesOf } from '../core/topics/decision';
 import type { BootstrapPlan, Interval } from './bootstrap';
 import type { EvalQuestion } from './datasets/types';
 import type { Outcome } from './outcome';
@@ -26,7 +30,30 @@ import type { PoolIndex } from './poolIndex';
 
 /** `control`: the same scorer trained on the base (non-topic) features only — what re-ranking alone gives. */
 export const topicVariants = ['off', 'control', 'noselect', 'noabstract', 'full'] as const;
-export type TopicVariant = (typeof topicVariants)[number];
+/** Asked for by name (`--topics leaves`): the full compass over a bank of leaf mixtures (fit.ts fitLeafTopics). */
+export const extraTopicVariants = ['leaves'] as const;
+export type TopicVariant = (typeof topicVariants)[number] | (typeof extraTopicVariants)[number];
+
+/**
+ * The leaf-mixture bank of a pool index: every item's leaves (their vectors from the embedding
+ * cache, where the eager pool index put them) fitted by fitLeafTopics; the items' own vectors
+ * are the corpus bank's.
+ */
+async function fitLeafBank(pool: PoolIndex, corpusBank: TopicBank, embeddings: EvalEmbeddings, options: TopicSetupOptions): Promise<TopicBank> {
+  const t0 = Date.now();
+  const chunks: LeafChunk[] = [];
+  for (let i = 0; i < corpusBank.size; i++) {
+    options.signal?.throwIfAborted();
+    const id = corpusBank.ids[i]!;
+    const item = await pool.corpus.item(id);
+    const texts = leavesOf(item.root).map((l) => l.text).filter((t) => t.trim().length > 0);
+    const vectors = texts.length > 0 ? await embeddings.embedTexts(texts, options.signal) : [];
+    chunks.push({ id, vector: Float32Array.from(corpusBank.vector(i)), text: texts.join(' '), leaves: texts.map((text, j) => ({ text, vector: vectors[j]! })) });
+  }
+  const bank = fitLeafTopics(chunks, { encoderId: pool.corpus.manifest.encoderId });
+  options.onProgress?.(`topics: leaf-mixture bank, K = ${bank.model.k} over ${chunks.reduce((s, c) => s + c.leaves.length, 0)} leaves of ${chunks.length} items (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  return bank;
+}
 
 export function compassOf(variant: Exclude<TopicVariant, 'off'>): CompassOptions {
   if (variant === 'control') return { ...defaultCompassOptions };
@@ -43,12 +70,16 @@ export interface TopicSetup {
   hybrid: Retriever;
   diagnostics: {
     protocol: string;
+    /** The retrieval whose candidates every scorer is trained on and re-ranks. */
+    candidates: string;
     seed: number;
     holdout: number;
     trainQuestions: number;
     heldOutQuestions: number;
     trainWithGoldInCandidates: number;
     k: number;
+    /** K of the leaf-mixture bank, when the `leaves` variant ran. */
+    leafK?: number;
     bankEntries: number;
     fitSeconds?: number;
     trainSeconds: number;
@@ -63,6 +94,12 @@ export interface TopicSetupOptions {
   /** Share of questions held back for the evaluation; default 0.5. */
   holdout?: number;
   epochs?: number;
+  /**
+   * The fusion of the retrieval the compass re-ranks: the run's default retrieval (the encoder's
+   * profile), so that the scorer is trained on, and re-ranks, the candidates a user's query gets
+   * today. Absent: the design's equal-weight RRF (the compass's first measurements).
+   */
+  fusion?: FusionSetting;
   onProgress?: (message: string) => void;
   signal?: AbortSignal;
 }
@@ -71,11 +108,12 @@ export interface TopicSetupOptions {
 export async function prepareTopicVariants(questions: EvalQuestion[], variants: readonly TopicVariant[], pool: PoolIndex, embeddings: EvalEmbeddings, options: TopicSetupOptions): Promise<TopicSetup> {
   const holdout = options.holdout ?? 0.5;
   const t0 = Date.now();
-  const bank: TopicBank | undefined = await bankFor(pool.corpus, pool.corpus.store, {
+  const corpusBank: TopicBank | undefined = await bankFor(pool.corpus, pool.corpus.store, {
     fit: true,
     logger: { log: (_l, m) => options.onProgress?.(m) },
   });
-  if (!bank) throw new Error('the pool index holds no items to fit topics on');
+  if (!corpusBank) throw new Error('the pool index holds no items to fit topics on');
+  let leafBank: TopicBank | undefined;
   const fitSeconds = (Date.now() - t0) / 1000;
   const split = splitByQuery(
     questions.map((q) => q.id),
@@ -84,7 +122,7 @@ export async function prepareTopicVariants(questions: EvalQuestion[], variants: 
   );
   const held = new Set(split.heldOut);
   const embedQuery = rememberLastQuery(embeddings.embedQuery.bind(embeddings));
-  const hybrid = new HybridRetriever(pool.corpus, embedQuery, { dense: true, bm25: true });
+  const hybrid = new HybridRetriever(pool.corpus, embedQuery, { dense: true, bm25: true, ...(options.fusion ? { fusion: options.fusion } : {}) });
   const toTraining = (q: EvalQuestion): TrainingQuery => ({
     id: q.id,
     text: q.question,
@@ -103,12 +141,13 @@ export async function prepareTopicVariants(questions: EvalQuestion[], variants: 
   for (const v of variants) {
     if (v === 'off') {
       retrievers.set(v, undefined);
-      heldOutRerankIE[v] = ie(rankWith(bank, undefined, heldLabelled, defaultCompassOptions));
+      heldOutRerankIE[v] = ie(rankWith(corpusBank, undefined, heldLabelled, defaultCompassOptions));
       continue;
     }
     const compass = compassOf(v);
+    const bank = v === 'leaves' ? (leafBank ??= await fitLeafBank(pool, corpusBank, embeddings, options)) : corpusBank;
     options.onProgress?.(`topics: training the ${v} scorer`);
-    const { scorer, checkpoint } = trainOnLabelled(bank, labelled, { source: 'qrels', encoderId: pool.corpus.manifest.encoderId }, { seed: options.seed, holdout: 0, compass, ...(options.epochs ? { epochs: options.epochs } : {}), ...(v === 'control' ? { topicFeatures: false } : {}) });
+    const { scorer, checkpoint } = trainOnLabelled(bank, labelled, { source: 'qrels', encoderId: pool.corpus.manifest.encoderId, candidates: candidatesOf(options.fusion ?? RRF_EQUAL) }, { seed: options.seed, holdout: 0, compass, ...(options.epochs ? { epochs: options.epochs } : {}), ...(v === 'control' ? { topicFeatures: false } : {}) });
     const l = checkpoint.training.losses;
     losses[v] = [l[0]!, l[l.length - 1]!];
     heldOutRerankIE[v] = ie(rankWith(bank, scorer, heldLabelled, compass));
@@ -120,13 +159,15 @@ export async function prepareTopicVariants(questions: EvalQuestion[], variants: 
     hybrid,
     diagnostics: {
       protocol: `seeded split by question id (seed ${options.seed}): scorers trained on ${train.length} questions, all figures on the ${heldOut.length} held-back questions`,
+      candidates: candidatesOf(options.fusion ?? RRF_EQUAL),
       seed: options.seed,
       holdout,
       trainQuestions: train.length,
       heldOutQuestions: heldOut.length,
       trainWithGoldInCandidates: labelled.filter((q) => q.candidates.some((c) => q.positives.has(c.itemId))).length,
-      k: bank.model.k,
-      bankEntries: bank.size,
+      k: corpusBank.model.k,
+      ...(leafBank ? { leafK: leafBank.model.k } : {}),
+      bankEntries: corpusBank.size,
       fitSeconds,
       trainSeconds: (Date.now() - t1) / 1000,
       losses,

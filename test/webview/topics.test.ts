@@ -66,6 +66,9 @@ describe('inspector: the topic compass of a real trace', () => {
       await postFromHost(page, hello);
       await postFromHost(page, { kind: 'notify', method: 'inspector/showTrace', params: { trace } });
       await page.click('vscode-tab-header[data-tab="topics"]');
+      // Why the compass is on: the setting, as the trace records it.
+      assert.equal(trace.settings.retrieval.topicsReason, 'canopy.topics.enabled is on');
+      assert.equal(await page.textContent('.canopy-topics-reason'), 'Why: canopy.topics.enabled is on.');
       const heading = (await page.textContent('.canopy-topic-round h3')) ?? '';
       assert.equal(heading, `Round 1: ${topics.selected.length} of ${topics.k} topics selected from ${topics.selectedEntries} bank entries`);
       // Topic rows: heaviest first, "#id label", the weight as the trace has it.
@@ -93,6 +96,38 @@ describe('inspector: the topic compass of a real trace', () => {
       assert.equal(await page.getAttribute('#app', 'data-tab'), 'evidence');
       const tree = trace.rounds[0]!.retrieved.find((r) => r.itemId === top.itemId)!.tree!;
       assert.equal(await page.locator(`vscode-tree-item[data-node-id="${tree.id}"]`).getAttribute('selected'), '');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('with the setting off, a paragraph-sized index keeps the default retrieval and the Topics tab says why', async () => {
+    const off = (await ws.ask.ask(demoQuestion, { ...ws.settings, topicsEnabled: false }, { critic: 'none' })).trace;
+    assert.equal(off.settings.retrieval.topics, false);
+    assert.ok(off.rounds.every((r) => r.topics === undefined));
+    const reason = off.settings.retrieval.topicsReason ?? '';
+    assert.match(reason, /^off by default: this index's items are paragraph-sized \(\d+(\.\d)? tree nodes per item, coarse from 40\)/);
+    const page = await openInspector(browser, server.inspectorPage());
+    try {
+      const indexed = new Set(Object.keys((await ws.index.corpus(ws.settings)).manifest.files));
+      await serveHost(
+        page,
+        inspectorRequestHandlers({
+          currentView: () => ({ title: 'Canopy', message: '' }),
+          isIndexedFile: (rel) => indexed.has(rel),
+          openSource: async () => undefined,
+          readFile: async (rel) => new Uint8Array(readFileSync(join(ws.root, rel))),
+          listTraces: () => ws.traces.list(),
+          readTrace: (name) => ws.traces.read(name),
+          findTrace: async (id) => (id === off.id ? off : undefined),
+          replay: (t, settings) => ws.ask.replay(t, settings, ws.settings),
+        }),
+      );
+      await postFromHost(page, hello);
+      await postFromHost(page, { kind: 'notify', method: 'inspector/showTrace', params: { trace: off } });
+      await page.click('vscode-tab-header[data-tab="topics"]');
+      assert.equal(await page.textContent('.canopy-empty .canopy-empty-title'), 'No topic compass in this trace.');
+      assert.equal(await page.textContent('.canopy-topics-reason'), `Why: ${reason}.`);
     } finally {
       await page.close();
     }

@@ -1,7 +1,8 @@
 /**
  * The topics tab: the topic compass (MCompassRAG, design §4) per round — the topics selected for
  * the query with their weights, and how much the topic signal moved each chunk (score without
- * and with topics, rank before and after). Shows an empty state until retrieval uses topics.
+ * and with topics, rank before and after), and why the compass is on or off for this question.
+ * Shows an empty state (with that reason) until retrieval uses topics.
  */
 import type { TraceRound } from '../../src/contracts/trace';
 import type { InspectorContext } from '../context';
@@ -9,13 +10,17 @@ import { button, el, emptyState, fmtDelta, fmtScore, unit } from '../dom';
 
 export function renderTopics(ctx: InspectorContext): HTMLElement {
   const rounds = ctx.model.trace.rounds.filter((r) => r.topics);
+  // Why the compass is on or off for this question (the index's grain and the scorer's held-back figure, or the setting).
+  const reason = ctx.model.trace.settings.retrieval?.topicsReason;
   if (rounds.length === 0) {
-    return emptyState(
+    const state = emptyState(
       'No topic compass in this trace.',
       `Topic-aware retrieval is ${ctx.model.trace.settings.retrieval?.topics ? 'on but recorded nothing for these rounds' : 'off for this trace'}. When it runs, the topics selected for each query, their weights and how much they lifted each chunk appear here.`,
     );
+    if (reason) state.append(el('p', { class: 'canopy-topics-reason' }, `Why: ${reason}.`));
+    return state;
   }
-  return el('div', { class: 'canopy-topics-view' }, ...rounds.map((r) => topicRound(ctx, r)));
+  return el('div', { class: 'canopy-topics-view' }, ...(reason ? [el('p', { class: 'canopy-topics-reason canopy-muted' }, `Why: ${reason}.`)] : []), ...rounds.map((r) => topicRound(ctx, r)));
 }
 
 function topicRound(ctx: InspectorContext, r: TraceRound): HTMLElement {

@@ -4,7 +4,8 @@
  * FinanceBench) or Canopy's annotation JSONL, with paired bootstrap intervals; `--sweep` runs
  * the whole comparison table; `--plots` writes the SVG figures.
  */
-import { topicVariants, type TopicVariant } from '../../eval/topicsAblation';
+import { parseCoarse, type CoarseSpec } from '../../eval/datasets/coarse';
+import { extraTopicVariants, topicVariants, type TopicVariant } from '../../eval/topicsAblation';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -62,11 +63,13 @@ Options:
                          hybrid:linear=<w>[,flat=<f>] ((1 − f) × BM25 + f × flat BM25 + w × cosine,
                          normalised) are measured variants
   --sweep                run the whole comparison (baselines, CANOPY variants, the vectra peer)
-  --topics <v>           pool mode: topic compass off | control | noselect | noabstract | full
+  --topics <v>[,<v>…]    pool mode: topic compass off | control | noselect | noabstract | full | leaves
                          (docs/topics.md; control = the scorer without topic features); scorers
                          train on a seeded split of the questions, figures are on the rest
   --topics-ablation      pool mode: all topic variants side by side (held-back questions)
   --topics-holdout <s>   share of questions held back for the topic evaluation (default 0.5)
+  --pool-chunks <g>      pool mode: coarse items — title (one per title), title:N (N documents of
+                         one title), N (runs of N documents); docs/topics.md
   --flat-m <list>        sweep: flat top-m values (default 3,5,10,15,20,30,40,60)
   --thresholds <list>    sweep: threshold values (default 0.3,0.4)
   --branchings <list>    sweep (given mode): B values (default 2,3,4)
@@ -148,6 +151,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
       'topics-ablation': { type: 'boolean' },
       'controller-options': { type: 'string' },
       'topics-holdout': { type: 'string' },
+      'pool-chunks': { type: 'string' },
       'flat-m': { type: 'string' },
       thresholds: { type: 'string' },
       branchings: { type: 'string' },
@@ -184,10 +188,18 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
   const retrieval = (values.retrieval ?? 'hybrid') as RetrievalChoice;
   if (!parseRetrieval(retrieval)) throw new UsageError('--retrieval must be hybrid, hybrid:rrf, dense, bm25, hybrid:bm25=<weight> or hybrid:linear=<weight>[,flat=<share>]');
   const reader = values.reader ?? 'extractive';
-  const topics = values.topics as TopicVariant | undefined;
-  if (topics !== undefined && !(topicVariants as readonly string[]).includes(topics)) throw new UsageError(`--topics must be one of ${topicVariants.join(', ')}`);
+  const topics = values.topics === undefined ? undefined : (values.topics.split(',').map((t) => t.trim()) as TopicVariant[]);
+  if (topics !== undefined && topics.some((t) => ![...topicVariants, ...extraTopicVariants].includes(t))) throw new UsageError(`--topics must be one of ${[...topicVariants, ...extraTopicVariants].join(', ')}, or several joined by commas`);
   const topicsHoldout = values['topics-holdout'] !== undefined ? Number(values['topics-holdout']) : undefined;
   if (topicsHoldout !== undefined && !(topicsHoldout > 0 && topicsHoldout < 1)) throw new UsageError('--topics-holdout must be a share between 0 and 1');
+  let poolChunks: CoarseSpec | undefined;
+  if (values['pool-chunks'] !== undefined) {
+    try {
+      poolChunks = parseCoarse(values['pool-chunks']);
+    } catch (err) {
+      throw new UsageError(`--pool-chunks: ${(err as Error).message}`);
+    }
+  }
   if (reader !== 'extractive' && reader !== 'llm') throw new UsageError('--reader must be extractive or llm');
   const compressor = values.compressor ?? [ASK_COMPRESSOR];
   try {
@@ -249,6 +261,7 @@ export async function runEvalCommand(args: string[], io: CliIO): Promise<number>
     ...(topics ? { topics } : {}),
     ...(values['topics-ablation'] ? { topicsAblation: true } : {}),
     ...(topicsHoldout !== undefined ? { topicsHoldout } : {}),
+    ...(poolChunks ? { poolChunks } : {}),
     ...(llm ? { llm } : {}),
     logger: cliLogger(io, values.verbose ?? false),
     onProgress: (m) => io.err(`eval: ${m}`),

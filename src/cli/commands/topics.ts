@@ -18,6 +18,8 @@ import { paths } from '../../core/index/layout';
 import { LocalStore } from '../../core/index/localStore';
 import { OpenAiCompatibleChatModel } from '../../core/llm/openaiProvider';
 import { HybridRetriever } from '../../core/retrieve/hybrid';
+import { indexProfile } from '../../core/retrieve/profile';
+import { candidatesOf } from '../../core/topics/decision';
 import { bankFor, trainOnIndex } from '../../core/topics/compassIndex';
 import { fitIndexTopics, writeTopicScorer } from '../../core/topics/indexTopics';
 import { rememberLastQuery } from '../../core/topics/retriever';
@@ -114,7 +116,9 @@ export async function runTopics(args: string[], io: CliIO): Promise<number> {
   const cache = await EmbeddingCache.open({ dir: paths(indexDir).embeddings, encoder, logger });
   try {
     const embedQuery = rememberLastQuery(async (text: string, signal?: AbortSignal) => (await cache.getOrEncode([text], encoder, signal))[0]!);
-    const hybrid = new HybridRetriever(corpus, embedQuery);
+    // The scorer learns to re-rank the candidates a question gets today: the default retrieval (the encoder's profile).
+    const fusion = (await indexProfile(indexDir, corpus.manifest.encoderId)).fusion;
+    const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
     const bank = await bankFor(corpus, store, { fit: true, ...(k ? { topics: { k } } : {}), logger });
     if (!bank) throw new UsageError('the index holds no items');
     let queries: TrainingQuery[] | undefined;
@@ -132,7 +136,7 @@ export async function runTopics(args: string[], io: CliIO): Promise<number> {
     }
     const source = values.qrels ? 'qrels' : values.annotations ? 'annotations' : values.teacher !== undefined ? 'teacher' : 'synthetic';
     const { checkpoint } = await trainOnIndex(
-      { corpus, bank, hybrid, embedQuery, source, ...(queries ? { queries } : {}), ...(count ? { count } : {}), ...(llm ? { llm } : {}), logger },
+      { corpus, bank, hybrid, embedQuery, source, candidates: candidatesOf(fusion), ...(queries ? { queries } : {}), ...(count ? { count } : {}), ...(llm ? { llm } : {}), logger },
       { seed, ...(holdout !== undefined ? { holdout } : {}), ...(epochs ? { epochs } : {}), ...(hidden !== undefined ? { hidden } : {}), onProgress: (m) => io.err(m) },
     );
     const file = await writeTopicScorer(indexDir, checkpoint);
@@ -141,6 +145,7 @@ export async function runTopics(args: string[], io: CliIO): Promise<number> {
     else {
       io.out(`topic scorer (${t.source}): ${t.trainQueries} training queries, ${t.heldOutQueries} held back, seed ${t.seed}`);
       io.out(`loss: ${t.losses[0]} → ${t.losses[t.losses.length - 1]}`);
+      if (t.candidates) io.out(`candidates: ${t.candidates}`);
       for (const [key, v] of Object.entries(t.heldOut ?? {})) io.out(`  held back ${key}: hybrid ${v.hybrid.toFixed(4)}, compass ${v.compass.toFixed(4)}`);
       for (const n of t.notes ?? []) io.out(`  note: ${n}`);
       io.out(`checkpoint: ${file}`);

@@ -39,6 +39,7 @@ import { PROFILE_FILE, profileFor, readProfile, retrievalRecord, RRF_EQUAL, type
 import type { NodeScoreWeights } from '../compress/hybridScore';
 import type { Retriever } from '../retrieve/retriever';
 import { openCompass } from '../topics/compassIndex';
+import { candidatesOf, decideCompass, indexGrain } from '../topics/decision';
 import { rememberLastQuery } from '../topics/retriever';
 import type { Tracer } from '../trace/tracer';
 import type { AdapterCheckpoints } from './adapters';
@@ -126,11 +127,13 @@ export class AskService {
     const nodeScore = request.nodeScore ?? (s.nodeScore === 'dense' ? undefined : profile.nodeScore);
     const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
     let retriever: Retriever = hybrid;
-    if (s.topicsEnabled) {
-      const compass = await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message }));
-      if ('retriever' in compass) retriever = compass.retriever;
-      else warnings.push({ source: 'topics', message: `retrieval stays hybrid: ${compass.reason}` });
-    }
+    // The topic compass: on by the setting, or by itself where the index's items are coarse and its
+    // scorer's held-back figure beats the default retrieval (topics/decision.ts); the reason goes in the trace.
+    const grain = indexGrain(corpus.manifest.files);
+    const compass = s.topicsEnabled || grain.coarse ? await openCompass(corpus, hybrid, embedQuery).catch((err: Error) => ({ reason: err.message })) : { reason: 'not opened' };
+    const topics = decideCompass({ enabled: s.topicsEnabled, grain, compass, defaultCandidates: candidatesOf(fusion, 'checkpoint' in compass ? compass.checkpoint.compass.candidates : 50) });
+    if (topics.on && 'retriever' in compass) retriever = compass.retriever;
+    else if (s.topicsEnabled) warnings.push({ source: 'topics', message: `retrieval stays hybrid: ${'reason' in compass ? compass.reason : topics.reason}` });
     const options: AskOptions = {
       topK: request.topK ?? s.topK,
       maxRounds: request.critic === 'none' ? 1 : (request.maxRounds ?? s.maxRounds),
@@ -140,7 +143,7 @@ export class AskService {
       readerTokenCap: s.readerTokenCap,
       encoderId: encoder.id,
       ...(adapter ? { adapterId: adapter.id } : {}),
-      retrieval: retrievalRecord({ dense: true, bm25: true, fusion }, retriever !== hybrid),
+      retrieval: retrievalRecord({ dense: true, bm25: true, fusion }, retriever !== hybrid, topics.reason),
       controller: { ...askControllerFromSettings(s), ...(request.controller !== undefined ? { enabled: request.controller } : {}) },
       ...((request.pageImages ?? s.readerPageImages) ? { pageImages: true } : {}),
       ...(nodeScore ? { nodeScore } : {}),

@@ -16,6 +16,8 @@ import type { IndexStore } from '../index/indexStore';
 import { discoverFiles } from '../ingest/discover';
 import { silentLogger, type Logger, type ProgressSink } from '../ports';
 import { HybridRetriever } from '../retrieve/hybrid';
+import { indexProfile } from '../retrieve/profile';
+import { candidatesOf } from '../topics/decision';
 import { ensureScorer } from '../topics/compassIndex';
 import { readTopicBank, topicStage, topicSummaryOf } from '../topics/indexTopics';
 import { rememberLastQuery } from '../topics/retriever';
@@ -141,7 +143,10 @@ export class IndexService {
         const corpus = await this.corpus(s);
         const embedQuery = rememberLastQuery(embeddings.embedQuery);
         const bank = corpus.dir === undefined ? undefined : await readTopicBank(corpus.dir, corpus.generation);
-        if (bank) await ensureScorer({ corpus, bank, hybrid: new HybridRetriever(corpus, embedQuery), embedQuery, logger: this.log }, request.signal ? { signal: request.signal } : {});
+        // Trained on the default retrieval's candidates (the encoder's profile), the ones it re-ranks at question time.
+        const fusion = (await indexProfile(this.indexDir, corpus.manifest.encoderId)).fusion;
+        const hybrid = new HybridRetriever(corpus, embedQuery, { dense: true, bm25: true, fusion });
+        if (bank) await ensureScorer({ corpus, bank, hybrid, embedQuery, candidates: candidatesOf(fusion), logger: this.log }, request.signal ? { signal: request.signal } : {});
       } catch (err) {
         this.log.log('warn', `topics: no scorer trained (${(err as Error).message}); retrieval stays hybrid`);
       }

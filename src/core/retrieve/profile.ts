@@ -88,14 +88,25 @@ export async function readProfile(file: string): Promise<RetrievalProfile | unde
 }
 
 /** What a trace's settings record about retrieval. */
-export function retrievalRecord(r: { dense: boolean; bm25: boolean; fusion: FusionSetting }, topics: boolean): TraceSettings['retrieval'] {
+export function retrievalRecord(r: { dense: boolean; bm25: boolean; fusion: FusionSetting }, topics: boolean, topicsReason?: string): TraceSettings['retrieval'] {
   const f = r.fusion;
   return {
     dense: r.dense,
     bm25: r.bm25,
     topics,
+    ...(topicsReason ? { topicsReason } : {}),
     ...(f.kind === 'rrf' ? { fusion: 'rrf' as const, rrfK: f.rrfK, ...(f.bm25Weight !== undefined ? { bm25Weight: f.bm25Weight } : {}) } : { fusion: 'linear' as const, denseWeight: f.dense, depth: f.depth, ...(f.flat ? { flatWeight: f.flat } : {}) }),
   };
+}
+
+/**
+ * The profile an index's questions use: the tuned one in the index folder when it is this
+ * encoder's, else the built-in one; a tuned file that cannot be read counts as absent here (the
+ * ask service reports it as a warning).
+ */
+export async function indexProfile(indexDir: string, encoderId: string): Promise<RetrievalProfile> {
+  const tuned = await readProfile(path.join(indexDir, PROFILE_FILE)).catch(() => undefined);
+  return profileFor(encoderId, tuned);
 }
 
 export async function writeProfile(file: string, profile: RetrievalProfile): Promise<void> {

@@ -91,6 +91,37 @@ export class TopicBank {
     return s * (this.scales[i] as number);
   }
 
+  /**
+   * `similarity` for every entry at once (the compass's selection scan): one pass over the int8
+   * rows with the query copied into a Float32Array, faster than a call per entry. The same values
+   * up to float rounding (four partial sums).
+   */
+  similarities(query: ArrayLike<number>): Float64Array {
+    const dim = this.model.dim;
+    const n = this.ids.length;
+    const q = query instanceof Float32Array ? query : Float32Array.from(query);
+    const v = this.vectors;
+    const out = new Float64Array(n);
+    const tail = dim & ~3;
+    for (let i = 0, off = 0; i < n; i++, off += dim) {
+      // Four running sums (unrolled): the loop the selection spends its time in.
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j < tail; j += 4) {
+        s0 += q[j]! * v[off + j]!;
+        s1 += q[j + 1]! * v[off + j + 1]!;
+        s2 += q[j + 2]! * v[off + j + 2]!;
+        s3 += q[j + 3]! * v[off + j + 3]!;
+      }
+      for (; j < dim; j++) s0 += q[j]! * v[off + j]!;
+      out[i] = (s0 + s1 + s2 + s3) * this.scales[i]!;
+    }
+    return out;
+  }
+
   /** The dequantised vector of entry `i`. */
   vector(i: number): Float32Array {
     const dim = this.model.dim;

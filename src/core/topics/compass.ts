@@ -52,8 +52,7 @@ export interface QueryTopics {
 export function selectQueryTopics(bank: TopicBank, eq: ArrayLike<number>, options: CompassOptions = defaultCompassOptions): QueryTopics {
   const n = bank.size;
   const k = bank.model.k;
-  const sims = new Float64Array(n);
-  for (let i = 0; i < n; i++) sims[i] = bank.similarity(eq, i);
+  const sims = bank.similarities(eq);
   const entries = options.selection === 'all' ? Array.from({ length: n }, (_, i) => i) : topIndices(sims, options.selectEntries);
   const scores = entries.map((i) => sims[i] as number);
   const weights = options.abstraction === 'raw' ? entries.map(() => 1 / Math.max(1, entries.length)) : [...softmax(scores, options.selectionTemperature)];

@@ -65,6 +65,8 @@ export interface TrainOnIndexInput {
   hybrid: Retriever;
   embedQuery: EmbedQuery;
   source: TrainingSource;
+  /** The hybrid's candidates in words (decision.ts candidatesOf): recorded in the checkpoint, which the automatic decision compares with today's default. */
+  candidates?: string;
   /** For qrels / annotations: the labelled queries (item ids as positives). */
   queries?: readonly TrainingQuery[];
   /** For synthetic / teacher: how many queries to make; default min(500, items). */
@@ -99,14 +101,16 @@ export async function trainOnIndex(input: TrainOnIndexInput, options: CompassTra
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const { checkpoint } = trainOnLabelled(input.bank, labelled, { source: input.source, encoderId: input.corpus.manifest.encoderId, notes }, { ...options, compass: { ...defaultCompassOptions, ...options.compass } });
+  const { checkpoint } = trainOnLabelled(input.bank, labelled, { source: input.source, encoderId: input.corpus.manifest.encoderId, notes, ...(input.candidates ? { candidates: input.candidates } : {}) }, { ...options, compass: { ...defaultCompassOptions, ...options.compass } });
   return { checkpoint, queries: known.length };
 }
 
 /** Trains from synthetic queries and writes the checkpoint, unless the index already has one for this encoder. */
 export async function ensureScorer(input: Omit<TrainOnIndexInput, 'source'>, options: CompassTrainingOptions = {}): Promise<TopicScorerCheckpoint | undefined> {
   const existing = await readTopicScorer(topicDir(input.corpus)).catch(() => undefined);
-  if (existing && existing.encoderId === input.corpus.manifest.encoderId) return existing;
+  // A synthetic scorer of other candidates (an older default retrieval) is replaced; a trained one (qrels, annotations, teacher) is the user's to retrain.
+  const stale = existing?.training.source === 'synthetic' && input.candidates !== undefined && existing.training.candidates !== input.candidates;
+  if (existing && existing.encoderId === input.corpus.manifest.encoderId && !stale) return existing;
   const { checkpoint } = await trainOnIndex({ ...input, source: 'synthetic' }, options);
   await writeTopicScorer(topicDir(input.corpus), checkpoint);
   (input.logger ?? silentLogger).log('info', `topics: trained a scorer on ${checkpoint.training.trainQueries} synthetic queries (run canopy topics train with qrels or annotations for a better one)`);

@@ -154,3 +154,57 @@ export function updateTopics(
   const poorFit = stats.added > 0 && addedSimilarity < stats.meanSimilarity - (options.similarityDrop ?? topicDefaults.similarityDrop);
   return { bank: next, drift, addedSimilarity, needsRefit: drift > (options.driftThreshold ?? topicDefaults.driftThreshold) || poorFit };
 }
+
+/** A chunk with its leaves (sentences, rows): the leaf-mixture fit's input. */
+export interface LeafChunk extends TopicChunk {
+  /** Unit-length vectors of the chunk's leaves, and their texts (for labels). */
+  leaves: ReadonlyArray<{ vector: Float32Array; text: string }>;
+}
+
+/**
+ * Topics from the chunks' leaves (docs/topics.md, "Leaf mixtures"): k-means over every leaf
+ * vector (K by the leaf count), labels from the leaves' texts, and each chunk's distribution the
+ * mean of its leaves' distributions (top M kept) — so a coarse chunk that holds several subjects
+ * keeps each of them, where its own mean vector blurs them into one. A chunk without leaves falls
+ * back to its own vector's distribution. The bank's vectors stay the chunks' own.
+ */
+export function fitLeafTopics(chunks: readonly LeafChunk[], options: FitTopicsOptions = {}): TopicBank {
+  const leaves = chunks.flatMap((c) => c.leaves);
+  if (leaves.length === 0) return fitTopics(chunks, options);
+  const dim = leaves[0]!.vector.length;
+  const flat = new Float32Array(leaves.length * dim);
+  leaves.forEach((l, i) => flat.set(l.vector, i * dim));
+  const k = Math.min(options.k ?? chooseTopicCount(leaves.length), leaves.length);
+  const seed = options.seed ?? topicDefaults.seed;
+  const km = sphericalKMeans(flat, dim, { k, seed, ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}) });
+  const { terms, labels } = labelTopics(
+    leaves.map((l) => l.text),
+    km.assignments,
+    km.k,
+  );
+  const model: TopicModel = { k: km.k, dim, centroids: km.centroids, labels, terms, temperature: options.temperature ?? topicDefaults.temperature, seed, encoderId: options.encoderId ?? 'unknown' };
+  const m = Math.min(options.topicsPerChunk ?? topicDefaults.topicsPerChunk, model.k);
+  const n = chunks.length;
+  const topicIds = new Uint16Array(n * m);
+  const topicWeights = new Float32Array(n * m);
+  const vectors = new Int8Array(n * dim);
+  const scales = new Float32Array(n);
+  let simSum = 0;
+  for (const s of km.similarity) simSum += s;
+  chunks.forEach((c, i) => {
+    const mix = new Float64Array(model.k);
+    const own = c.leaves.length > 0 ? c.leaves.map((l) => l.vector) : [c.vector];
+    for (const v of own) for (const d of chunkDistribution(v, model, model.k)) mix[d.topic] = (mix[d.topic] as number) + d.weight / own.length;
+    const top = topIndices(mix, m);
+    const sum = top.reduce((s, t) => s + (mix[t] as number), 0) || 1;
+    top.forEach((t, j) => {
+      topicIds[i * m + j] = t;
+      topicWeights[i * m + j] = (mix[t] as number) / sum;
+    });
+    const { q, scale } = quantize(c.vector);
+    vectors.set(q, i * dim);
+    scales[i] = scale;
+  });
+  const stats: TopicFitStats = { fittedOn: n, meanSimilarity: simSum / Math.max(1, leaves.length), changedSinceFit: 0, addedSimilaritySum: 0, added: 0 };
+  return new TopicBank(model, chunks.map((c) => c.id), m, topicIds, topicWeights, vectors, scales, stats);
+}

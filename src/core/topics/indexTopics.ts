@@ -174,7 +174,13 @@ export interface TopicScorerCheckpoint {
     trainQueries: number;
     heldOutQueries: number;
     losses: number[];
-    /** Held-out IE@k of the hybrid order and of the compass, when a held-out split was kept. */
+    /**
+     * The retrieval whose candidates the scorer was trained on and re-ranks (describeFusion, e.g.
+     * "hybrid, BM25 (0.6 flat) + 0.15 × cosine (top 100 of each), top 50"); absent in checkpoints
+     * written before it was recorded (those trained on the equal-weight RRF hybrid).
+     */
+    candidates?: string;
+    /** Held-out IE@1/3/5 and nDCG@10 of the candidates' own order and of the compass, when a held-out split was kept. */
     heldOut?: Record<string, { hybrid: number; compass: number }>;
     notes?: string[];
   };

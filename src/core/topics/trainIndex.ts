@@ -9,7 +9,7 @@
  * trained on and is scored at the end (IE@1/3/5 of the hybrid order and of the compass order).
  */
 import type { ChatModel } from '../llm/llm';
-import { ieAtK } from '../retrieve/metrics';
+import { ieAtK, ndcgAtK } from '../retrieve/metrics';
 import type { Retriever } from '../retrieve/retriever';
 import type { TopicBank } from './bank';
 import { defaultCompassOptions, type CompassOptions } from './compass';
@@ -84,11 +84,17 @@ export function meanIe(ranked: readonly string[][], queries: readonly LabelledQu
   return ranked.reduce((s, r, i) => s + ieAtK(r, queries[i]!.positives, k), 0) / queries.length;
 }
 
+/** Mean nDCG@k over queries, every positive of grade 1. */
+export function meanNdcg(ranked: readonly string[][], queries: readonly LabelledQuery[], k: number): number {
+  if (queries.length === 0) return Number.NaN;
+  return ranked.reduce((s, r, i) => s + ndcgAtK(r, new Map([...queries[i]!.positives].map((p) => [p, 1])), k), 0) / queries.length;
+}
+
 /** Trains the scorer on the labelled queries' training split; returns the checkpoint. */
 export function trainOnLabelled(
   bank: TopicBank,
   labelled: readonly LabelledQuery[],
-  meta: { source: TrainingSource; encoderId: string; notes?: string[] },
+  meta: { source: TrainingSource; encoderId: string; notes?: string[]; candidates?: string },
   options: CompassTrainingOptions = {},
 ): { checkpoint: TopicScorerCheckpoint; scorer: TopicScorer; train: LabelledQuery[]; heldOut: LabelledQuery[] } {
   const seed = options.seed ?? 1;
@@ -115,6 +121,7 @@ export function trainOnLabelled(
     const base = rankWith(bank, undefined, heldOut, compass);
     const comp = rankWith(bank, trained.scorer, heldOut, compass);
     heldOutMetrics = Object.fromEntries([1, 3, 5].map((k) => [`IE@${k}`, { hybrid: meanIe(base, heldOut, k), compass: meanIe(comp, heldOut, k) }]));
+    heldOutMetrics['nDCG@10'] = { hybrid: meanNdcg(base, heldOut, 10), compass: meanNdcg(comp, heldOut, 10) };
   }
   const checkpoint: TopicScorerCheckpoint = {
     format: 'canopy.topic-scorer',
@@ -129,6 +136,7 @@ export function trainOnLabelled(
       trainQueries: train.length,
       heldOutQueries: heldOut.length,
       losses: trained.losses.map((l) => Math.round(l * 1e4) / 1e4),
+      ...(meta.candidates ? { candidates: meta.candidates } : {}),
       ...(heldOutMetrics ? { heldOut: heldOutMetrics } : {}),
       ...(meta.notes && meta.notes.length > 0 ? { notes: meta.notes } : {}),
     },

@@ -74,7 +74,43 @@ export function softmax(values: ArrayLike<number>, temperature = 1): Float64Arra
 
 /** Indices of the `m` largest values, largest first (ties: lower index first). */
 export function topIndices(values: ArrayLike<number>, m: number): number[] {
-  const idx = Array.from({ length: values.length }, (_, i) => i);
-  idx.sort((a, b) => (values[b] as number) - (values[a] as number) || a - b);
-  return idx.slice(0, Math.min(m, idx.length));
+  const n = values.length;
+  const want = Math.max(0, Math.min(m, n));
+  const before = (a: number, b: number) => (values[a] as number) > (values[b] as number) || ((values[a] as number) === (values[b] as number) && a < b);
+  if (want * 8 >= n) {
+    const idx = Array.from({ length: n }, (_, i) => i);
+    idx.sort((a, b) => (values[b] as number) - (values[a] as number) || a - b);
+    return idx.slice(0, want);
+  }
+  // A few of many (the compass's top-L selection over the whole bank): a heap of the `want` best
+  // so far, its root the worst of them, instead of sorting every entry. Same order and ties.
+  const heap: number[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < heap.length && before(heap[w]!, heap[l]!)) w = l;
+      if (r < heap.length && before(heap[w]!, heap[r]!)) w = r;
+      if (w === i) return;
+      [heap[i], heap[w]] = [heap[w]!, heap[i]!];
+      i = w;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    if (heap.length < want) {
+      heap.push(i);
+      let c = heap.length - 1;
+      while (c > 0) {
+        const p = (c - 1) >> 1;
+        if (!before(heap[p]!, heap[c]!)) break;
+        [heap[p], heap[c]] = [heap[c]!, heap[p]!];
+        c = p;
+      }
+    } else if (want > 0 && before(i, heap[0]!)) {
+      heap[0] = i;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => (values[b] as number) - (values[a] as number) || a - b);
 }

@@ -5,6 +5,7 @@
  * questions are timed. Query encoding is left out of both: the split's labelling has put every
  * question's vector in the embedding cache (the encoder's time is the same with and without
  * topics; `canopy bench encode` measures it), so `queryVectorMs` is only that cache lookup.
+ * The hybrid is the default retrieval (the encoder's profile), the one the compass re-ranks.
  * Hybrid and compass retrievals of the same k alternate, `repeat` times, so both see the same
  * cache state and machine load.
  */
@@ -12,6 +13,8 @@ import { loadDataset } from '../datasets/load';
 import { openEvalEmbeddings } from '../embeddings';
 import { openPoolIndex } from '../poolIndex';
 import { prepareTopicVariants } from '../topicsAblation';
+import { coarsenPool, coarsenQuestion, type CoarseSpec } from '../datasets/coarse';
+import { profileFor } from '../../core/retrieve/profile';
 import type { EncoderConfig } from '../../core/encode/encoder';
 import { CanopyError, ErrorCodes } from '../../core/errors';
 import { join } from 'node:path';
@@ -28,6 +31,8 @@ export interface TopicsBenchOptions {
   repeat: number;
   /** At most this many held-back questions are timed. */
   limit?: number;
+  /** The pool grouped into coarse items (datasets/coarse.ts), as in `canopy eval --pool-chunks`. */
+  poolChunks?: CoarseSpec;
   onProgress?: (message: string) => void;
 }
 
@@ -50,24 +55,32 @@ export async function runTopicsBench(options: TopicsBenchOptions): Promise<Topic
   const dataset = loadDataset(options.file);
   const pool = dataset.pool;
   if (!pool || pool.kind !== 'docs') throw new CanopyError(ErrorCodes.badInput, `${dataset.file}: no open pool of documents for ${dataset.schema}`);
-  const docs = pool.read();
+  let docs = pool.read();
+  let questions = dataset.questions;
+  if (options.poolChunks) {
+    const coarse = coarsenPool(docs, options.poolChunks);
+    docs = coarse.docs;
+    questions = questions.map((q) => coarsenQuestion(q, coarse));
+  }
   const embeddings = await openEvalEmbeddings({ encoder: options.encoder, builtinModelDir: options.builtinModelDir, cacheDir: join(options.cacheDir, 'embeddings') });
   try {
     const index = await openPoolIndex(docs, { cacheDir: options.cacheDir, branchingFactor: 2, embeddings, logger: { log: (_l, m) => options.onProgress?.(m) } });
-    const setup = await prepareTopicVariants(dataset.questions, ['off', 'full'], index, embeddings, { seed: options.seed, holdout: options.holdout, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    // The compass wraps, and is timed against, the default retrieval (the encoder's profile).
+    const fusion = profileFor(embeddings.id, undefined).fusion;
+    const setup = await prepareTopicVariants(questions, ['off', 'full'], index, embeddings, { seed: options.seed, holdout: options.holdout, fusion, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
     const compass = setup.retrievers.get('full')!;
-    const questions = setup.questions.slice(0, options.limit ?? setup.questions.length);
+    const timed = setup.questions.slice(0, options.limit ?? setup.questions.length);
     const encodeMs: number[] = [];
     const hybridMs: number[] = [];
     const compassMs: number[] = [];
     const overhead: number[] = [];
-    for (const q of questions) {
+    for (const q of timed) {
       const t0 = performance.now();
       await embeddings.embedQuery(q.question);
       encodeMs.push(performance.now() - t0);
     }
     for (let r = 0; r < options.repeat; r++) {
-      for (const [i, q] of questions.entries()) {
+      for (const [i, q] of timed.entries()) {
         const time = async (fn: () => Promise<unknown>) => {
           const t = performance.now();
           await fn();
@@ -82,13 +95,13 @@ export async function runTopicsBench(options: TopicsBenchOptions): Promise<Topic
         compassMs.push(c);
         overhead.push(c - h);
       }
-      options.onProgress?.(`pass ${r + 1}/${options.repeat}: ${questions.length} questions`);
+      options.onProgress?.(`pass ${r + 1}/${options.repeat}: ${timed.length} questions`);
     }
     return {
       dataset: dataset.file,
       poolDocuments: docs.length,
       k: setup.diagnostics.k,
-      timedQuestions: questions.length,
+      timedQuestions: timed.length,
       repeat: options.repeat,
       topK: options.topK,
       queryVectorMs: latency(encodeMs),

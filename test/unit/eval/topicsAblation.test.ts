@@ -14,6 +14,7 @@ import type { CliIO } from '../../../src/cli/io';
 import { runEval, type EvalOptions } from '../../../src/eval/harness';
 import { runTopicsBench } from '../../../src/eval/bench/topicsBench';
 import { topicVariants } from '../../../src/eval/topicsAblation';
+import { BUILTIN_PROFILE, describeFusion } from '../../../src/core/retrieve/profile';
 
 const modelDir = fileURLToPath(new URL('../../../models/use-lite', import.meta.url));
 
@@ -115,8 +116,14 @@ describe('eval: topic-compass ablation (pool mode)', () => {
     const off = report.results.rows.find((r) => r.config.endsWith('topics=off'))!;
     const d = Object.entries(t.minusHybrid).find(([c]) => c.endsWith('topics=full'))![1]['IE@3']!;
     assert.ok(Math.abs(d.value - (full.metrics['IE@3']!.value - off.metrics['IE@3']!.value)) < 1e-9);
-    // The pipeline's round-1 ranking agrees with re-ranking the candidates directly.
+    // The pipeline's round-1 ranking agrees with re-ranking the candidates directly, and the
+    // candidates the scorers re-rank are the default retrieval's (the encoder's profile): their
+    // own order is the `off` row's ranking.
     assert.ok(Math.abs(t.heldOutRerankIE.full!['IE@1']! - full.metrics['IE@1']!.value) < 1e-9);
+    for (const k of [1, 3, 5]) assert.ok(Math.abs(t.heldOutRerankIE.off![`IE@${k}`]! - off.metrics[`IE@${k}`]!.value) < 1e-4, `off IE@${k}`);
+    assert.equal(t.candidates, `hybrid, ${describeFusion(BUILTIN_PROFILE.fusion)}, top 50`);
+    // nDCG@10 is among the paired differences.
+    assert.ok(Number.isFinite(t.minusHybrid[Object.keys(t.minusHybrid).find((c) => c.endsWith('topics=full'))!]!['ndcg@10']!.value));
     // The bank is cached with the pool index generation.
     const poolDir = readdirSync(cache).find((n) => n.startsWith('pool-'))!;
     assert.ok(readdirSync(join(cache, poolDir, 'index')).some((n) => /^topics-\d+\.bin$/.test(n)));
@@ -137,6 +144,10 @@ describe('eval: topic-compass ablation (pool mode)', () => {
     const one = await runEval(options(cache, file, { topics: 'full', topicsHoldout: 0.5 }));
     assert.deepEqual(one.results.rows.map((r) => r.config.split(' topics=')[1]), ['full']);
     assert.equal(one.dataset.questions, 12);
+    // Several variants by name, side by side, with the paired differences against the default.
+    const some = await runEval(options(cache, file, { topics: ['off', 'control', 'full'], topicsHoldout: 0.5 }));
+    assert.deepEqual(some.results.rows.map((r) => r.config.split(' topics=')[1]), ['off', 'control', 'full']);
+    assert.deepEqual(Object.keys((some.diagnostics.topics as { minusHybrid: object }).minusHybrid).map((c) => c.split(' topics=')[1]), ['control', 'full']);
     await assert.rejects(runEval(options(cache, file, { mode: 'given', topics: 'full' })), /open-pool mode/);
     const err: string[] = [];
     const io: CliIO = { out: () => undefined, err: (l) => err.push(l), isTTY: false, env: {}, cwd: process.cwd() };

@@ -15,7 +15,7 @@ import { labelTopics } from '../../../src/core/topics/labels';
 import { rememberLastQuery, TopicCompassRetriever } from '../../../src/core/topics/retriever';
 import { scorerGroups, splitByQuery, syntheticQueries, trainTopicScorer, type LabelledCandidates } from '../../../src/core/topics/training';
 import { seededRandom } from '../../../src/core/random';
-import { normalizeInPlace } from '../../../src/core/topics/vectorMath';
+import { normalizeInPlace, topIndices } from '../../../src/core/topics/vectorMath';
 
 const DIM = 16;
 
@@ -60,6 +60,37 @@ function corpus(): TopicChunk[] {
     return { id: `c${i}`, vector, text: `Notes ${i}. The ${w[0]} and the ${w[1]} near the ${w[2]}; more about ${w[0]}.` };
   });
 }
+
+describe('topIndices', () => {
+  it('gives the m best indices best first, ties by lower index, the same as sorting everything, few of many or many of few', () => {
+    const rand = seededRandom(11);
+    for (let t = 0; t < 150; t++) {
+      const n = 1 + Math.floor(rand() * 2000);
+      const m = Math.floor(rand() * 80);
+      // Values on a coarse grid: many ties.
+      const v = Float64Array.from({ length: n }, () => Math.round(rand() * 40) / 40);
+      const sorted = Array.from({ length: n }, (_, i) => i)
+        .sort((a, b) => v[b]! - v[a]! || a - b)
+        .slice(0, Math.min(m, n));
+      assert.deepEqual(topIndices(v, m), sorted, `n ${n}, m ${m}`);
+    }
+    assert.deepEqual(topIndices([], 5), []);
+    assert.deepEqual(topIndices([0.5, 0.9, 0.5], 0), []);
+  });
+
+  it('TopicBank.similarities (the selection scan) gives each entry its similarity', () => {
+    const rand = seededRandom(5);
+    // 13 dimensions: the unrolled scan's tail is exercised too.
+    const chunks: TopicChunk[] = Array.from({ length: 30 }, (_, i) => ({ id: `c${i}`, vector: normalizeInPlace(Float32Array.from({ length: 13 }, () => rand() - 0.5)), text: `chunk ${i}` }));
+    const bank = fitTopics(chunks, { k: 4, seed: 1 });
+    const q = normalizeInPlace(Float32Array.from({ length: 13 }, () => rand() - 0.5));
+    const all = bank.similarities(q);
+    assert.equal(all.length, 30);
+    for (let i = 0; i < 30; i++) assert.ok(Math.abs(all[i]! - bank.similarity(q, i)) < 1e-9, `entry ${i}`);
+    const fromArray = bank.similarities(Array.from(q));
+    assert.deepEqual([...fromArray], [...all]);
+  });
+});
 
 describe('sphericalKMeans', () => {
   it('recovers well-separated clusters and is deterministic per seed', () => {
