@@ -81,6 +81,11 @@ export function diffTraces(a: AskTrace, b: AskTrace): TraceDiff {
     critic: t.settings.critic,
     reader: t.settings.reader,
     encoder: t.settings.encoderId,
+    // What `canopy train` changes besides the gate: the adapter, the node score, the reader model.
+    adapter: t.settings.adapterId ?? 'none',
+    'node score': t.settings.nodeScore ? `${t.settings.nodeScore.dense} × dense + ${t.settings.nodeScore.lexical} × lexical${t.settings.nodeScore.model ? ` (${t.settings.nodeScore.model})` : ''}` : 'dense cosine',
+    'reader model': t.settings.readerModel ?? '—',
+    retrieval: `${t.settings.retrieval.fusion}${t.settings.retrieval.topics ? ' + topic compass' : ''}`,
   });
   const sa = s(a);
   const sb = s(b);
