@@ -6,16 +6,26 @@
  * inside each filing's PDF (FinanceBench) — and each question's reader input, gold and critic
  * verdicts written as JSONL (`canopy eval --dump-judge`, src/eval/judgeDump.ts) into --out.
  *
+ * Beside them, the documentation set of this repository (tools/judge/docs-train: questions over the
+ * READMEs of the installed npm packages that sources.json lists, none of them a project of the
+ * measured documentation folder): its folder built from `node_modules` under --out's parent,
+ * indexed and asked as a user's folder is in the real-document benchmark (`canopy bench realdocs
+ * --docs-folder … --dump-judge`, needs `npm run build`), dumped as dataset `docs`. The development
+ * sets hold no software documentation (no code blocks, no API tables); without it the reader
+ * model has no weight for a code leaf or a list item.
+ *
  *   node --import tsx tools/judge/collect.ts --data ../shared/data --out <dir> [--cache <dir>]
- *        [--only squad,nq] [--sample 600] [--seed 1]
+ *        [--only squad,nq,docs] [--sample 600] [--seed 1]
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { detectSchema } from '../../src/eval/datasets/detect';
 import { readJsonLines } from '../../src/eval/datasets/jsonl';
 import { runEval, type EvalOptions } from '../../src/eval/harness';
+import { runRealDocsBench } from '../../src/eval/bench/realDocs';
+import { defaultSampling } from '../../src/eval/bench/realDocsCorpus';
 import type { SchemaName } from '../../src/eval/datasets/types';
 
 const repo = resolve(__dirname, '../..');
@@ -53,6 +63,43 @@ export function findQuestionFiles(dir: string): FoundSet[] {
   }
   // TAT-QA ships a dev file and part of a gold test set in one schema: both count (they are development data here).
   return out;
+}
+
+/** The documentation training set: its questions and the package READMEs they are about. */
+const DOCS_TRAIN = join(repo, 'tools', 'judge', 'docs-train');
+
+/**
+ * Builds the documentation set's folder under `work` (each listed file copied from node_modules
+ * to the same relative path), asks its questions warm as the real-document benchmark does, and
+ * dumps each reader input to `dump`. A listed file that is not installed is an error naming it.
+ */
+export async function collectDocs(work: string, dump: string): Promise<void> {
+  const sources = JSON.parse(readFileSync(join(DOCS_TRAIN, 'sources.json'), 'utf8')) as { files: string[] };
+  rmSync(work, { recursive: true, force: true });
+  const folder = join(work, 'folder');
+  for (const f of sources.files) {
+    const from = join(repo, 'node_modules', f);
+    if (!existsSync(from)) throw new Error(`tools/judge/docs-train/sources.json: ${f} is not installed in node_modules (run npm ci)`);
+    mkdirSync(dirname(join(folder, f)), { recursive: true });
+    copyFileSync(from, join(folder, f));
+  }
+  copyFileSync(join(DOCS_TRAIN, 'questions.jsonl'), join(work, 'questions.jsonl'));
+  const started = Date.now();
+  await runRealDocsBench({
+    work: join(work, 'run'),
+    docsFolder: join(work, 'questions.jsonl'),
+    dumpJudge: { file: dump, dataset: 'docs' },
+    sampling: { ...defaultSampling, squadQuestions: 0, financebenchQuestions: 0 },
+    cli: [process.execPath, join(repo, 'bin', 'canopy.js')],
+    builtinModelDir: join(repo, 'models', 'use-lite'),
+    packageRoot: repo,
+    cliAsk: false,
+    warm: true,
+    demo: false,
+    command: 'tools/judge/collect.ts (documentation set)',
+    log: (m) => process.stderr.write(`docs: ${m}\n`),
+  });
+  process.stderr.write(`docs: wrote ${dump} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 async function main(): Promise<void> {
@@ -106,6 +153,7 @@ async function main(): Promise<void> {
     await runEval(options);
     process.stderr.write(`${name}: wrote ${dump} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
+  if (!only || only.has('docs')) await collectDocs(join(dirname(out), 'docs-train'), join(out, 'docs-train.jsonl'));
   if (sets.length === 0) process.stderr.write(`no questions files found under ${data}\n`);
   else if (!existsSync(out)) process.stderr.write(`nothing written to ${out}\n`);
 }

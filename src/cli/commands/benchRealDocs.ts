@@ -44,6 +44,8 @@ Options:
   --docs-folder <file>     a documentation folder's questions ({question, answers, file}; the folder
                            beside them holding every file); overrides --data
   --no-docs-folder         no documentation folder
+  --dump-judge <file>      write the documentation folder's warm asks (reader input, gold leaves of
+                           its file, rounds) as judge-model training data (tools/judge)
   --docs <dir>             documentation copied into the corpus (default: Canopy's docs/)
   --no-docs                no documentation in the corpus
   --articles <n>           SQuAD articles in the corpus (default ${defaultSampling.squadArticles})
@@ -103,6 +105,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       'nq-cli': { type: 'string' },
       'docs-folder': { type: 'string' },
       'no-docs-folder': { type: 'boolean' },
+      'dump-judge': { type: 'string' },
       docs: { type: 'string' },
       'no-docs': { type: 'boolean' },
       articles: { type: 'string' },
@@ -146,6 +149,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
     const squad = given(values.squad) ?? found.squad;
     const nqFile = values['no-nq'] ? undefined : (given(values.nq) ?? found.nq);
     const docsFolder = values['no-docs-folder'] ? undefined : (given(values['docs-folder']) ?? found.docsFolder);
+    if (values['dump-judge'] && (!docsFolder || values['no-warm'])) throw new UsageError('--dump-judge writes the documentation folder\'s warm asks: it needs a documentation folder and the warm asks (no --no-warm)');
     if (!financebench && !squad && !nqFile && !docsFolder) throw new UsageError('give the data folder with --data <dir> (or --financebench, --squad, --nq or --docs-folder <file>)');
     for (const n of found.notes) io.err(`realdocs: ${n}`);
     const total = values.questions === undefined ? undefined : positive(values.questions, '--questions', 25);
@@ -167,6 +171,7 @@ export async function runBenchRealDocs(args: string[], io: CliIO): Promise<numbe
       ...(docs ? { docs } : {}),
       ...(nqFile && nqQuestions !== 0 ? { nq: { queries: nqFile, ...(nqQuestions !== undefined ? { questions: nqQuestions } : {}), cliQuestions: count(values['nq-cli'], '--nq-cli', DEFAULT_NQ_CLI) } } : {}),
       ...(docsFolder ? { docsFolder } : {}),
+      ...(values['dump-judge'] ? { dumpJudge: { file: abs(values['dump-judge']), dataset: 'docs' } } : {}),
       sampling: {
         seed: count(values.seed, '--seed', defaultSampling.seed),
         squadArticles: count(values.articles, '--articles', defaultSampling.squadArticles),

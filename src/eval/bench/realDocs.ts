@@ -44,6 +44,10 @@ import { bpeTokenCounter } from '../../core/compress/tokens';
 import { answerWithinBudget, bm25Curve, bm25Ranker, firstAnswerRank, shareAtTokens, type Bm25Point } from './realDocsBm25';
 import { buildRealDocsCorpus, type RealDocsGold, type RealDocsQuestion, type RealDocsSampling, type RealDocsSelection, type RealDocsSource } from './realDocsCorpus';
 import { readFolderSource, writeFolderCorpus } from './realDocsFolder';
+import { folderDumpRecord } from './realDocsDump';
+import { JudgeDumpWriter } from '../judgeDump';
+import { ExtractiveReader } from '../../core/read/extractiveReader';
+import type { Reader, ReaderInput } from '../../core/read/reader';
 import { readNqSource, writeNqCorpus } from './realDocsNq';
 import { preferredMetrics, summarise, type RealDocsSummary } from './realDocsReport';
 import { scoreAnswer, type AnswerMetrics } from './realDocsScore';
@@ -76,6 +80,12 @@ export interface RealDocsRunOptions {
   nq?: { queries: string; questions?: number; cliQuestions: number };
   /** A documentation folder's questions file (`{question, answers, file}`; the folder found beside it). Undefined: none. */
   docsFolder?: string;
+  /**
+   * Write the documentation folder's warm asks' reader inputs, gold and critic verdicts as judge
+   * dumps (`--dump-judge`, src/eval/judgeDump.ts) under this dataset name: a documentation question
+   * set becomes training data for the reader model (tools/judge/collect.ts).
+   */
+  dumpJudge?: { file: string; dataset: string };
   /** The `canopy` command: program and leading arguments, e.g. [node, <repo>/bin/canopy.js]. */
   cli: string[];
   builtinModelDir: string;
@@ -390,6 +400,8 @@ interface CorpusPlan {
   questions: ReadonlyMap<string, RealDocsQuestion>;
   /** Rows asked through the CLI process (undefined: all). */
   cliIds?: ReadonlySet<string>;
+  /** Each warm ask's reader input written as a judge dump. */
+  dump?: { writer: JudgeDumpWriter; dataset: string };
 }
 
 interface CorpusRun {
@@ -463,9 +475,15 @@ async function runCorpus(o: RealDocsRunOptions, p: CorpusPlan): Promise<CorpusRu
     const indexService = new IndexService({ root: corpus, indexDir, embeddings, parseWorkers, storeFor: stores.storeFor });
     const traceStore = new TraceStore(join(indexDir, 'traces'));
     const asker = new AskService({ index: indexService, embeddings, adapters: new AdapterCheckpoints(corpus) });
-    const askAndSave = async (question: string) => {
-      const { trace, warnings } = await asker.ask(question, settings, o.ask?.nodeScore ? { nodeScore: o.ask.nodeScore } : {});
+    const askAndSave = async (question: string, row?: RealDocsRow) => {
+      // Dumping: the built-in extractive reader, its input kept for the dump.
+      let readerInput: ReaderInput | undefined;
+      const extractive = new ExtractiveReader();
+      const reader: Reader | undefined =
+        p.dump && row ? { mode: extractive.mode, modelId: extractive.modelId, answer: (q, input) => ((readerInput = input), extractive.answer(q, input)) } : undefined;
+      const { trace, warnings } = await asker.ask(question, settings, { ...(o.ask?.nodeScore ? { nodeScore: o.ask.nodeScore } : {}), ...(reader ? { reader } : {}) });
       await traceStore.save(trace);
+      if (p.dump && row && readerInput) p.dump.writer.write(folderDumpRecord(p.dump.dataset, row, trace, readerInput));
       return { trace, warnings };
     };
     try {
@@ -480,7 +498,7 @@ async function runCorpus(o: RealDocsRunOptions, p: CorpusPlan): Promise<CorpusRu
           return (c.user + c.system) / 1000;
         };
         try {
-          const { trace, warnings } = await askAndSave(row.question);
+          const { trace, warnings } = await askAndSave(row.question, row);
           row.warm = { ms: performance.now() - t1, cpuMs: cpuMs(), ...(warnings.length > 0 ? { warnings: warnings.map((w) => `${w.source}: ${w.message}`) } : {}) };
           row.warm.metrics = score(row, trace);
         } catch (err) {
@@ -577,7 +595,8 @@ async function runFolder(o: RealDocsRunOptions, questionsFile: string): Promise<
   writeFolderCorpus(corpus, sel);
   o.log(`realdocs: docs folder: corpus ${corpus}: ${sel.files.length} files from ${sel.folder}, ${sel.questions.length} questions`);
   const rows = sel.questions.map(rowOf);
-  const run = await runCorpus(o, { name: 'docs folder', corpus, indexDir, kindOf: () => 'folder-file', rows, questions: new Map(sel.questions.map((q) => [q.id, q])) });
+  const dump = o.dumpJudge ? { writer: new JudgeDumpWriter(o.dumpJudge.file), dataset: o.dumpJudge.dataset } : undefined;
+  const run = await runCorpus(o, { name: 'docs folder', corpus, indexDir, kindOf: () => 'folder-file', rows, questions: new Map(sel.questions.map((q) => [q.id, q])), ...(dump ? { dump } : {}) });
   return {
     source: 'docs',
     inputs: { questions: sel.questionsFile, folder: sel.folder },

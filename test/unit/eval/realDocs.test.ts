@@ -19,6 +19,10 @@ import { demoFromPackage, equalTokens, runRealDocsBench, type RealDocsReport, ty
 import { answerWithinBudget, bm25Curve, bm25Ranker, firstAnswerRank, shareAtTokens, type RankedPassages } from '../../../src/eval/bench/realDocsBm25';
 import { articleMarkdown, buildRealDocsCorpus, findRealDocsInputs, pickFinancebench, type RealDocsQuestion } from '../../../src/eval/bench/realDocsCorpus';
 import { readFolderSource, writeFolderCorpus } from '../../../src/eval/bench/realDocsFolder';
+import { folderDumpRecord, leafHoldsAnswer } from '../../../src/eval/bench/realDocsDump';
+import { deserializeRegion } from '../../../src/eval/judgeDump';
+import type { RegionNode } from '../../../src/contracts/region';
+import { questionRows, readDumps } from '../../../tools/judge/readerData';
 import { passageMarkdown, readNqSource, seededSubset, writeNqCorpus } from '../../../src/eval/bench/realDocsNq';
 import { compareRealDocs, criticText, renderFolderMarkdown, renderNqMarkdown, renderRealDocsMarkdown, renderRealDocsQuestions, replaceRealDocsSection, summarise } from '../../../src/eval/bench/realDocsReport';
 import { answerHasGoldString, answerOutcome, factNumbers, keyFactCheck, onGold, scoreAnswer, type AnswerMetrics } from '../../../src/eval/bench/realDocsScore';
@@ -412,6 +416,24 @@ describe('real-document benchmark: NQ passages and a documentation folder (issue
     const fb = scoreAnswer(trace(['w'], 'w', ['tool/docs/flags.md']), { ...q, source: 'financebench', answers: ['$5'] }, lookup);
     assert.equal(fb.answerInEvidence, undefined, 'FinanceBench is scored by key facts, not strings in the evidence');
   });
+
+  it('takes as gold of a dumped folder question only the leaves of its own file that hold an answer string', () => {
+    const sentence = (id: string, file: string, text: string): RegionNode => ({ id, kind: 'sentence', modality: 'text', text, anchor: { file, charStart: 0, charEnd: text.length }, children: [] });
+    const section = (id: string, file: string, kids: RegionNode[]): RegionNode => ({ id, kind: 'section', modality: 'text', text: kids.map((k) => k.text).join(' '), anchor: { file, charStart: 0, charEnd: 1 }, children: kids });
+    const region = (file: string, node: RegionNode) => ({ itemId: `${file}#0`, itemTitle: file, file, node, score: 0.5, leafScores: new Map([[node.id, 0.5]]) });
+    const flags = section('f/0', 'tool/docs/flags.md', [sentence('f/0.0', 'tool/docs/flags.md', 'Pass `--watch` to re-index whenever a file changes.'), sentence('f/0.1', 'tool/docs/flags.md', 'Pass `--quiet` to print nothing.')]);
+    const readme = sentence('r/0', 'tool/README.md', 'The `--watch` flag is described in the flags page.');
+    const row: RealDocsRow = { id: 'line1', source: 'docs', question: 'Which flag re-indexes whenever a file changes?', answers: ['--watch'], gold: { kind: 'file', file: 'tool/docs/flags.md' } };
+    const trace = { rounds: [{ round: 1, query: row.question, addedItemIds: ['a', 'b'] }], stop: { reason: 'critic-sufficient', round: 1 } } as unknown as AskTrace;
+    const input = { text: '', tokens: 10, truncated: false, regions: [region('tool/README.md', readme), region('tool/docs/flags.md', flags)] };
+    const rec = folderDumpRecord('docs', row, trace, input as never);
+    assert.deepEqual(rec.gold, [{ leafIds: ['f/0.0'], mode: 'any' }], "the README's sentence names the flag too, but the question's file is the flags page");
+    assert.equal(rec.regions.length, 2);
+    assert.deepEqual(rec.rounds, [{ round: 1, query: row.question, added: ['a', 'b'] }]);
+    const none = folderDumpRecord('docs', row, trace, { ...input, regions: [region('tool/README.md', readme)] } as never);
+    assert.deepEqual(none.gold, [], "no leaf of the question's file kept: no gold (the labels fall back to the answer-bearing leaves)");
+    assert.equal(leafHoldsAnswer(sentence('x', 'f', 'Pass --watchful to …'), ['--watch']), false, 'at word boundaries');
+  });
 });
 
 function capture(): CliIO & { stdout: string[]; stderr: string[] } {
@@ -443,6 +465,8 @@ describe('real-document benchmark: one run end to end', () => {
       // Issue 32's sources, each on its own corpus: one NQ question through the CLI, all four warm.
       nq: { queries: join(dir, 'open', 'asked.jsonl'), cliQuestions: 1 },
       docsFolder: join(dir, 'dev', 'qs.jsonl'),
+      // The folder's warm asks as reader-model training data (tools/judge/collect.ts's documentation set).
+      dumpJudge: { file: join(dir, 'judge', 'docs.jsonl'), dataset: 'docs' },
       demo: false,
       // A CANOPY setting other than the default, for the CLI processes (as flags) and the warm asks alike.
       ask: { settings: { compressorGlimpse: 2 }, cliArgs: ['--glimpse', '2'] },
@@ -671,6 +695,33 @@ describe('real-document benchmark: one run end to end', () => {
     }
     assert.equal(d.summary.scored, 2);
     assert.equal(d.summary.answerHasGold, d.questions.filter((q) => q.cli!.metrics!.answerHasGold).length);
+  });
+
+  it("dumps the folder's warm asks as training data: gold leaves of the question's file that hold an answer string", () => {
+    const records = readDumps(join(dir, 'judge'));
+    assert.equal(records.length, 2, 'one record per folder question (and none for NQ or the main sample)');
+    for (const r of records) {
+      const q = report.docsFolder!.questions.find((x) => x.id === r.questionId)!;
+      assert.equal(r.dataset, 'docs');
+      assert.equal(r.question, q.question);
+      assert.deepEqual(r.answers, q.answers);
+      assert.ok(r.regions.length > 0 && r.rounds.length > 0);
+      const regions = r.regions.map(deserializeRegion);
+      const leaves = new Map<string, { file: string; node: RegionNode }>();
+      const walk = (file: string, n: RegionNode) => (n.children.length === 0 ? leaves.set(n.id, { file, node: n }) : n.children.forEach((c) => walk(file, c)));
+      for (const reg of regions) walk(reg.file, reg.node);
+      // Each question's answer sits in one sentence of its file, which the folder's ask keeps.
+      assert.equal(r.gold.length, 1, r.question);
+      for (const id of r.gold[0]!.leafIds) {
+        const leaf = leaves.get(id)!;
+        assert.equal(leaf.file, q.gold.file);
+        assert.ok(leafHoldsAnswer(leaf.node, q.answers), leaf.node.text);
+      }
+      // The reader model's training reads it back with the answering leaf as its positive.
+      const rows = questionRows(r, 1);
+      assert.ok(rows.answerable, r.question);
+      for (const row of rows.rows.filter((x) => x.label === 1)) assert.ok(r.gold[0]!.leafIds.includes(row.leafId));
+    }
   });
 
   it('renders a table for NQ and for the documentation folder, and compares them', () => {
