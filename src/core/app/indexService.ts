@@ -32,9 +32,10 @@ import type { ParseWorkers } from './parseWorkers';
  * profiles (profiles/profiles.ts) — which the reader's and critic's features read; tables'
  * captions, units and grouping label rows (ingest/tableContext.ts) on every table and row.
  * ingest-4: a sentence that opens with a code span ("… no adapter. `createApp` is …") is a
- * sentence of its own (ingest/sentences.ts).
+ * sentence of its own (ingest/sentences.ts). ingest-5: no sentence ends inside brackets ("(lit.
+ * This is love)", "[O.S. January 12, 1736]").
  */
-export const PARSER_VERSION = 'ingest-4';
+export const PARSER_VERSION = 'ingest-5';
 
 /** Picks the index store for a request's settings; the same choice must return the same store object. */
 export type StoreChooser = (settings: CanopySettings) => IndexStore;

@@ -2,7 +2,8 @@
  * Sentence spans with Node's built-in `Intl.Segmenter` (no dependency). Line breaks inside a
  * paragraph are hard wraps, not sentence ends, so they are hidden from the segmenter by swapping
  * them for spaces (same length, so offsets are unchanged). ICU also breaks after common
- * abbreviations ("Dr. Smith", "e.g. this"), which is repaired here.
+ * abbreviations ("Dr. Smith", "e.g. this") and after any abbreviation inside brackets ("(lit.
+ * This is love)"), which is repaired here.
  */
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -74,6 +75,28 @@ function splitAtCodeOpenings(flat: string, [start, end]: [number, number]): Arra
   return out;
 }
 
+/**
+ * Round and square brackets of `text`: how many are opened and not yet closed (a stray closing one
+ * counts nothing), and whether it closes one opened before it (a closing bracket before its own
+ * opening ones are matched).
+ */
+function bracketDepth(text: string): { depth: number; closedBelowStart: boolean } {
+  let depth = 0;
+  let level = 0;
+  let closedBelowStart = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91) {
+      depth++;
+      level++;
+    } else if (c === 41 || c === 93) {
+      if (depth > 0) depth--;
+      if (--level < 0) closedBelowStart = true;
+    }
+  }
+  return { depth, closedBelowStart };
+}
+
 /** [start, end) spans of the sentences of `text`, whitespace trimmed, in order, never empty. */
 export function sentenceSpans(text: string): Array<[number, number]> {
   const flat = text.replace(/[\r\n\u2028\u2029]/g, ' ');
@@ -98,7 +121,12 @@ export function sentenceSpans(text: string): Array<[number, number]> {
       // ICU also breaks after "!" or "?" glued to the next character ("![alt](…)" in Markdown); a
       // Latin-script sentence end is always followed by a space (line breaks became spaces above).
       const glued = /[\x21-\x7e]$/.test(prevText) && /^[\x21-\x7e]/.test(flat.slice(span[0], span[1]));
-      if (glued || alwaysJoin.has(tok) || (joinIfLowerNext.has(tok) && nextLower) || (initial && next.length > 0)) {
+      // A sentence does not end inside brackets: "Ye Hai Mohabbatein (lit. This is love) is …",
+      // "(January 23, 1737 [O.S. January 12, 1736] – …)" — a break where a bracket is still open
+      // and the next piece closes it is an abbreviation's, whatever the abbreviation.
+      const open = bracketDepth(prevText).depth;
+      const closes = open > 0 && bracketDepth(next).closedBelowStart;
+      if (glued || closes || alwaysJoin.has(tok) || (joinIfLowerNext.has(tok) && nextLower) || (initial && next.length > 0)) {
         prev[1] = span[1];
         continue;
       }

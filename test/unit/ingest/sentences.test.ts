@@ -18,6 +18,13 @@ test('sentences: abbreviations, initials and hard wraps do not end sentences; re
   assert.deepEqual(split('It needs no adapter. `createApp` is `new Hono()` with parsing. `x` ends.'), ['It needs no adapter.', '`createApp` is `new Hono()` with parsing.', '`x` ends.']);
   assert.deepEqual(split('Use `a`. `b` is next. See e.g. `c` here.'), ['Use `a`.', '`b` is next.', 'See e.g. `c` here.']);
   assert.deepEqual(split('Call `fs.readFile` on it. Done.'), ['Call `fs.readFile` on it.', 'Done.']);
+  // No sentence ends inside brackets, whatever the abbreviation before the break.
+  assert.deepEqual(split('Ye Hai Mohabbatein (lit. This is love) is a soap opera. It aired in 2013.'), ['Ye Hai Mohabbatein (lit. This is love) is a soap opera.', 'It aired in 2013.']);
+  assert.deepEqual(split('John Hancock (January 23, 1737 [O.S. January 12, 1736] – 1793) was a merchant. He signed.'), ['John Hancock (January 23, 1737 [O.S. January 12, 1736] – 1793) was a merchant.', 'He signed.']);
+  assert.deepEqual(split('The Union (Russian: Soyuz, tr. Soyuz, IPA: [x] ( listen)), also the USSR (Russian: SSSR, tr. SSSR), was a state. Next.'), ['The Union (Russian: Soyuz, tr. Soyuz, IPA: [x] ( listen)), also the USSR (Russian: SSSR, tr. SSSR), was a state.', 'Next.']);
+  // A bracket that opens and is never closed does not swallow the sentences after it, nor does a stray closing one.
+  assert.deepEqual(split('See (the notes. They follow. Done.'), ['See (the notes.', 'They follow.', 'Done.']);
+  assert.deepEqual(split('Steps: A) first one. B) second one.'), ['Steps: A) first one.', 'B) second one.']);
   assert.deepEqual(split('  \n  '), []);
   assert.deepEqual(split('今日は晴れです。明日は雨です。'), ['今日は晴れです。', '明日は雨です。']);
 });
