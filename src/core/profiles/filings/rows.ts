@@ -332,7 +332,7 @@ export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFact
 /**
  * Whether a table row's text is a line item — a label of a few words followed by figures — and not
  * prose set in a table (a glossary's definition, a footnote, a lead-in sentence the layout read as
- * a row: "Upjohn Business — Pfizer's former global … a portfolio of 20 globally recognized brands")
+ * a row: "Legacy Business — the company's former generics business, which included a portfolio of 20 brands")
  * nor a header row of column labels ("Three Months Ended Six Months Ended", no figure).
  */
 export function isLineItem(text: string): boolean {
