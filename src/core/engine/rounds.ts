@@ -299,7 +299,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       round: e.round,
       keptTexts: e.kept.map((n) => n.text),
       keptLeaves: e.kept.flatMap((n) => leavesOf(n).map((l) => (l.header ? `${l.header}\n${l.text}` : l.text))),
-      regions: e.kept.map((node) => keptRegion(itemId, e, node)),
+      regions: e.kept.map((node) => keptRegion(itemId, e, node, elementOf.get(node.id))),
     }));
     // The critic may look at what a follow-up would retrieve (the next round's own request) before
     // it asks for one; only a source that has the items at hand (live retrieval) can show them.
@@ -363,7 +363,7 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
       .filter((node) => !sent.has(node.id) && sent.add(node.id))
       .map((node) => {
         const element = elementOf.get(node.id);
-        return { ...keptRegion(itemId, e, node), ...(element ? { element, ...(element.leadIn ? { leadIn: element.leadIn } : {}) } : {}) };
+        return { ...keptRegion(itemId, e, node, element), ...(element ? { element } : {}) };
       }),
   );
   return {
@@ -378,9 +378,18 @@ export async function runRounds(config: RoundsConfig, deps: RoundsDeps, signal?:
   };
 }
 
-/** A kept node of an evidence item as the reader and a learned critic read it (critic/critic.ts `KeptRegion`). */
-function keptRegion(itemId: string, e: EvidenceEntry, node: RegionNode): KeptRegion {
+/**
+ * A kept node of an evidence item as the reader and a learned critic read it (critic/critic.ts
+ * `KeptRegion`). A region the MAGE controller kept (`element`, the opened element it lies in) was
+ * chosen by the controller's own page grounding inside its document, not by retrieval's rank: it
+ * goes to the item it lies in or — a page retrieval did not return — to the file's best-ranked
+ * item, whose rank, round and score would then say nothing of it. Such a region is read as a
+ * given document's is (as the reader model was trained on filings: the controller inside each
+ * one), without an item rank, round or retrieval score, and with its table's lead-in.
+ */
+function keptRegion(itemId: string, e: EvidenceEntry, node: RegionNode, element?: SubgraphElement): KeptRegion {
   const item = e.scored.item;
+  const retrieval = element ? {} : { rank: e.rank, round: e.round, retrieval: e.retrieval };
   return {
     itemId,
     itemTitle: item.title,
@@ -390,10 +399,9 @@ function keptRegion(itemId: string, e: EvidenceEntry, node: RegionNode): KeptReg
     leafScores: e.scored.scores,
     ...(e.scored.components ? { components: e.scored.components } : {}),
     ...(e.scored.questionScores ? { questionScores: e.scored.questionScores } : {}),
-    rank: e.rank,
-    round: e.round,
-    retrieval: e.retrieval,
+    ...retrieval,
     ...(item.traits ? { document: item.traits } : {}),
+    ...(element?.leadIn ? { leadIn: element.leadIn } : {}),
   };
 }
 

@@ -29,17 +29,22 @@
  * as it reads its heading path (`support_own`).
  * A link's target (`[text](https://…)`, a bare URL) is no words of the text: terms are read without it.
  * The filings profile's features (0 outside filings, profiles/profiles.ts): a statement row naming
- * the asked line item for the asked period (`filing_row`), a row of part of the company
- * (`filing_part_row`), own words that are only periods (`filing_period_only`), an expectation for a
- * question about the future (`filing_forward`), a description of the company for a question about
+ * the asked line item for the asked period (`filing_row`: its label's cover of the metric relative
+ * to the best kept row's, or to half the metric when no row names that much, times its table's fit
+ * and — where the question names a fiscal period — its filing's, by the period its name carries),
+ * a row of part of the company (`filing_part_row`), own words that are only periods
+ * (`filing_period_only`), an expectation for a question about the future, by how much of what is
+ * asked it names (`filing_forward`), a description of the company for a question about
  * what it does (`filing_describes`), a row of the table of the kind a "which … had the most"
  * question picks from (`filing_kind_table`), the file of the period the question names
- * (`filing_source_period`).
+ * (`filing_source_period`). In a filing, a table row that is no line item — a glossary's or a
+ * footnote's prose, a header row of column labels (rows.ts `isLineItem`) — is read as text, not as a
+ * row (`row`, `row_*`).
  */
 import { leavesOf } from '../compress/baselines';
 import type { KeptRegion } from '../critic/critic';
 import { asksCompanyActivity, COMPANY_ACTIVITY_WORDS, COMPANY_DESCRIPTION, FORWARD, superlativeKind } from '../profiles/filings/cues';
-import { askedFigure, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from '../profiles/filings/rows';
+import { askedFigure, isLineItem, labelKey, PART_SCALE, rowCover, rowFit, rowScale, rowWeight, statementNameTerms, tableFacts, type TableFacts } from '../profiles/filings/rows';
 import { sourcePreference } from '../text/sourcePeriods';
 import { filingTerms } from '../profiles/filings/terms';
 import { fits } from '../profiles/profiles';
@@ -253,6 +258,9 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     const neighbours = [c.prev, c.next].filter((n): n is RegionNode => n !== undefined).map((n) => byId.get(n.id)).filter((n): n is ReaderCandidate => n !== undefined);
     const novel = c.own.size === 0 ? 0 : [...c.own].filter((t) => !question.allTerms.has(t)).length / c.own.size;
     const words = c.leaf.text.split(/\s+/).filter(Boolean).length;
+    // A filing's table row that is no line item — a glossary's or a footnote's prose, a header row of
+    // column labels — is read as the text it is, not as a row of figures (the filings profile).
+    const row = c.leaf.kind === 'row' && !(c.filing && !isLineItem(c.leaf.text));
     const f: Record<string, number> = {
       node_score: c.region.leafScores?.get(c.leaf.id) ?? dense,
       dense,
@@ -271,7 +279,7 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
       novel,
       restates: c.own.size > 0 && novel === 0 ? 1 : 0,
       words_log: Math.log1p(words),
-      row: c.leaf.kind === 'row' ? 1 : 0,
+      row: row ? 1 : 0,
       list_item: c.leaf.kind === 'listItem' ? 1 : 0,
       code: c.leaf.kind === 'code' || c.leaf.modality === 'code' ? 1 : 0,
       first_in_passage: c.prev ? 0 : 1,
@@ -282,7 +290,7 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     // The paragraph just before the table the leaf lies in, when the layout knows it (a PDF table the controller kept).
     if (c.region.leadIn) f.lead_in_cover = cover(new Set(terms(c.region.leadIn)));
     // A row is read by its cells, a sentence by its words: their coverage and cosine weigh apart.
-    if (c.leaf.kind === 'row') {
+    if (row) {
       f.row_support = f.support_own!;
       f.row_dense = dense;
       // A row holds figures: it answers a question that asks for one or names one (a year, an amount).
@@ -316,6 +324,13 @@ function rankOf<K>(entries: Array<[K, number]>): Map<K, number> {
   return new Map(sorted.map(([k], i) => [k, i]));
 }
 
+/** The least cover a statement row's is measured against (`filing_row`): the best row's counts whole only when it names at least this share of the metric. */
+const COVER_FLOOR = 0.5;
+/** What is left of a statement row's support in a filing whose name carries none of the asked period, where another kept filing's does. */
+const OTHER_PERIOD_FILE = 0.5;
+/** The words a question about the future asks with (cues.ts FORWARD), as terms: an expectation need not repeat them to be about what is asked. */
+const FORWARD_TERMS: ReadonlySet<string> = new Set(filingTerms('expect expects expected expecting anticipate anticipates anticipated intend intends intended plan plans planned forecast forecasts future going forward will'));
+
 /** The filings profile's features, for candidates of filing documents (the rules of the former extractive reader, now features). */
 function filingFeatures(question: QuestionReading, candidates: ReaderCandidate[], rows: Map<RegionNode[], TableFacts>, weight: (t: string) => number): void {
   const filings = candidates.filter((c) => c.filing);
@@ -330,15 +345,15 @@ function filingFeatures(question: QuestionReading, candidates: ReaderCandidate[]
   const kindTerms = kind ? filingTerms(kind) : [];
   const prefer = sourcePreference(question.focus);
   const questionTerms = [...new Set(filingTerms(question.focus))].filter((t) => !whereTerms.has(t));
-  // A statement row naming the asked line item, relative to the best row's cover, times its table's fit.
+  // A statement row naming the asked line item: its label's cover of the metric relative to the best kept row's (or to
+  // COVER_FLOOR, when no row names half the metric: a row that names one word of it is no line item asked), times its table's fit.
   const cover = new Map<ReaderCandidate, number>();
-  // When the question names a source (a company's filing), another source's rows answer nothing.
-  const someNamed = filings.some((c) => c.features.named_source === 1);
+  // When the question names a source among the evidence (a company's filing, an article), another source's rows answer nothing.
+  const someNamed = candidates.some((c) => c.features.named_source === 1);
   for (const c of filings) {
     const table = rows.get(c.run);
     if (table && (!someNamed || c.features.named_source === 1)) cover.set(c, rowCover(figure, c.leaf, weight));
   }
-  const bestCover = Math.max(0, ...cover.values());
   // The same line item in several kept tables of a filing: the one with far smaller figures is part of the company.
   const largest = new Map<string, number>();
   const scales = new Map<ReaderCandidate, number>();
@@ -351,16 +366,28 @@ function filingFeatures(question: QuestionReading, candidates: ReaderCandidate[]
     const k = `${c.region.file}\u0000${key}`;
     largest.set(k, Math.max(scale, largest.get(k) ?? 0));
   }
+  // The period a filing's own name carries (sourcePeriods.ts: "…_2024Q2_10Q" for "Q2 of FY2024"): a row of a
+  // filing of another period than the best-fitting kept filing's is a row for another period, whatever its columns say.
+  const periodFit = (c: ReaderCandidate) => {
+    const p = prefer ? prefer(c.region.file, c.region.itemTitle) : 0;
+    return Math.max(0, p >= 10 ? p - 10 : p);
+  };
+  const bestCover = Math.max(COVER_FLOOR, ...cover.values());
+  const bestPeriod = Math.max(0, ...[...cover.keys()].map(periodFit));
+  const periodShare = (c: ReaderCandidate) => (bestPeriod > 0 ? OTHER_PERIOD_FILE + (1 - OTHER_PERIOD_FILE) * (periodFit(c) / bestPeriod) : 1);
+  // An expectation about what is asked: the share of the question's other terms (not its words of expecting) the leaf names.
+  const askedTerms = questionTerms.filter((t) => !FORWARD_TERMS.has(t));
+  const forwardCover = (c: ReaderCandidate) => (askedTerms.length === 0 ? 1 : partCoverage({ terms: askedTerms }, c.own, c.context, weight).coverage);
   for (const c of filings) {
     const f = c.features;
     const table = rows.get(c.run);
     const v = cover.get(c);
-    f.filing_row = table && v !== undefined && bestCover > 0 ? (rowWeight(figure, table) * v * rowFit(figure, table)) / bestCover : 0;
+    f.filing_row = table && v !== undefined ? (rowWeight(figure, table) * v * rowFit(figure, table) * periodShare(c)) / bestCover : 0;
     const scale = scales.get(c);
     f.filing_part_row = scale !== undefined && scale < PART_SCALE * largest.get(`${c.region.file}\u0000${labelKey(c.leaf.text)}`)! ? 1 : 0;
     const named = questionTerms.filter((t) => c.own.has(t));
     f.filing_period_only = named.length > 0 && named.every((t) => PERIOD_TERM.test(t)) ? 1 : 0;
-    f.filing_forward = forward && FORWARD.test(c.leaf.text) ? 1 : 0;
+    f.filing_forward = forward && FORWARD.test(c.leaf.text) ? forwardCover(c) : 0;
     f.filing_describes = describes && c.leaf.kind === 'sentence' && COMPANY_DESCRIPTION.test(c.leaf.text) ? 1 : 0;
     const leadIn = c.region.leadIn ? new Set(filingTerms(c.region.leadIn)) : undefined;
     f.filing_kind_table = kindTerms.length > 0 && c.leaf.kind === 'row' && kindTerms.some((t) => c.context.has(t) || (leadIn?.has(t) ?? false)) ? 1 : 0;

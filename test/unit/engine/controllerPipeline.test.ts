@@ -13,6 +13,7 @@ import type { ChatMessage, ChatModel, ChatResult } from '../../../src/core/llm/l
 import { parseFile } from '../../../src/core/ingest/parseFile';
 import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
 import { LlmReader } from '../../../src/core/read/llmReader';
+import type { EvidenceRegion, ReaderInput } from '../../../src/core/read/reader';
 import type { ControllerTrace } from '../../../src/core/controller/trace';
 import type { AskTrace, TraceNode } from '../../../src/contracts/trace';
 import { validateHostToWebview } from '../../../src/protocol/validate';
@@ -177,6 +178,27 @@ describe('ask pipeline with the MAGE controller', () => {
     // A node reaches the reader once.
     const ids = t.readerInput.regions.map((r) => r.nodeId);
     assert.equal(new Set(ids).size, ids.length);
+  });
+
+  it("reads the controller's regions without an item rank, round or retrieval score, in the reader's and the critic's input alike", async () => {
+    // A region the controller kept lies on a page it chose by its own grounding; it rides on the item of its page or,
+    // for a page retrieval did not return, on the file's best-ranked item — whose rank would say nothing of it.
+    let given: readonly EvidenceRegion[] = [];
+    class RecordingReader extends ExtractiveReader {
+      override async answer(asked: string, input: ReaderInput) {
+        given = input.regions;
+        return super.answer(asked, input);
+      }
+    }
+    const critic = new ScriptedCritic({ sufficient: true, missing: [], source: 'rule' });
+    await ask(longReportQuestion, options, deps({ reader: new RecordingReader(), critic }));
+    const controllerRegions = given.filter((r) => r.element !== undefined);
+    assert.ok(controllerRegions.length > 0, 'the controller kept regions');
+    for (const r of controllerRegions) for (const k of ['rank', 'round', 'retrieval'] as const) assert.equal(r[k], undefined, `${r.node.id} ${k}`);
+    const viewed = critic.seen[0]!.evidence.flatMap((e) => e.regions ?? []);
+    const controllerIds = new Set(controllerRegions.map((r) => r.node.id));
+    assert.ok(viewed.some((r) => controllerIds.has(r.node.id)));
+    for (const r of viewed.filter((v) => controllerIds.has(v.node.id))) assert.equal(r.rank, undefined, 'the critic reads them as the reader does');
   });
 
   it('leaves short PDFs, disabled controllers and pipelines without loadDocument unchanged', async () => {

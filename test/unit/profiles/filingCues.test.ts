@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { KeptRegion } from '../../../src/core/critic/critic';
 import { readQuestion } from '../../../src/core/judge/questionReading';
 import { readerCandidates } from '../../../src/core/judge/readerFeatures';
+import { COMPANY_DESCRIPTION } from '../../../src/core/profiles/filings/cues';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
 let n = 0;
@@ -34,8 +35,16 @@ describe('filings profile: cues', () => {
     const past = leaf('Under agreements related to the 2020 spin-off of the Upjohn Business, net amounts due to Viatris were $25 million as of July 2, 2023.');
     const expected = leaf('We expect to incur costs of approximately $700 million in connection with separating Upjohn.');
     const f = features('How much does Pfizer expect to pay to spin off Upjohn in the future in USD million?', [region('p.pdf', [past, expected])]);
-    assert.equal(f(expected).filing_forward, 1);
+    assert.ok(f(expected).filing_forward! > 0);
     assert.equal(f(past).filing_forward, 0);
+  });
+
+  it('weighs an expectation by how much of what is asked it names, not by its words of expecting', () => {
+    const other = leaf('Based on quarter-end exchange rates, we expect to reclassify a pre-tax gain of $208 million within the next 12 months into income.');
+    const asked = leaf('We expect to incur costs of approximately $700 million in connection with separating Upjohn.');
+    const f = features('How much does Pfizer expect to pay to spin off Upjohn in the future in USD million?', [region('p.pdf', [other, asked])]);
+    assert.ok(f(asked).filing_forward! > f(other).filing_forward!, JSON.stringify([f(asked).filing_forward, f(other).filing_forward]));
+    assert.ok(f(other).filing_forward! < 1, 'an expectation of something else names little of what is asked');
   });
 
   it('marks the sentence that describes the company for a question about what it does', () => {
@@ -44,6 +53,16 @@ describe('filings profile: cues', () => {
     const f = features('What industry does Acme primarily operate in?', [region('a.pdf', [segment, described])]);
     assert.equal(f(described).filing_describes, 1);
     assert.equal(f(segment).filing_describes, 0);
+  });
+
+  it('reads a verb\'s word after a determiner as a noun: "the major markets in which we sell" describes no company', () => {
+    const markets = leaf('The major markets in which we sell our products historically have been, and continue to be, highly competitive.');
+    const described = leaf('Today, we are a global leader in developing and producing responsible packaging for food and beverages.');
+    const f = features('What industry does Acme primarily operate in?', [region('a.pdf', [markets, described])]);
+    assert.equal(f(markets).filing_describes, 0);
+    assert.equal(f(described).filing_describes, 1);
+    assert.ok(COMPANY_DESCRIPTION.test('The Company markets its products through distributors.'), 'a verb after its subject is still one');
+    assert.ok(COMPANY_DESCRIPTION.test('We design, manufacture and sell packaging.'));
   });
 
   it('marks the rows of the table of the kind a "which … had the biggest" question picks from, by its lead-in', () => {

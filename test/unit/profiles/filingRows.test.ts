@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readQuestion } from '../../../src/core/judge/questionReading';
 import { readerCandidates } from '../../../src/core/judge/readerFeatures';
-import { askedFigure, askedSpan, formulaItems, hasFigure, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/profiles/filings/rows';
+import { askedFigure, askedSpan, formulaItems, hasFigure, isLineItem, labelKey, periodSpan, rowLabel, rowScale, rowSupport, statementNameTerms, statementsAsked, statementsNamed, tableFacts, yearsNamed } from '../../../src/core/profiles/filings/rows';
 import type { EvidenceRegion } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
@@ -194,6 +194,45 @@ describe('filings profile: the statement-row feature', () => {
     assert.equal(f(theirs).filing_row, 0);
     assert.ok(f(ours).filing_row! > 0);
     assert.equal(f(ours).named_source, 1);
+  });
+
+  it('gives no row feature to a filing\'s row when the question names another source of the evidence (an article)', () => {
+    const row = leaf('Average price per share $ 76.88 $ 83.71', 'row', 'Six Months Ended | 2023 | 2022', 21);
+    const article = { ...region('Jacksonville_Florida.md', 'Jacksonville, Florida', 'paragraph', [leaf('Mean monthly temperatures range from around 53 F in January to 82 F in July.', 'sentence', undefined, 0)]), document: { language: 'eng', profiles: [] } };
+    const f = features("What is Jacksonville's hottest month on average?", [region('RETAILER_2024Q2_10Q.pdf', 'Retailer 10-Q', 'table', [row]), article]);
+    assert.equal(f(row).filing_row, 0);
+  });
+
+  it('measures a row against half the metric at least: a row that names one word of it is no line item asked', () => {
+    const weak = leaf('Foreign tax rate differential 54 43 18', 'row', '2023 | 2022 | 2021', 92);
+    const f = features('What would income differentials be if individual contributions were relevant to the social product?', [region('ACME_2023_10K.pdf', 'Acme 10-K', 'table', [weak])]);
+    assert.ok(f(weak).filing_row! > 0 && f(weak).filing_row! < 0.5, String(f(weak).filing_row));
+  });
+
+  it('weighs a row of a filing of another period than the one the question names below the same row of that period', () => {
+    const annual = leaf('Cash and cash equivalents 689 775', 'row', 'June 30, | 2023 | 2022', 52);
+    const quarter = leaf('Cash and cash equivalents $ 1,093 $ 1,874', 'row', 'July 29, 2023 | January 28, 2023', 19);
+    const f = features('Was there any drop in Cash & Cash equivalents between FY 2023 and Q2 of FY2024?', [
+      region('ACME_2023_10K.pdf', 'Acme 10-K', 'table', [annual]),
+      region('GLOBEX_2024Q2_10Q.pdf', 'Globex 10-Q', 'table', [quarter]),
+    ]);
+    assert.ok(f(quarter).filing_row! > f(annual).filing_row!, JSON.stringify([f(quarter).filing_row, f(annual).filing_row]));
+  });
+
+  it('reads a filing\'s table row that is prose or a header of column labels as text, not as a row of figures', () => {
+    const glossary = leaf('Upjohn Business Pfizer’s former global, primarily off-patent branded and generics business, which included a portfolio of 20 globally recognized brands', 'row', undefined, 5);
+    const header = leaf('Three Months Ended Six Months Ended', 'row', undefined, 37);
+    const item = leaf('Revenues $ 12,734 $ 27,742 (54)', 'row', 'Three Months Ended | 2023 | 2022', 37);
+    const f = features('As of Q2 2023, is Pfizer spinning off any large business segments?', [region('PFIZER_2023Q2_10Q.pdf', 'Pfizer 10-Q', 'table', [glossary, header, item])]);
+    assert.equal(f(glossary).row, 0);
+    assert.equal(f(glossary).row_support, undefined);
+    assert.equal(f(header).row, 0);
+    assert.equal(f(item).row, 1);
+    assert.equal(isLineItem(item.text), true);
+    assert.equal(isLineItem(glossary.text), false);
+    assert.equal(isLineItem('Best Buy Mobile 32 - - 32 33 - - 33'), true);
+    const outside = readerCandidates(readQuestion('Is Pfizer spinning off a business?'), [{ ...region('notes.md', 'Notes', 'table', [glossary]), document: { language: 'eng', profiles: [] } }]);
+    assert.equal(outside.candidates[0]!.features.row, 1, 'outside the profile a row is a row');
   });
 
   it('is no feature at all for a document outside the profile', () => {

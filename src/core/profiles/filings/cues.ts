@@ -38,10 +38,17 @@ export function asksCompanyActivity(question: string): boolean {
 }
 
 /**
+ * Words after which a verb of COMPANY_DESCRIPTION is a noun: "The major markets in which we sell …",
+ * "our products", "its designs" (a determiner or an adjective of rank before it).
+ */
+const NOUN_BEFORE = String.raw`(?:the|a|an|our|its|their|these|those|such|other|major|key|main|primary|principal|certain|many|most|some|all|new|end|target)`;
+
+/**
  * A sentence that describes what a company is or does, in the words a filing's business overview
  * opens with: "Acme is a global leader in developing and producing industrial coatings …", "Globex
  * is a diversified technology company", "We design, manufacture and sell …". Its subject opens the
- * sentence (a name or "we"), within a few words of the verb. A sentence about the company's legal
+ * sentence (a name or "we"), within a few words of the verb; a verb's word after a determiner or an
+ * adjective of rank is a noun ("The major markets in which we sell …" describes nothing). A sentence about the company's legal
  * form ("Acme plc is a public limited company incorporated under the laws of England and Wales")
  * says where it is incorporated, not what it does, and is no description.
  */
@@ -49,7 +56,7 @@ export const COMPANY_DESCRIPTION = new RegExp(
   String.raw`^(?!.*\b(?:incorporated|organized|organised|registered|domiciled)\s+(?:in|under)\b)(?:` +
   [
     String.raw`^(?!\s*(?:the\s+)?(?:following|table|below|above|this\s+table)\b)\s*(?:[\p{L}\p{N}&.,'’()-]+\s+){0,6}?(?:is|are)\s+(?:a|an|the|one\s+of\s+the)\s+(?:[\p{L}\p{N}&,'’-]+\s+){0,6}?(?:leaders?|leading|providers?|manufacturers?|makers?|producers?|developers?|designers?|suppliers?|distributors?|retailers?|operators?|companies|company|corporation|business|firm|group|owner|marketer|innovator)(?![-\p{L}])`,
-    String.raw`^(?!\s*(?:the\s+)?(?:following|table|below|above|this\s+table)\b)\s*(?:[\p{L}\p{N}&.,'’()-]+\s+){0,6}?(?:designs?|develops?|manufactures?|produces?|makes|sells|markets|distributes|provides|offers|operates)\b(?!\s+(?:in\s+)?(?:the\s+)?(?:following|below|above)\b)`,
+    String.raw`^(?!\s*(?:the\s+)?(?:following|table|below|above|this\s+table)\b)\s*(?:[\p{L}\p{N}&.,'’()-]+\s+){0,6}?(?<!\b${NOUN_BEFORE}\s+)(?:designs?|develops?|manufactures?|produces?|makes|sells|markets|distributes|provides|offers|operates)\b(?!\s+(?:in\s+)?(?:the\s+)?(?:following|below|above)\b)`,
   ].join('|') +
   ')',
   'iu',

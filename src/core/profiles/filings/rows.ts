@@ -330,17 +330,28 @@ export function rowSupport(asked: AskedFigure, row: RegionNode, table: TableFact
 }
 
 /**
+ * Whether a table row's text is a line item — a label of a few words followed by figures — and not
+ * prose set in a table (a glossary's definition, a footnote, a lead-in sentence the layout read as
+ * a row: "Legacy Business — the company's former generics business, which included a portfolio of 20 brands")
+ * nor a header row of column labels ("Three Months Ended Six Months Ended", no figure).
+ */
+export function isLineItem(text: string): boolean {
+  if (!hasFigure(text)) return false;
+  const labelText = rowLabel(text);
+  // A line item is named in a few words; a long label is prose in a table (a glossary, a footnote row).
+  if (labelText.split(/\s+/).length > LABEL_WORDS) return false;
+  // After the label come figures, not more words ("… a portfolio of 20 globally recognized brands" is prose).
+  const rest = text.slice(text.indexOf(labelText) + labelText.length).split(/\s+/).filter(Boolean);
+  return rest.filter((w) => /\p{L}{2,}/u.test(w)).length <= rest.filter((w) => /\d/.test(w)).length;
+}
+
+/**
  * How well a row's label names the metric, 0–1 (0 for a row without a figure or whose label names
  * none of the metric terms); `weight` is the term rarity the reader uses.
  */
 export function rowCover(asked: AskedFigure, row: RegionNode, weight: (term: string) => number): number {
-  if (row.kind !== 'row' || asked.metricTerms.length === 0 || !hasFigure(row.text)) return 0;
+  if (row.kind !== 'row' || asked.metricTerms.length === 0 || !isLineItem(row.text)) return 0;
   const labelText = rowLabel(row.text);
-  // A line item is named in a few words; a long label is prose in a table (a glossary, a footnote row).
-  if (labelText.split(/\s+/).length > LABEL_WORDS) return 0;
-  // After the label come figures, not more words ("… a portfolio of 20 globally recognized brands" is prose).
-  const rest = row.text.slice(row.text.indexOf(labelText) + labelText.length).split(/\s+/).filter(Boolean);
-  if (rest.filter((w) => /\p{L}{2,}/u.test(w)).length > rest.filter((w) => /\d/.test(w)).length) return 0;
   const label = new Set(supportTerms(labelText));
   if (label.size === 0) return 0;
   let total = 0;
