@@ -30,6 +30,17 @@ export const MIN_ITEMS: Range = Object.freeze({ min: 1, max: 1_000 });
 /** Leaves each item the rank gate drops keeps (its best-scoring ones). */
 export const GLIMPSE: Range = Object.freeze({ min: 0, max: 100 });
 
+/** A weight of the rank gate's trained item order (each feature standardised within the round). */
+export const ITEM_ORDER_WEIGHT: Range = Object.freeze({ min: -100, max: 100 });
+
+/**
+ * The rank gate's item order (issue 36, `compress/itemGate.ts`): weights of a linear score over
+ * each item's BM25 of its whole text, its root's node score, its best leaf's node score and the log
+ * of its length, each
+ * standardised within the round. Absent: the gate ranks by BM25 alone.
+ */
+export const ItemOrderWeights = z.strictObject({ bm25: numIn(ITEM_ORDER_WEIGHT), root: numIn(ITEM_ORDER_WEIGHT), leaf: numIn(ITEM_ORDER_WEIGHT), length: numIn(ITEM_ORDER_WEIGHT) });
+
 /** A weight of the hybrid node score (dense or lexical). */
 export const NODE_SCORE_WEIGHT: Range = Object.freeze({ min: 0, max: 100 });
 
@@ -38,7 +49,7 @@ export const ReplayCompressor = z.discriminatedUnion('name', [
   z.strictObject({ name: z.literal('none') }),
   z.strictObject({ name: z.literal('flat'), m: intIn(FLAT_M) }),
   z.strictObject({ name: z.literal('threshold'), threshold: numIn(COSINE_THRESHOLD) }),
-  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)), items: z.optional(numIn(ITEM_SHARE)), wholeBelow: z.optional(intIn(WHOLE_BELOW)), minItems: z.optional(intIn(MIN_ITEMS)), glimpse: z.optional(intIn(GLIMPSE)) }),
+  z.strictObject({ name: z.literal('canopy'), itemGate: z.optional(numIn(ITEM_GATE)), items: z.optional(numIn(ITEM_SHARE)), wholeBelow: z.optional(intIn(WHOLE_BELOW)), minItems: z.optional(intIn(MIN_ITEMS)), glimpse: z.optional(intIn(GLIMPSE)), itemOrder: z.optional(ItemOrderWeights) }),
 ]);
 
 /** The settings a replay may change; absent ones keep the trace's. */

@@ -5,7 +5,7 @@
  * writes files of it.
  */
 import * as z from 'zod/mini';
-import { ITEM_SHARE, MIN_ITEMS, NODE_SCORE_WEIGHT, WHOLE_BELOW } from './askSettings';
+import { ITEM_SHARE, ItemOrderWeights, MIN_ITEMS, NODE_SCORE_WEIGHT, WHOLE_BELOW } from './askSettings';
 import { intIn, num, numIn, str } from './validation';
 
 const positive = z.number().check(z.gt(0, 'must be more than 0'));
@@ -36,12 +36,14 @@ export type ProfileNodeScore = z.infer<typeof ProfileNodeScore>;
 /**
  * The rank gate's options fitted to the ask by `canopy train` (issue 36, `train/askFit.ts`): the
  * share kept for rank, the least item count, and the size up to which an item is kept whole
- * (0: every item is refined).
+ * (0: every item is refined); and the order the gate ranks items in, when one was trained (absent:
+ * BM25 of the whole text).
  */
 export const ProfileGate = z.object({
   items: numIn(ITEM_SHARE),
   minItems: intIn(MIN_ITEMS),
   wholeBelow: intIn(WHOLE_BELOW),
+  order: z.optional(ItemOrderWeights),
 });
 export type ProfileGate = z.infer<typeof ProfileGate>;
 

@@ -65,6 +65,11 @@ export const CompressorSetting = z.discriminatedUnion('name', [
     /** The rank gate keeps at least this many items in all, the next by rank while fewer are kept (default 1). */
     minItems: z.optional(num),
     /**
+     * The rank gate's item order when trained (`canopy train`, issue 36): weights of BM25, the
+     * root's and the best leaf's node score and the log of its length, each standardised within the round. Absent: BM25 alone.
+     */
+    itemOrder: z.optional(z.object({ bm25: num, root: num, leaf: num, length: num })),
+    /**
      * Every region CANOPY drops — an item outside the rank gate, a sibling below its parent —
      * keeps its this many best-scoring leaves as a glimpse instead of nothing (default 0).
      */

@@ -122,9 +122,9 @@ export async function askConfiguration(s: CanopySettings, encoderId: string, ind
   return { compressor: askCompressor(s, profile.gate), nodeScore: s.nodeScore === 'dense' ? DENSE_ONLY : (profile.nodeScore ?? DENSE_ONLY) };
 }
 
-/** The gate options of a compressor, in the profile's form (0: no whole size). */
+/** The gate options of a compressor, in the profile's form (0: no whole size; the item order when trained). */
 export function gateOf(c: CompressorSetting): ProfileGate | undefined {
-  return c.name === 'canopy' && c.items !== undefined ? { items: c.items, minItems: c.minItems ?? 1, wholeBelow: c.wholeBelow ?? 0 } : undefined;
+  return c.name === 'canopy' && c.items !== undefined ? { items: c.items, minItems: c.minItems ?? 1, wholeBelow: c.wholeBelow ?? 0, ...(c.itemOrder ? { order: { ...c.itemOrder } } : {}) } : undefined;
 }
 
 /** The ask fit's node-score part, in the form of the plain rule's node-score fit (the ask's figures). */

@@ -29,7 +29,7 @@ export function compress(
     case 'canopy': {
       const kept: KeptByItem = new Map();
       const best = Math.max(...items.map((i) => score(i.root)));
-      const gate = setting.items !== undefined ? gateItems(question, items, setting.items, setting.minItems) : undefined;
+      const gate = setting.items !== undefined ? gateItems(question, items, setting.items, setting.minItems, setting.itemOrder ? { weights: setting.itemOrder, score } : undefined) : undefined;
       // With a floor, a glimpse must score near the best leaf of the items the gate kept.
       const floor =
         gate && setting.glimpse && setting.glimpseFloor !== undefined ? setting.glimpseFloor * Math.max(0, ...items.filter((i) => gate.get(i.id)?.kept).map((i) => bestLeafScore(i.root, score))) : undefined;

@@ -40,6 +40,66 @@ export function itemBm25(question: string, items: readonly Item[]): number[] {
   return items.map((it) => score.get(it.id) ?? 0);
 }
 
+/**
+ * The gate's item order when trained (issue 36; `train/itemOrderFit.ts` fits it by pairwise
+ * preference, gold items over gold-free ones): a linear score over each item's features, each
+ * standardised within the round (z-score: the round's items are what the gate compares). Absent,
+ * the gate ranks by BM25 alone — the order every untrained workspace keeps.
+ */
+export interface ItemOrder {
+  /** BM25 of the item's title and whole text for the question (`itemBm25`). */
+  bm25: number;
+  /** The node score of the item's root (the ask's hybrid score: dense cosine, through the adapter, beside the lexical evidence). */
+  root: number;
+  /** The best node score among the item's leaves. */
+  leaf: number;
+  /** The log of the item's length in characters (a workspace's gold may sit in its longer items, or its shorter). */
+  length: number;
+}
+
+/** The features' names, in the order of `itemOrderFeatures`' columns. */
+export const ITEM_ORDER_FEATURES = ['bm25', 'root', 'leaf', 'length'] as const satisfies ReadonlyArray<keyof ItemOrder>;
+
+/** Words for each feature, for the trace and reports. */
+const FEATURE_WORDS: Record<keyof ItemOrder, string> = { bm25: 'BM25', root: 'root score', leaf: 'best leaf score', length: 'log length' };
+
+/** "0.62 × BM25 + 0.41 × root score − 0.1 × best leaf score" (weights as stored). */
+export function describeItemOrder(o: ItemOrder): string {
+  const terms = ITEM_ORDER_FEATURES.filter((f) => o[f] !== 0).map((f, i) => `${o[f] < 0 ? (i === 0 ? '−' : '− ') : i === 0 ? '' : '+ '}${Math.abs(o[f])} × ${FEATURE_WORDS[f]}`);
+  return terms.length === 0 ? 'no feature (document order)' : terms.join(' ');
+}
+
+/** Whether an order ranks exactly as BM25 alone does (a positive BM25 weight and nothing else). */
+export const isBm25Order = (o: ItemOrder | undefined): boolean => o === undefined || (o.bm25 > 0 && o.root === 0 && o.leaf === 0 && o.length === 0);
+
+/** The values standardised to mean 0 and deviation 1 (all 0 when they do not vary); a value that is not finite counts as the least finite one. */
+function standardise(values: readonly number[]): number[] {
+  const finite = values.filter(Number.isFinite);
+  const floor = finite.length > 0 ? Math.min(...finite) : 0;
+  const xs = values.map((v) => (Number.isFinite(v) ? v : floor));
+  const mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length));
+  return xs.map((x) => (sd > 1e-12 ? (x - mean) / sd : 0));
+}
+
+/** Each item's feature row (`ITEM_ORDER_FEATURES`), each column standardised among the round's items. */
+export function itemOrderFeatures(question: string, items: readonly Item[], score: (n: RegionNode) => number): number[][] {
+  const bestLeaf = (root: RegionNode): number => {
+    let best = Number.NEGATIVE_INFINITY;
+    const walk = (n: RegionNode) => (n.children.length === 0 ? (best = Math.max(best, score(n))) : n.children.forEach(walk));
+    walk(root);
+    return best;
+  };
+  const columns = [standardise(itemBm25(question, items)), standardise(items.map((it) => score(it.root))), standardise(items.map((it) => bestLeaf(it.root))), standardise(items.map((it) => Math.log(1 + fullText(it.root).length)))];
+  return items.map((_, i) => columns.map((c) => c[i]!));
+}
+
+/** The order's score of each item (weights · features). */
+export function itemOrderScores(features: readonly number[][], o: ItemOrder): number[] {
+  const w = ITEM_ORDER_FEATURES.map((f) => o[f]);
+  return features.map((row) => row.reduce((a, x, j) => a + w[j]! * x, 0));
+}
+
 function fullText(n: RegionNode): string {
   return n.header ? `${n.header}\n${n.text}` : n.text;
 }
@@ -61,9 +121,16 @@ const MIN_PHRASE = 3;
  * `minItems` are kept, the next by rank is kept and may name others in turn. The rest are dropped.
  * `minItems` counts every kept item: a question whose second hop a kept item names needs no
  * further item for its rank (given items, HotpotQA: 57.7% → 55.0% of the tokens, the same gold;
- * docs/evaluation.md).
+ * docs/evaluation.md). With a trained `order` (and the node scores it reads) the items are ranked
+ * by its score instead of BM25, and each verdict says the score.
  */
-export function gateItems(question: string, items: readonly Item[], share: number, minItems = 1): Map<string, ItemGateVerdict> {
+export function gateItems(
+  question: string,
+  items: readonly Item[],
+  share: number,
+  minItems = 1,
+  order?: { weights: ItemOrder; score: (n: RegionNode) => number },
+): Map<string, ItemGateVerdict> {
   const out = new Map<string, ItemGateVerdict>();
   const least = Math.max(1, minItems);
   const byRank = Math.max(1, Math.ceil(share * items.length));
@@ -71,9 +138,12 @@ export function gateItems(question: string, items: readonly Item[], share: numbe
     for (const it of items) out.set(it.id, { kept: true, why: `all ${items.length} of the round's items are within the gate's ${Math.max(least, byRank)}` });
     return out;
   }
-  const score = itemBm25(question, items);
-  const order = items.map((_, i) => i).sort((a, b) => score[b]! - score[a]! || a - b);
-  const rankOf = new Map(order.map((i, r) => [i, r + 1]));
+  // BM25 alone ranks by its raw score, so an untrained gate keeps exactly what it always kept.
+  const trained = order && !isBm25Order(order.weights) ? order.weights : undefined;
+  const score = trained ? itemOrderScores(itemOrderFeatures(question, items, order!.score), trained) : itemBm25(question, items);
+  const byScore = items.map((_, i) => i).sort((a, b) => score[b]! - score[a]! || a - b);
+  const rankOf = new Map(byScore.map((i, r) => [i, r + 1]));
+  const ranked = (i: number) => (trained ? `rank ${rankOf.get(i)} of ${items.length} by the trained order (${describeItemOrder(trained)}, each standardised within the round: ${score[i]!.toFixed(2)})` : `rank ${rankOf.get(i)} of ${items.length} by BM25`);
   const gateSays = least > byRank ? `the gate keeps ${byRank} for their rank, at least ${least} in all` : `the gate keeps ${byRank}`;
   const kept = new Set<number>();
   const sources: Array<{ label: string; text: string }> = [{ label: 'the question', text: phraseText(question) }];
@@ -82,7 +152,7 @@ export function gateItems(question: string, items: readonly Item[], share: numbe
     out.set(items[i]!.id, { kept: true, why });
     sources.push({ label: `“${items[i]!.title}”`, text: phraseText(`${items[i]!.title}\n${fullText(items[i]!.root)}`) });
   };
-  for (const i of order.slice(0, byRank)) keep(i, `rank ${rankOf.get(i)} of ${items.length} by BM25 for the question (${gateSays})`);
+  for (const i of byScore.slice(0, byRank)) keep(i, `${ranked(i)} for the question (${gateSays})`);
   for (let added = true; added; ) {
     added = false;
     items.forEach((it, i) => {
@@ -95,13 +165,13 @@ export function gateItems(question: string, items: readonly Item[], share: numbe
       added = true;
     });
     if (!added && kept.size < least) {
-      const i = order.find((j) => !kept.has(j))!;
-      keep(i, `rank ${rankOf.get(i)} of ${items.length} by BM25 for the question (${gateSays})`);
+      const i = byScore.find((j) => !kept.has(j))!;
+      keep(i, `${ranked(i)} for the question (${gateSays})`);
       added = true;
     }
   }
   items.forEach((it, i) => {
-    if (!out.has(it.id)) out.set(it.id, { kept: false, why: `rank ${rankOf.get(i)} of ${items.length} by BM25 for the question (${gateSays}), and named by neither the question nor a kept item` });
+    if (!out.has(it.id)) out.set(it.id, { kept: false, why: `${ranked(i)} for the question (${gateSays}), and named by neither the question nor a kept item` });
   });
   return out;
 }

@@ -284,17 +284,20 @@ export function canopyCompressor(s: Pick<CanopySettings, 'compressorItems' | 'co
 /**
  * The compressor an ask runs: the settings' (`canopyCompressor`), or — while the rank gate's
  * settings (share, least count, whole size) are at their defaults — the gate options `canopy
- * train` fitted to the workspace's gold and wrote into the retrieval profile (issue 36). A user's
- * own gate settings always win.
+ * train` fitted to the workspace's gold and wrote into the retrieval profile (issue 36), with the
+ * item order it trained when it trained one. A user's own gate settings always win (and the gate
+ * then ranks by BM25).
  */
 export function askCompressor(
   s: Pick<CanopySettings, 'compressorItems' | 'compressorWholeBelow' | 'compressorMinItems' | 'compressorGlimpse'>,
-  gate: { items: number; minItems: number; wholeBelow: number } | undefined,
+  gate: { items: number; minItems: number; wholeBelow: number; order?: { bm25: number; root: number; leaf: number; length: number } } | undefined,
 ): CompressorSetting {
   const d = defaultSettings;
   const atDefaults = s.compressorItems === d.compressorItems && s.compressorMinItems === d.compressorMinItems && s.compressorWholeBelow === d.compressorWholeBelow;
   if (!gate || !atDefaults) return canopyCompressor(s);
-  return canopyCompressor({ ...s, compressorItems: gate.items, compressorMinItems: gate.minItems, compressorWholeBelow: gate.wholeBelow });
+  const fitted = canopyCompressor({ ...s, compressorItems: gate.items, compressorMinItems: gate.minItems, compressorWholeBelow: gate.wholeBelow });
+  // The trained item order goes with the fitted gate it was chosen with (and only with a gate on).
+  return gate.order && fitted.name === 'canopy' && fitted.items !== undefined ? { ...fitted, itemOrder: { ...gate.order } } : fitted;
 }
 
 function stringList(value: unknown, fallback: readonly string[]): string[] {

@@ -6,6 +6,10 @@
  * compresses (`askPipeline.ts`), this fit chooses the adapter's blend weight (0: the untrained
  * encoder) beside the gate's options and the lexical weight — coordinate by coordinate over a
  * small grid, each coordinate's values tried with the others fixed, until no coordinate changes.
+ * With the rank gate on, it first trains the gate's item order on the training questions
+ * (`itemOrderFit.ts`: gold items preferred over gold-free ones) and runs the search twice, from
+ * the gate ranking by BM25 (the order in use) and from the trained order; the larger gain wins, so
+ * a better order can buy a smaller share at the same recall.
  *
  * A candidate is eligible on the training questions when its gold recall is not lower, its
  * evidence tokens not more and its refinement-decision accuracy not lower than the configuration
@@ -24,6 +28,8 @@ import type { LowRank } from './lowRank';
 import { addQuestionCounts, beforeAfter, sideMetrics, zeroCounts, type BeforeAfter, type PreparedQuestion } from './report';
 import { askQuestionCounts, describeAskConfiguration, evaluateAsk, type AskConfiguration } from './askPipeline';
 import { better, noWorse } from './nodeScoreFit';
+import { describeItemOrder } from '../compress/itemGate';
+import { fitItemOrder, ITEM_ORDER_FEATURE_SETS, type ItemOrderFit } from './itemOrderFit';
 
 /** The values each coordinate may take (the configuration in use is always a candidate too). */
 export interface AskGrid {
@@ -76,6 +82,8 @@ export interface AskFit {
   reason: string;
   /** Configurations measured on the training questions. */
   tried: number;
+  /** The gate's item order trained on the training questions (absent without the rank gate or without pairs), and whether the fitted configuration ranks by it. */
+  order?: ItemOrderFit & { used: boolean };
 }
 
 const EPS = 1e-9;
@@ -148,23 +156,61 @@ export function fitAsk(o: {
   // training question and finds one on another ties the pooled figure but is the kind of move
   // that loses recall on other questions (HotpotQA, docs/annotations.md).
   const keepsEveryGold = (kept: readonly number[]) => kept.every((k, i) => k >= baseKept[i]!);
-  let best = { candidate: start, metrics: base, gain: 0 };
   const gated = o.current.compressor.name === 'canopy' && o.current.compressor.items !== undefined;
   const keys: Array<keyof AskGrid> = (['wholeBelow', 'items', 'minItems', 'lexical', 'blend'] as const).filter((k) => (k === 'blend' ? o.adapter !== undefined : gated || k === 'lexical'));
-  for (let pass = 0, changed = true; changed && pass < 4; pass++) {
-    changed = false;
-    for (const key of keys) {
-      for (const value of grid[key]) {
-        if (valueOf(best.candidate, key) === value) continue;
-        const c = withCoordinate(best.candidate, key, value);
-        if (!c) continue;
-        const { metrics: m, kept } = onTrain(c);
-        if (!noWorse(m, base) || !keepsEveryGold(kept)) continue;
-        const g = gain(m, base);
-        if (g > best.gain + EPS) {
-          best = { candidate: c, metrics: m, gain: g };
-          changed = true;
+  /**
+   * The coordinate search from `from`, which is itself a candidate only when eligible. With
+   * `perQuestion` a candidate must also keep every training question's gold that the
+   * configuration in use keeps. The searches from a trained order go without it: an order moves
+   * gold between questions by design (its pairs are every training question's), and a smaller
+   * share or least count drops each question's last-ranked item, so under that guard no order
+   * could buy fewer tokens with it (2WikiMultiHopQA, docs/annotations.md); pooled recall, tokens
+   * and decision accuracy still may not be worse, and the held-back questions still decide.
+   */
+  const search = (from: AskCandidate, perQuestion: boolean) => {
+    const eligible = (x: { metrics: SideMetrics; kept: number[] }) => noWorse(x.metrics, base) && (!perQuestion || keepsEveryGold(x.kept));
+    const first = onTrain(from);
+    let best = { candidate: from, metrics: first.metrics, gain: from === start ? 0 : eligible(first) ? gain(first.metrics, base) : Number.NEGATIVE_INFINITY };
+    for (let pass = 0, changed = true; changed && pass < 4; pass++) {
+      changed = false;
+      for (const key of keys) {
+        for (const value of grid[key]) {
+          if (valueOf(best.candidate, key) === value) continue;
+          const c = withCoordinate(best.candidate, key, value);
+          if (!c) continue;
+          const x = onTrain(c);
+          if (!eligible(x)) continue;
+          const g = gain(x.metrics, base);
+          if (g > best.gain + EPS) {
+            best = { candidate: c, metrics: x.metrics, gain: g };
+            changed = true;
+          }
         }
+      }
+    }
+    return best;
+  };
+  let best = search(start, true);
+  // The gate's item order, trained on the training questions with the node scores in use: over
+  // the features that read the question, and over those and the item's length.
+  const orders = gated ? ITEM_ORDER_FEATURE_SETS.map((features) => fitItemOrder(o.train, o.current, features)).filter((f) => f !== undefined) : [];
+  let orderFit = orders[0];
+  // An order is searched with only when it ranks the training questions' gold items above their
+  // gold-free ones more often than the order in use: its searches go without the per-question
+  // guard (below), which an order no better at its own objective must not be a way around.
+  let orderUsed = false;
+  // Each order is searched from the configuration in use and from the best one BM25 reached
+  // (coordinate moves are greedy; a better order may pay off only past a point BM25 stopped at).
+  const byBm25 = best.candidate;
+  for (const fit of orders.filter((f) => f.pairAccuracy.trained > f.pairAccuracy.inUse + EPS)) {
+    for (const from of byBm25 === start ? [start] : [start, byBm25]) {
+      const k = from.config.compressor;
+      if (k.name !== 'canopy') continue;
+      const ordered = search({ ...from, config: { ...from.config, compressor: { ...k, itemOrder: fit.order } } }, false);
+      if (ordered.gain > best.gain + EPS) {
+        best = ordered;
+        orderFit = fit;
+        orderUsed = true;
       }
     }
   }
@@ -176,6 +222,7 @@ export function fitAsk(o: {
     describe: { before: describeAskConfiguration(o.current), after: describeAskConfiguration(after.config) },
     train: { before: base, after: best.metrics },
     tried: measured.size,
+    ...(orderFit ? { order: { ...orderFit, used: orderUsed } } : {}),
   };
   const plain = beforeAfter(o.heldBack, o.tokens, adapterAt(after.blend) ?? ((v) => v));
   if (o.heldBack.length === 0) return { ...fit, adopted: false, reason: 'no held-back questions to confirm the fit on' };
@@ -200,6 +247,12 @@ export function formatAskFit(f: AskFit): string[] {
   const row = (name: string, m: SideMetrics) =>
     `  ${name.padEnd(14)} decision acc ${pct(m.decisionAccuracy)} (${m.decisions})  gold recall ${pct(m.goldRecall)} (${m.goldSpans})  tokens ${m.evidenceTokens} (${pct(m.tokenShare)} of whole)`;
   const lines = [`the ask's configuration (${f.tried} configurations measured on the training questions):`, `  in use:  ${f.describe.before}`, `  fitted:  ${f.describe.after}; adapter blend ${f.blend}`];
+  if (f.order) {
+    const o = f.order;
+    lines.push(
+      `  the rank gate's item order trained on ${o.pairs} gold-over-gold-free item pairs of ${o.questions} training question(s): ${describeItemOrder(o.order)}; training pairs ordered right ${pct(o.pairAccuracy.inUse)} by the order in use → ${pct(o.pairAccuracy.trained)}; ${o.used ? 'the fitted configuration ranks by it' : o.pairAccuracy.trained > o.pairAccuracy.inUse + EPS ? 'not used (the search gained more with the order in use)' : 'not used (it orders no more pairs right than the order in use)'}`,
+    );
+  }
   if (f.heldBack) {
     const h = f.heldBack;
     lines.push(`held back (${h.before.questions} questions), the ask's configuration:`, row('before', h.before), row('after', h.after));

@@ -16,6 +16,7 @@ import type { CompressorSetting } from '../../contracts/trace';
 import type { Anchor, RegionNode } from '../../contracts/region';
 import type { SideMetrics } from '../../contracts/training';
 import { compress } from '../compress/compressor';
+import { describeItemOrder } from '../compress/itemGate';
 import { fuseNodeScores, isDenseOnly, type NodeScoreWeights } from '../compress/hybridScore';
 import { scoreNodes, type NodeAdapter } from '../compress/nodeScorer';
 import { refinementDecisions } from '../compress/refinementDecisions';
@@ -37,7 +38,8 @@ export function describeAskConfiguration(c: AskConfiguration): string {
   if (k.name !== 'canopy') parts.push(k.name);
   else {
     const gate = k.items !== undefined ? `rank gate ${k.items}${k.minItems !== undefined ? ` (at least ${k.minItems} items${k.wholeBelow !== undefined ? `; items ≤ ${k.wholeBelow} characters whole` : ''})` : k.wholeBelow !== undefined ? ` (items ≤ ${k.wholeBelow} characters whole)` : ''}` : 'no rank gate';
-    parts.push(`CANOPY, ${gate}${k.glimpse ? `, glimpse ${k.glimpse}` : ''}`);
+    const order = k.items !== undefined && k.itemOrder ? `, items ranked by ${describeItemOrder(k.itemOrder)}` : '';
+    parts.push(`CANOPY, ${gate}${order}${k.glimpse ? `, glimpse ${k.glimpse}` : ''}`);
   }
   const w = c.nodeScore;
   parts.push(isDenseOnly(w) ? 'node score dense cosine alone' : w.dense === 0 ? `node score lexical (${w.model ?? 'bm25'}) alone` : `node score ${w.dense} × dense + ${w.lexical} × lexical (${w.model ?? 'bm25'})`);
@@ -68,9 +70,8 @@ function goldLeavesOf(q: PreparedQuestion): Set<string> {
   return leaves;
 }
 
-/** One question's counts under the ask's configuration (see the file comment). */
-export function askQuestionCounts(q: PreparedQuestion, tokens: TokenCounter, config: AskConfiguration, adapter?: NodeAdapter): QuestionCounts {
-  const c = zeroCounts();
+/** The ask's node scores of every region of the question's candidates (the dense part through `adapter`). */
+export function askNodeScores(q: PreparedQuestion, config: AskConfiguration, adapter?: NodeAdapter): Map<string, number> {
   const lexical = isDenseOnly(config.nodeScore) ? undefined : lexicalOf(q, config.nodeScore.model ?? 'bm25');
   const scores = new Map<string, number>();
   for (const cand of q.candidates) {
@@ -78,6 +79,20 @@ export function askQuestionCounts(q: PreparedQuestion, tokens: TokenCounter, con
     const s = lexical ? fuseNodeScores(dense, lexical, config.nodeScore).scores : dense;
     for (const [id, v] of s) scores.set(id, v);
   }
+  return scores;
+}
+
+/** Whether each candidate item holds gold (a leaf overlapping a gold span), in the candidates' order. */
+export function goldItems(q: PreparedQuestion): boolean[] {
+  const leaves = goldLeavesOf(q);
+  const holds = (n: RegionNode): boolean => (n.children.length === 0 ? leaves.has(n.id) : n.children.some(holds));
+  return q.candidates.map((c) => holds(c.item.root));
+}
+
+/** One question's counts under the ask's configuration (see the file comment). */
+export function askQuestionCounts(q: PreparedQuestion, tokens: TokenCounter, config: AskConfiguration, adapter?: NodeAdapter): QuestionCounts {
+  const c = zeroCounts();
+  const scores = askNodeScores(q, config, adapter);
   const score = (n: RegionNode) => scores.get(n.id) ?? Number.NEGATIVE_INFINITY;
   const items = q.candidates.map((cand) => cand.item);
   const { kept, verdicts } = compress(items, config.compressor, score, false, q.question, tokens);

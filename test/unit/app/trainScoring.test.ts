@@ -183,4 +183,21 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     assert.deepEqual(after.nodeScore, before.nodeScore);
     assert.equal(after.nodeScoreFittedOn, before.nodeScoreFittedOn);
   });
+
+  it("the gate's item order canopy train fits goes into the profile's gate, and the next ask ranks by it (issue 36)", async () => {
+    const file = join(indexDir, PROFILE_FILE);
+    const profile = (await readProfile(file))!;
+    const order = { bm25: 0.5, root: 1, leaf: 0.25, length: -0.1 };
+    await writeProfile(file, { ...profile, gate: { items: 0.1, minItems: 2, wholeBelow: 0, order }, gateFittedOn: 'a fit with an order' });
+    assert.deepEqual((await readProfile(file))!.gate?.order, order, 'the profile keeps the order');
+    const { trace } = await ws.ask.ask(questions[1]!, ws.settings);
+    assert.deepEqual(trace.settings.compressor, { name: 'canopy', items: 0.1, minItems: 2, glimpse: 1, itemOrder: order });
+    const verdicts = trace.rounds.flatMap((r) => r.retrieved.flatMap((it) => (it.gate ? [it.gate] : [])));
+    assert.ok(verdicts.length > 2, JSON.stringify(verdicts));
+    assert.ok(verdicts.some((g) => /^rank 1 of \d+ by the trained order \(0\.5 × BM25 \+ 1 × root score \+ 0\.25 × best leaf score − 0\.1 × log length, each standardised within the round: -?\d+\.\d\d\)/.test(g.why)), JSON.stringify(verdicts));
+    // A user's own gate settings win, and rank by BM25.
+    const own = (await ws.ask.ask(questions[1]!, { ...ws.settings, compressorMinItems: 3 })).trace;
+    assert.equal((own.settings.compressor as { itemOrder?: unknown }).itemOrder, undefined);
+    assert.ok(own.rounds.flatMap((r) => r.retrieved).every((it) => !it.gate || !it.gate.why.includes('trained order')));
+  });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Item, RegionNode } from '../../../src/contracts/region';
 import { compress } from '../../../src/core/compress/compressor';
-import { gateItems, glimpseLeaves, itemBm25, subjectPhrase } from '../../../src/core/compress/itemGate';
+import { describeItemOrder, gateItems, glimpseLeaves, itemBm25, itemOrderFeatures, subjectPhrase } from '../../../src/core/compress/itemGate';
 import { Bm25Index } from '../../../src/core/index/bm25';
 
 /** An item whose root is a paragraph of the given sentences. */
@@ -134,6 +134,38 @@ describe('rank gate', () => {
     const three = gateItems(q, hop, 0.2, 3);
     assert.equal([...three.values()].filter((g) => g.kept).length, 3);
     assert.equal([...three.values()].filter((g) => g.kept && g.why.startsWith('rank ')).length, 2);
+  });
+
+  it('ranks by a trained item order when given one; the BM25 weight alone keeps exactly the BM25 order', () => {
+    // Node scores that disagree with BM25: the items BM25 ranks last score best.
+    const bm25 = itemBm25(question, items);
+    const byBm25 = items.map((_, i) => i).sort((a, b) => bm25[b]! - bm25[a]! || a - b);
+    const scores = new Map<string, number>();
+    byBm25.forEach((i, r) => {
+      scores.set(items[i]!.root.id, r / items.length);
+      items[i]!.root.children.forEach((c) => scores.set(c.id, r / items.length));
+    });
+    const score = (n: RegionNode) => scores.get(n.id) ?? 0;
+    const keptOf = (g: ReturnType<typeof gateItems>) => [...g].filter(([, v]) => v.kept).map(([id]) => id);
+    const plain = gateItems(question, items, 0.3, 3);
+    // Default weights (BM25 alone, at any positive scale): the same verdicts, reasons included.
+    assert.deepEqual([...gateItems(question, items, 0.3, 3, { weights: { bm25: 1, root: 0, leaf: 0, length: 0 }, score })], [...plain]);
+    assert.deepEqual([...gateItems(question, items, 0.3, 3, { weights: { bm25: 2.5, root: 0, leaf: 0, length: 0 }, score })], [...plain]);
+    // A trained order that weighs the node scores keeps other items, and says the order's score.
+    const weights = { bm25: 0.2, root: 1, leaf: 0.5, length: 0 };
+    const trained = gateItems(question, items, 0.3, 3, { weights, score });
+    assert.notDeepEqual(keptOf(trained), keptOf(plain));
+    const last = items[byBm25[byBm25.length - 1]!]!.id;
+    assert.equal(plain.get(last)!.kept, false);
+    assert.equal(trained.get(last)!.kept, true);
+    assert.match(trained.get(last)!.why, /^rank 1 of 6 by the trained order \(0\.2 × BM25 \+ 1 × root score \+ 0\.5 × best leaf score, each standardised within the round: -?\d+\.\d\d\) for the question/);
+    // The features are standardised within the round: each column has mean 0.
+    const f = itemOrderFeatures(question, items, score);
+    for (let j = 0; j < 4; j++) assert.ok(Math.abs(f.reduce((a, row) => a + row[j]!, 0)) < 1e-9);
+    assert.equal(describeItemOrder({ bm25: 1, root: -0.25, leaf: 0, length: 0 }), '1 × BM25 − 0.25 × root score');
+    // Through the compressor: the setting's itemOrder reaches the gate.
+    const viaCompress = compress(items, { name: 'canopy', items: 0.3, minItems: 3, itemOrder: weights }, score, false, question);
+    assert.deepEqual([...viaCompress.gate!].filter(([, v]) => v.kept).map(([id]) => id), keptOf(trained));
   });
 
   it('ranks the leaves by score per token when given their cost', () => {
