@@ -6,16 +6,17 @@
  * inside each filing's PDF (FinanceBench) — and each question's reader input, gold and critic
  * verdicts written as JSONL (`canopy eval --dump-judge`, src/eval/judgeDump.ts) into --out.
  *
- * Beside them, the documentation set of this repository (tools/judge/docs-train: questions over the
- * READMEs of the installed npm packages that sources.json lists, none of them a project of the
- * measured documentation folder): its folder built from `node_modules` under --out's parent,
- * indexed and asked as a user's folder is in the real-document benchmark (`canopy bench realdocs
- * --docs-folder … --dump-judge`, needs `npm run build`), dumped as dataset `docs`. The development
- * sets hold no software documentation (no code blocks, no API tables); without it the reader
- * model has no weight for a code leaf or a list item.
+ * With --docs (or `docs` in --only), also the documentation set of this repository
+ * (tools/judge/docs-train: questions over the READMEs and API pages of installed npm packages that
+ * sources.json lists, none of them a project of the measured documentation folder): its folder
+ * built from `node_modules` under --out's parent, indexed and asked as a user's folder is in the
+ * real-document benchmark (`canopy bench realdocs --docs-folder … --dump-judge`, needs `npm run
+ * build`), dumped as dataset `docs`. The shipped models are not trained on it (docs/evaluation.md,
+ * "Learned judgment": trained with it, its own held-back half did not gain and FinanceBench lost a
+ * first citation); it measures how the reader reads documentation, and is there to train on.
  *
  *   node --import tsx tools/judge/collect.ts --data ../shared/data --out <dir> [--cache <dir>]
- *        [--only squad,nq,docs] [--sample 600] [--seed 1]
+ *        [--only squad,nq,docs] [--docs] [--sample 600] [--seed 1]
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -111,9 +112,10 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       sample: { type: 'string' },
       seed: { type: 'string' },
+      docs: { type: 'boolean' },
     },
   });
-  if (!values.data || !values.out) throw new Error('usage: collect.ts --data <dir> --out <dir> [--cache <dir>] [--only schemas] [--sample n] [--seed n]');
+  if (!values.data || !values.out) throw new Error('usage: collect.ts --data <dir> --out <dir> [--cache <dir>] [--only schemas] [--docs] [--sample n] [--seed n]');
   const data = resolve(values.data);
   const out = resolve(values.out);
   const cacheDir = resolve(values.cache ?? process.env.CANOPY_EVAL_CACHE ?? join(homedir(), '.cache', 'canopy-eval'));
@@ -153,7 +155,7 @@ async function main(): Promise<void> {
     await runEval(options);
     process.stderr.write(`${name}: wrote ${dump} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
-  if (!only || only.has('docs')) await collectDocs(join(dirname(out), 'docs-train'), join(out, 'docs-train.jsonl'));
+  if (values.docs || only?.has('docs')) await collectDocs(join(dirname(out), 'docs-train'), join(out, 'docs-train.jsonl'));
   if (sets.length === 0) process.stderr.write(`no questions files found under ${data}\n`);
   else if (!existsSync(out)) process.stderr.write(`nothing written to ${out}\n`);
 }
