@@ -677,23 +677,12 @@ async function main() {
     const lineText = lines[line - 1];
     const charStart = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
     // Open the file through Quick Open (the palette without ">"), then go to the line.
-    const quick = async (value, wantRow) => {
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.waitFor({ state: 'visible', timeout: 5_000 });
-      await input.fill(value);
-      if (wantRow) await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: wantRow }).first().waitFor({ state: 'visible', timeout: 15_000 });
-      else await sleep(300);
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
-    };
     // Quick Open again until the file is the active tab (the first try can race the palette).
     const opened = await pollUntil(
       async () => {
         const tab = await activeTab(page);
         if (tab.includes('sensors.md')) return tab;
-        await quick(file, 'sensors.md').catch(() => undefined);
+        await quickOpen(page, file, 'sensors.md').catch(() => undefined);
         return activeTab(page);
       },
       (tab) => tab.includes('sensors.md'),
@@ -701,7 +690,7 @@ async function main() {
       500,
     );
     if (!opened.includes('sensors.md')) throw new Error(`Quick Open did not open ${file} (active tab: ${opened})`);
-    await quick(`:${line}`);
+    await quickOpen(page, `:${line}`);
     // The whole line, character by character (the narrow editor wraps it, so End stops early).
     const atStart = `Ln ${line}, Col 1`;
     const reached = await pollUntil(() => editorSelection(page), (st) => st.includes(atStart), 10_000, 200);
