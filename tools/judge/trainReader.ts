@@ -11,7 +11,7 @@
  * for being larger. Writes the model file (src/core/judge/models/reader.json with --write) and a
  * JSON report.
  *
- *   node --import tsx tools/judge/trainReader.ts --dumps <dir> [--seed 1] [--l2 0.001] [--write] [--report <file>] [--drop <feature,…>]
+ *   node --import tsx tools/judge/trainReader.ts --dumps <dir> [--seed 1] [--l2 0.001] [--write] [--report <file>] [--drop <feature,…>] [--measure <set,…>]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -167,7 +167,9 @@ function leavesHold(q: QuestionRows, node: QuestionRows['regions'][number]['node
 const pct = (a: number, b: number) => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '—');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { dumps: { type: 'string' }, seed: { type: 'string' }, l2: { type: 'string' }, write: { type: 'boolean' }, report: { type: 'string' }, lodo: { type: 'string' }, baseline: { type: 'string' }, share: { type: 'string' }, drop: { type: 'string' } } });
+  const { values } = parseArgs({ options: { dumps: { type: 'string' }, seed: { type: 'string' }, l2: { type: 'string' }, write: { type: 'boolean' }, report: { type: 'string' }, lodo: { type: 'string' }, baseline: { type: 'string' }, share: { type: 'string' }, drop: { type: 'string' }, measure: { type: 'string' } } });
+  // Sets only measured, never trained on: every question of theirs is held back (`--measure docs`: the documentation set, read by a model of the development sets alone).
+  const measureOnly = new Set((values.measure ?? '').split(',').filter(Boolean));
   // Features left out of the model (an ablation: `--drop row,code`).
   const drop = new Set((values.drop ?? '').split(',').filter(Boolean));
   const namesOf = (data: readonly QuestionRows[]) => featureNames(data).filter((f) => !drop.has(f));
@@ -182,13 +184,14 @@ async function main(): Promise<void> {
   const records = readDumps(resolve(values.dumps));
   process.stderr.write(`reader: ${records.length} questions from ${values.dumps}\n`);
   const all = records.map((r) => questionRows(r, seed));
-  const train = all.filter((q) => q.split === 'train');
-  const test = all.filter((q) => q.split === 'test');
+  const train = all.filter((q) => q.split === 'train' && !measureOnly.has(q.dataset));
+  const test = all.filter((q) => q.split === 'test' || measureOnly.has(q.dataset));
   const features = namesOf(train);
   const datasets = [...new Set(all.map((q) => q.dataset))].sort();
+  const trainedSets = datasets.filter((d) => !measureOnly.has(d));
   const stamp = new Date().toISOString().slice(0, 10);
   const command = `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2}`;
-  const file = trainModel(train, features, l2, `reader-${stamp}`, { data: datasets, seed, l2, split: 'half of each set by a seeded hash of the question id', command });
+  const file = trainModel(train, features, l2, `reader-${stamp}`, { data: trainedSets, seed, l2, split: 'half of each set by a seeded hash of the question id', command });
   // The confidence threshold, chosen on the training half (confidenceThreshold).
   file.threshold = round6(confidenceThreshold((await measure(LinearModel.from(file, 'trained model'), train)).p1));
   const model = LinearModel.from(file, 'trained model');
@@ -199,7 +202,7 @@ async function main(): Promise<void> {
     const held = test.filter((q) => q.dataset === d);
     const withIt = await measure(model, held, share);
     let without: SetFigures | undefined;
-    if (lodo.has(d)) {
+    if (lodo.has(d) && !measureOnly.has(d)) {
       const others = train.filter((q) => q.dataset !== d);
       const m = LinearModel.from(trainModel(others, namesOf(others), l2, `reader-without-${d}`, {}), `model without ${d}`);
       without = (await measure(m, held, share)).figures;
@@ -236,8 +239,8 @@ async function main(): Promise<void> {
   if (values.report) writeFileSync(resolve(values.report), `${JSON.stringify(report, null, 1)}\n`);
   if (values.write) {
     // The shipped model: the same recipe on every development question (both halves); its threshold chosen the same way on them.
-    const everything = all;
-    const shipped = trainModel(everything, namesOf(everything), l2, `reader-${stamp}`, { data: datasets, seed, l2, questions: everything.length, heldBack: 'figures in docs/evaluation.md are of the model trained on the training half', command: `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2} --write` });
+    const everything = all.filter((q) => !measureOnly.has(q.dataset));
+    const shipped = trainModel(everything, namesOf(everything), l2, `reader-${stamp}`, { data: trainedSets, seed, l2, questions: everything.length, heldBack: 'figures in docs/evaluation.md are of the model trained on the training half', command: `node --import tsx tools/judge/trainReader.ts --dumps <dumps> --seed ${seed} --l2 ${l2} --write` });
     shipped.threshold = round6(confidenceThreshold((await measure(LinearModel.from(shipped, 'shipped model'), everything)).p1));
     const out = resolve(repo, 'src/core/judge/models/reader.json');
     writeFileSync(out, `${JSON.stringify(shipped, null, 1)}\n`);

@@ -5,7 +5,7 @@
  * kind of answer ("What year …"), a comparison of named things. Another language's question gets
  * none of the English-only readings: one part, answer type `other`, its own stop words.
  */
-import { analyzeQuestion, askedKindWords, questionFocus, type AnswerType, type QuestionPart } from '../text/question';
+import { analyzeQuestion, askedKindWords, asksProcedure, questionFocus, type AnswerType, type QuestionPart } from '../text/question';
 import { detectLanguage, englishRules, languageName, termsIn, type DetectedLanguage } from '../text/language';
 import { readingText, withIdentifierWords } from '../text/support';
 import { entitySpans } from '../text/terms';
@@ -28,6 +28,8 @@ export interface QuestionReading {
   /** Its parts (clauses asking different things); one part for another language. */
   parts: QuestionPart[];
   answerType: AnswerType;
+  /** It asks how to do something (text/question.ts asksProcedure; English only): code answers it. */
+  procedure: boolean;
   /** Named things (capitalised runs, quotations, numbers). */
   entities: string[];
   /** Named things a comparison compares (empty when it is none). */
@@ -67,7 +69,7 @@ export function readQuestion(asked: string): QuestionReading {
   }
   const bigrams = new Set<string>();
   for (let i = 0; i + 1 < all.length; i++) bigrams.add(`${all[i]} ${all[i + 1]}`);
-  return { asked, focus, language, english, terms, questionTerms, allTerms: new Set(all), parts, answerType, entities, compared, bigrams };
+  return { asked, focus, language, english, terms, questionTerms, allTerms: new Set(all), parts, answerType, procedure: english && asksProcedure(focus), entities, compared, bigrams };
 }
 
 /** What the trace records of the question's language (contracts/trace.ts `TraceLanguage`). */

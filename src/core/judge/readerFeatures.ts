@@ -21,8 +21,11 @@
  *    its paragraph, its kind (row, list item, code), its length, a number or a year in it;
  *  - the question names its file or item (`named_source`); the paragraph that leads into its table
  *    names the question's terms (`lead_in_cover`, where the PDF layout knows the lead-in).
+ * A code block reads the text just before it under the same heading (its lead-in, "To stop the
+ * daemon, run:") as its context, as a heading path is read.
  * English-only features (0 for another language): an answer of the kind the question's wh-word
- * asks for (`cue`; for a date or a number also apart, `cue_date`, `cue_number`, since one kind is a
+ * asks for (`cue` — for a question that asks how to do something, a code block or a leaf that is
+ * mostly code spans; never a link's target; for a date or a number also apart, `cue_date`, `cue_number`, since one kind is a
  * sharper cue than another; `cue_cover` with the passage's coverage), an enumeration of as many
  * things as asked (`list_enough`), a sentence opening with a pronoun (`anaphoric`). A sentence that
  * opens by referring back ("Both were …", "It was …") reads the sentence before it as its context,
@@ -186,6 +189,7 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
       return t;
     };
     const context = (leaf: RegionNode) => new Set(read(`${region.itemTitle} ${leaf.context ?? ''}`));
+    let before: RegionNode | undefined;
     for (const { leaf, passage, run, prev, next } of passages(region.node)) {
       const own = leafTerms(leaf);
       const heading = context(leaf);
@@ -193,6 +197,10 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
       // An English sentence that opens by referring back reads its subject from the sentence before
       // it: that sentence's terms count as its context (half, as a heading's do).
       if (question.english && prev && leaf.kind === 'sentence' && REFERS_BACK.test(leaf.text)) for (const t of leafTerms(prev)) ctx.add(t);
+      // A code block is introduced by the text just before it under the same heading ("To stop the
+      // daemon, run:"): that text's terms are its context too.
+      if (leaf.kind === 'code' && before && before.kind !== 'code' && (before.context ?? '') === (leaf.context ?? '')) for (const t of leafTerms(before)) ctx.add(t);
+      before = leaf;
       const passageTerms = new Set<string>();
       for (const p of passage) for (const t of leafTerms(p)) passageTerms.add(t);
       if (filing && leaf.kind === 'row' && !rows.has(run)) rows.set(run, tableFacts(run, `${region.itemTitle}\n${leaf.context ?? ''}`));
@@ -301,7 +309,11 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     if (c.region.round !== undefined) f.later_round = c.region.round > 1 ? 1 : 0;
     if (c.region.retrieval !== undefined && bestRetrieval > 0) f.retrieval_rel = c.region.retrieval / bestRetrieval;
     if (question.english) {
-      const cue = answerCue(question.answerType, c.leaf.text, question.allTerms) !== undefined ? 1 : 0;
+      // A question that asks how to do something is answered by code: a code block, or a code span, call
+      // or flag the question does not name, is its kind of answer.
+      const procedure = question.procedure && novel > 0 && (f.code === 1 || mostlyCode(c.leaf.text));
+      // A link's target is no answer either ("[Build a server](./get-started/first-server.md)" names no file the text says).
+      const cue = procedure || answerCue(question.answerType, withoutLinkTargets(c.leaf.text), question.allTerms) !== undefined ? 1 : 0;
       f.cue = cue;
       // The kind of answer weighs apart by kind: a date for "when" is a sharper cue than a capitalised name for "who".
       if (question.answerType === 'date') f.cue_date = cue;
@@ -317,6 +329,12 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** A leaf that is mostly code spans: a command or a call written inline ("`npm i @types/stopword --save-dev`"). */
+function mostlyCode(text: string): boolean {
+  const spans = [...text.matchAll(/`[^`\n]+`/g)].reduce((n, m) => n + m[0].length, 0);
+  return spans > 0 && spans >= 0.5 * text.trim().length;
+}
 
 /** 0-based rank of each entry by value, best first. */
 function rankOf<K>(entries: Array<[K, number]>): Map<K, number> {

@@ -77,6 +77,16 @@ export function answerTypeOf(clause: string): AnswerType {
 }
 
 /**
+ * A question that asks how to do something — "How do I stop the daemon?", "How can we register the
+ * types?", "how to mount a handler", "prefix search example" — is answered in software
+ * documentation by what to type or write: a code block, a command, a call. English wording only.
+ */
+export function asksProcedure(question: string): boolean {
+  const q = question.toLowerCase();
+  return /\bhow (?:do|can|should|could|would|might|may|must) (?:i|we|you|one)\b/.test(q) || /\bhow to\b/.test(q) || /\b(?:examples?|snippets?|syntax)\b/.test(q);
+}
+
+/**
  * The words that name the kind of answer a question asks for, which the sentence that answers need
  * not repeat: a unit of date ("What year did Queen Maren die?", "In which century …", "What day
  * of the week …" → year; day, week) — "She died in 1391" names no year, while "during the later

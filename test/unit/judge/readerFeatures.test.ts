@@ -105,4 +105,35 @@ describe('reader features', () => {
     assert.equal(reading.candidates[0]!.features.lex_own, 0);
     assert.ok(reading.candidates[1]!.features.lex_own! > 0);
   });
+
+  it('cues code for a question that asks how to do something, and a code block reads the text that introduces it', () => {
+    const intro = leaf('To stop the background daemon, run:');
+    const code = leaf('qmd mcp stop', 'code');
+    const prose = leaf('The daemon writes its PID to a file under `~/.cache` and keeps running until told otherwise.');
+    const r = region('Service', [intro, code, prose]);
+    const how = readerCandidates(readQuestion('How do I stop the daemon?'), [r]);
+    const [introC, codeC, proseC] = how.candidates;
+    assert.equal(how.question.procedure, true);
+    assert.equal(codeC!.features.cue, 1, 'a code block answers "how do I"');
+    assert.equal(proseC!.features.cue, 0, 'prose with a code span in it is no code answer');
+    assert.equal(introC!.features.cue, 0);
+    assert.ok(codeC!.context.has('daemon') && !codeC!.heading.has('daemon'), 'the lead-in sentence is its context');
+    assert.ok(codeC!.features.support_own! > codeC!.features.lex_own!, 'the daemon it stops counts through the lead-in, at half');
+    // Not a procedure: "Where …" asks for a place, and the code block has no cue of that kind.
+    const where = readerCandidates(readQuestion('Where does the daemon write its PID?'), [r]);
+    assert.equal(where.question.procedure, false);
+    assert.equal(where.candidates[1]!.features.cue, 0);
+    // A sentence that is mostly a command counts as code; a lead-in under another heading does not introduce the block.
+    const inline = readerCandidates(readQuestion('How do I install the types?'), [region('Install', [leaf('`npm i @types/widget --save-dev`')])]);
+    assert.equal(inline.candidates[0]!.features.cue, 1);
+    const apart = region('Service', [leaf('To stop the background daemon, run:', 'sentence'), { ...leaf('qmd mcp stop', 'code'), context: 'Other section' }]);
+    assert.equal(readerCandidates(readQuestion('How do I stop the daemon?'), [apart]).candidates[1]!.context.has('daemon'), false);
+  });
+
+  it("takes no answer cue from a link's target", () => {
+    const r = region('Docs', [leaf('[Build a server](./get-started/first-server.md) installs the packages.')]);
+    const reading = readerCandidates(readQuestion('What packages do I install?'), [r]);
+    assert.equal(reading.question.answerType, 'identifier');
+    assert.equal(reading.candidates[0]!.features.cue, 0, 'the link target is a path, not a package the text names');
+  });
 });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  asksProcedure,
   analyzeQuestion,
   askedKindWords,
   answerTypeOf,
@@ -280,5 +281,10 @@ describe('software questions and code names', () => {
     assert.deepEqual(a.compared, ['tool error', 'protocol error']);
     assert.deepEqual(analyzeQuestion('Should I use stdio vs. HTTP for a local server?').compared, ['stdio', 'HTTP']);
     assert.equal(analyzeQuestion('What is the difference made by the new rule?').comparison, false);
+  });
+
+  it('reads a question that asks how to do something (code answers it), and not a "how" that asks a manner or an amount', () => {
+    for (const q of ['How do I stop the qmd MCP daemon?', 'how can we register the types on a client', 'how to mount the handler in Hono', 'semver coerce example']) assert.equal(asksProcedure(q), true, q);
+    for (const q of ['How did the war begin?', 'How many candidates are reranked?', 'Where does qmd cache its models?', 'How does a tool report invalid arguments?']) assert.equal(asksProcedure(q), false, q);
   });
 });
