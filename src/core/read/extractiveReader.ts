@@ -10,7 +10,8 @@
  *    further part or thing, the likeliest leaf that names it;
  *  - close runners-up follow (at least `relativeSupport` of [1]'s probability), up to `maxQuotes`;
  *  - a quote travels with the neighbour it needs to be read (English): the sentence before one
- *    that opens with a pronoun, the sentence after that refers back and names it;
+ *    that opens with a pronoun, the sentence after that refers back and names it, the code block
+ *    it introduces (it ends in a colon, or the question asks how to do something);
  *  - when even [1] is unlikely (below the model's threshold), the answer says that no kept region
  *    clearly answers and gives the closest ones as such — never a partial match as the answer.
  * Never quoted: headings, captions, fragments, and — unless the question asks yes or no — a leaf
@@ -48,6 +49,18 @@ const ANAPHORIC_START = /^\s*(he|she|it|they|this|these|those|his|her|its|their|
 function namesPhrase(text: readonly string[], phrase: readonly string[]): boolean {
   for (let i = 0; i + phrase.length <= text.length; i++) if (phrase.every((t, j) => text[i + j] === t)) return true;
   return false;
+}
+/** Text that ends in a colon introduces what follows it. */
+const INTRODUCES = /:\s*$/;
+/** The longest code block a quote brings along (characters): a longer one is cited on its own or not at all. */
+const INTRODUCED_MAX = 600;
+
+/** The code block right after the candidate in reading order, in its item and under its heading, when short enough to quote. */
+function introducedCode(candidates: readonly ReaderCandidate[], c: ReaderCandidate): ReaderCandidate | undefined {
+  if (c.leaf.kind === 'code') return undefined;
+  const next = candidates[c.order + 1];
+  if (!next || next.region !== c.region || next.leaf.kind !== 'code' || (next.leaf.context ?? '') !== (c.leaf.context ?? '')) return undefined;
+  return next.leaf.text.length <= INTRODUCED_MAX ? next : undefined;
 }
 const quote = (leaf: RegionNode, context = quoteContext(leaf)) => (context ? `${context} → ${leaf.text}` : leaf.text).replace(/\s+/g, ' ').trim();
 
@@ -131,6 +144,10 @@ export class ExtractiveReader implements Reader {
       const leaves = [c.leaf];
       if (question.english && ANAPHORIC_START.test(c.leaf.text) && attachable(c.prev)) leaves.unshift(c.prev);
       if (question.english && c.next && REFERRING_START.test(c.next.text) && !chosenBy.has(c.next.id) && attachable(c.next)) leaves.push(c.next);
+      // Text that introduces a code block ("To stop the daemon, run:") is read with it: the block
+      // follows a quote that ends in a colon, or one quoted for a question that asks how to do something.
+      const block = introducedCode(reading.candidates, c);
+      if (block && !placed.has(block.leaf.id) && (INTRODUCES.test(c.leaf.text) || question.procedure)) leaves.push(block.leaf);
       for (const l of leaves) placed.add(l.id);
       groupsOfLeaves.push({ c, leaves });
     }

@@ -131,6 +131,20 @@ describe('ExtractiveReader: a quote with the neighbours it needs', () => {
     assert.match(a.text, /third use of the law/);
   });
 
+  it('quotes the code block a quote introduces: after a colon, or for a question that asks how to do something', async () => {
+    const intro = leaf('To stop the background daemon, run the stop command:');
+    const code = leaf('qmd mcp stop', 'code');
+    const a = await fixture({ maxQuotes: 1 }).answer('How is the background daemon stopped?', input([{ title: 'Daemon', leaves: [intro, code] }]));
+    assert.deepEqual(a.citations.map((c) => c.nodeId), [intro.id, code.id], a.text);
+    assert.equal(a.citations[1]!.judgment, undefined, 'the block is attached for reading, not judged');
+    const plain = leaf('The background daemon is stopped through its PID file');
+    const block = leaf('qmd mcp stop', 'code');
+    const how = await fixture({ maxQuotes: 1 }).answer('How do I stop the background daemon?', input([{ title: 'Daemon', leaves: [plain, block] }]));
+    assert.ok(how.citations.some((c) => c.nodeId === block.id), how.text);
+    const why = await fixture({ maxQuotes: 1 }).answer('Why is the background daemon stopped through its PID file?', input([{ title: 'Daemon', leaves: [leaf('The background daemon is stopped through its PID file, which it writes at start'), leaf('qmd mcp stop', 'code')] }]));
+    assert.equal(why.citations.length, 1, `no colon, no how-to question: nothing attached (${why.text})`);
+  });
+
   it('does not attach a neighbour that does not refer back', async () => {
     const answer = leaf('The Broncos defeated the Panthers 24–10 in Super Bowl 50.');
     const next = leaf('Peyton Manning retired after the season ended in February.');
