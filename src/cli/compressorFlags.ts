@@ -21,7 +21,7 @@ export const compressorFlagOptions = {
 export const compressorFlagsHelp = `  --gate-items <share>   CANOPY's rank gate: the share of a round's items kept for their rank
                          (default 0.3; ${ITEM_SHARE.min}–${ITEM_SHARE.max}; 0 = no gate; canopy.compressor.items)
   --whole-below <chars>  with the gate: a kept item of at most this many characters stays whole
-                         (default 600; 0 = none; canopy.compressor.wholeBelow)
+                         (default 800; 0 = none; canopy.compressor.wholeBelow)
   --min-items <n>        with the gate: the fewest items kept in all, filled by rank (default 4;
                          canopy.compressor.minItems)
   --glimpse <n>          every region CANOPY drops keeps n of its leaves (default 1): below its

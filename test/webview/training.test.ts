@@ -245,7 +245,7 @@ describe('the Training view with real checkpoints', () => {
       const section = page.locator('.canopy-training-run .canopy-training-ask');
       assert.equal(await section.count(), 1);
       assert.equal(await section.locator('dd[data-prop="ask-before"]').textContent(), a.describe.before);
-      assert.match(a.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 600 characters whole\), glimpse 1/);
+      assert.match(a.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 800 characters whole\), glimpse 1/);
       assert.equal(await section.locator('dd[data-prop="ask-after"]').textContent(), `${a.describe.after}; adapter blend ${a.blend}`);
       for (const [cls, before, after] of [
         ['canopy-ask-heldout', a.heldBack.before, a.heldBack.after],

@@ -55,7 +55,7 @@ export const ASK_GRID: AskGrid = {
   blend: [0, 0.25, 0.5, 0.75, 1],
   items: [0.1, 0.2, 0.3, 0.4, 0.5],
   minItems: [2, 3, 4, 5, 6],
-  wholeBelow: [0, 150, 300, 450, 600],
+  wholeBelow: [0, 150, 300, 450, 600, 800],
   lexical: [0, 0.25, 0.5, 1, 2],
 };
 

@@ -31,7 +31,7 @@ export interface AskConfiguration {
   nodeScore: NodeScoreWeights;
 }
 
-/** "CANOPY, rank gate 0.3 (at least 4 items; items ≤ 600 characters whole), glimpse 1; node score 1 × dense + 0.5 × lexical (coverage)". */
+/** "CANOPY, rank gate 0.3 (at least 4 items; items ≤ 800 characters whole), glimpse 1; node score 1 × dense + 0.5 × lexical (coverage)". */
 export function describeAskConfiguration(c: AskConfiguration): string {
   const k = c.compressor;
   const parts: string[] = [];

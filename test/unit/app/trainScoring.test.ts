@@ -116,7 +116,7 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     // The ask's configuration (issue 36): measured as an ask compresses — the rank gate keeping
     // each station's one-paragraph report whole — the refinement's decisions are all wrong; the
     // fit refines every item (no whole size) with the adapter, and is better on the held-back questions.
-    assert.match(ask.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 600 characters whole\), glimpse 1; node score dense cosine alone/);
+    assert.match(ask.describe.before, /rank gate 0\.3 \(at least 4 items; items ≤ 800 characters whole\), glimpse 1; node score dense cosine alone/);
     const h = ask.heldBack!;
     assert.ok(h.after.decisionAccuracy > h.before.decisionAccuracy, `${h.before.decisionAccuracy} → ${h.after.decisionAccuracy}`);
     assert.ok(h.after.evidenceTokens < h.before.evidenceTokens, `${h.before.evidenceTokens} → ${h.after.evidenceTokens}`);
@@ -125,7 +125,7 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     assert.ok(h.plain.before.questions === 3 && h.plain.after.questions === 3, "the plain rule's figures beside, on the same questions");
     assert.equal(checkpoint !== undefined, ask.blend > 0, 'a checkpoint exactly when the adapter takes part');
     const g = scoring.gate!;
-    assert.deepEqual(g.before, { items: 0.3, minItems: 4, wholeBelow: 600 });
+    assert.deepEqual(g.before, { items: 0.3, minItems: 4, wholeBelow: 800 });
     assert.equal(g.after.wholeBelow, 0);
     assert.equal(g.adopted, true);
     // The node score is the one the ask's fit chose (here: the one in use), measured the ask's way.
@@ -149,7 +149,7 @@ describe('canopy train fits the fusion and the node-score weights', () => {
     assert.deepEqual(trace.settings.compressor, { name: 'canopy', items: 0.3, minItems: 4, glimpse: 1 }, 'the fitted gate: no item kept whole for its size');
     // A user's own gate settings win over the fitted gate.
     const own = (await ws.ask.ask(questions[0]!, { ...ws.settings, compressorMinItems: 3 })).trace;
-    assert.deepEqual(own.settings.compressor, { name: 'canopy', items: 0.3, minItems: 3, wholeBelow: 600, glimpse: 1 });
+    assert.deepEqual(own.settings.compressor, { name: 'canopy', items: 0.3, minItems: 3, wholeBelow: 800, glimpse: 1 });
     // A request's own weights still win over the profile's.
     const dense = (await ws.ask.ask(questions[0]!, ws.settings, { nodeScore: { dense: 1, lexical: 0 } })).trace;
     assert.equal(dense.settings.nodeScore, undefined);

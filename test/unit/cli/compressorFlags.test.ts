@@ -19,8 +19,8 @@ describe('CANOPY flags', () => {
     // No flags: the defaults' compressor — CANOPY with the rank gate and a glimpse of one leaf.
     assert.deepEqual(compressorFlags({}).settings, {});
     assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({}).settings)), canopyCompressor(defaultSettings));
-    assert.deepEqual(canopyCompressor(defaultSettings), { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4, glimpse: 1 });
-    assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ glimpse: '0' }).settings)), { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4 });
+    assert.deepEqual(canopyCompressor(defaultSettings), { name: 'canopy', items: 0.3, wholeBelow: 800, minItems: 4, glimpse: 1 });
+    assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ glimpse: '0' }).settings)), { name: 'canopy', items: 0.3, wholeBelow: 800, minItems: 4 });
     // The design's plain rule, as the help says.
     assert.deepEqual(canopyCompressor(resolveSettings(compressorFlags({ 'gate-items': '0', glimpse: '0' }).settings)), { name: 'canopy' });
   });

@@ -133,7 +133,7 @@ describe('benchmarks on a tiny corpus', () => {
     assert.deepEqual(
       pair.map((x) => [x.documents, x.variant, x.compressor, x.nodeScore, x.query.warm.n]),
       [
-        [10, undefined, { name: 'canopy', items: 0.3, wholeBelow: 600, minItems: 4, glimpse: 1 }, { dense: 1, lexical: 0.5, model: 'coverage' }, 2],
+        [10, undefined, { name: 'canopy', items: 0.3, wholeBelow: 800, minItems: 4, glimpse: 1 }, { dense: 1, lexical: 0.5, model: 'coverage' }, 2],
         [10, 'against', { name: 'canopy' }, undefined, 2],
       ],
     );

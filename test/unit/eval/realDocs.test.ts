@@ -614,7 +614,7 @@ describe('real-document benchmark: one run end to end', () => {
     // The settings the asks ran with are recorded and printed (the defaults, but the glimpse).
     assert.equal(report.settings?.topK, 10);
     assert.equal(report.settings?.compressor?.name === 'canopy' && report.settings.compressor.glimpse, 2);
-    assert.match(md, /, CANOPY with rank gate 0.3 \(at least 4 items\), items ≤ 600 characters kept whole, glimpse 2, node score/);
+    assert.match(md, /, CANOPY with rank gate 0.3 \(at least 4 items\), items ≤ 800 characters kept whole, glimpse 2, node score/);
     assert.match(md, new RegExp(`settings \\(k = 10, up to ${report.settings!.maxRounds} rounds, rule critic, extractive reader, input capped at [\\d,]+ tokens, MAGE controller for PDFs of ${report.settings!.controllerMinPages}\\+ pages`));
     const doc = '# Benchmarks\n\nIntro.\n\n## Encoder\n\nx\n';
     const once = replaceRealDocsSection(doc, md);
