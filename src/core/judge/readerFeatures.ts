@@ -25,11 +25,11 @@
  * daemon, run:") as its context, as a heading path is read.
  * English-only features (0 for another language): an answer of the kind the question's wh-word
  * asks for (`cue` — for a question that asks how to do something, a code block or a leaf that is
- * mostly code spans; never a link's target; for a date or a number also apart, `cue_date`, `cue_number`, since one kind is a
- * sharper cue than another; `cue_cover` with the passage's coverage), an enumeration of as many
- * things as asked (`list_enough`), a sentence opening with a pronoun (`anaphoric`). A sentence that
- * opens by referring back ("Both were …", "It was …") reads the sentence before it as its context,
- * as it reads its heading path (`support_own`).
+ * mostly code spans; never a link's target; for a date or a number also apart, `cue_date`,
+ * `cue_number`, since one kind is a sharper cue than another; `cue_cover` with the passage's
+ * coverage), an enumeration of as many things as asked (`list_enough`), a sentence opening with a
+ * pronoun (`anaphoric`). A sentence that opens by referring back ("Both were …", "It was …") reads
+ * the sentence before it as its context, as it reads its heading path (`support_own`).
  * A link's target (`[text](https://…)`, a bare URL) is no words of the text: terms are read without it.
  * The filings profile's features (0 outside filings, profiles/profiles.ts): a statement row naming
  * the asked line item for the asked period (`filing_row`: its label's cover of the metric relative
@@ -309,8 +309,8 @@ export function readerCandidates(question: QuestionReading, regions: readonly Ke
     if (c.region.round !== undefined) f.later_round = c.region.round > 1 ? 1 : 0;
     if (c.region.retrieval !== undefined && bestRetrieval > 0) f.retrieval_rel = c.region.retrieval / bestRetrieval;
     if (question.english) {
-      // A question that asks how to do something is answered by code: a code block, or a code span, call
-      // or flag the question does not name, is its kind of answer.
+      // A question that asks how to do something is answered by code: a code block, or a leaf that is
+      // mostly code spans (a command written inline), that says something the question does not.
       const procedure = question.procedure && novel > 0 && (f.code === 1 || mostlyCode(c.leaf.text));
       // A link's target is no answer either ("[Build a server](./get-started/first-server.md)" names no file the text says).
       const cue = procedure || answerCue(question.answerType, withoutLinkTargets(c.leaf.text), question.allTerms) !== undefined ? 1 : 0;
