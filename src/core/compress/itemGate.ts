@@ -8,6 +8,7 @@
  * occurs as a phrase in the question or in a kept item's text.
  */
 import type { Item, RegionNode } from '../../contracts/region';
+import { leavesOf } from './baselines';
 import { Bm25Index, fieldTerms, type FieldTerms } from '../index/bm25';
 import { words } from '../text/terms';
 import { namedSubject } from '../text/titles';
@@ -84,12 +85,7 @@ function standardise(values: readonly number[]): number[] {
 
 /** Each item's feature row (`ITEM_ORDER_FEATURES`), each column standardised among the round's items. */
 export function itemOrderFeatures(question: string, items: readonly Item[], score: (n: RegionNode) => number): number[][] {
-  const bestLeaf = (root: RegionNode): number => {
-    let best = Number.NEGATIVE_INFINITY;
-    const walk = (n: RegionNode) => (n.children.length === 0 ? (best = Math.max(best, score(n))) : n.children.forEach(walk));
-    walk(root);
-    return best;
-  };
+  const bestLeaf = (root: RegionNode): number => leavesOf(root).reduce((best, leaf) => Math.max(best, score(leaf)), Number.NEGATIVE_INFINITY);
   const columns = [standardise(itemBm25(question, items)), standardise(items.map((it) => score(it.root))), standardise(items.map((it) => bestLeaf(it.root))), standardise(items.map((it) => Math.log(1 + fullText(it.root).length)))];
   return items.map((_, i) => columns.map((c) => c[i]!));
 }

@@ -478,9 +478,11 @@ async function runCorpus(o: RealDocsRunOptions, p: CorpusPlan): Promise<CorpusRu
     const askAndSave = async (question: string, row?: RealDocsRow) => {
       // Dumping: the built-in extractive reader, its input kept for the dump.
       let readerInput: ReaderInput | undefined;
-      const extractive = new ExtractiveReader();
-      const reader: Reader | undefined =
-        p.dump && row ? { mode: extractive.mode, modelId: extractive.modelId, answer: (q, input) => ((readerInput = input), extractive.answer(q, input)) } : undefined;
+      let reader: Reader | undefined;
+      if (p.dump && row) {
+        const extractive = new ExtractiveReader();
+        reader = { mode: extractive.mode, modelId: extractive.modelId, answer: (q, input) => ((readerInput = input), extractive.answer(q, input)) };
+      }
       const { trace, warnings } = await asker.ask(question, settings, { ...(o.ask?.nodeScore ? { nodeScore: o.ask.nodeScore } : {}), ...(reader ? { reader } : {}) });
       await traceStore.save(trace);
       if (p.dump && row && readerInput) p.dump.writer.write(folderDumpRecord(p.dump.dataset, row, trace, readerInput));

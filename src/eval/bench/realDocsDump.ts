@@ -7,16 +7,11 @@
  */
 import type { RegionNode } from '../../contracts/region';
 import type { AskTrace } from '../../contracts/trace';
+import { leavesOf } from '../../core/compress/baselines';
 import type { ReaderInput } from '../../core/read/reader';
 import { containsAnswer, normalizeAnswer } from '../answers';
 import { JUDGE_DUMP_SCHEMA, serializeRegion, type JudgeDumpRecord } from '../judgeDump';
 import type { RealDocsRow } from './realDocs';
-
-function leavesOf(n: RegionNode, out: RegionNode[] = []): RegionNode[] {
-  if (n.children.length === 0) out.push(n);
-  else for (const c of n.children) leavesOf(c, out);
-  return out;
-}
 
 /** Whether a leaf's text (with its header: a row's column names) holds one of the answer strings. */
 export function leafHoldsAnswer(leaf: RegionNode, answers: readonly string[]): boolean {
