@@ -8,7 +8,8 @@
  *  - [1] is the leaf with the highest probability;
  *  - a question that asks several things (English clauses) or compares named things gets, for each
  *    further part or thing, the likeliest leaf that names it;
- *  - close runners-up follow (at least `relativeSupport` of [1]'s probability), up to `maxQuotes`;
+ *  - close runners-up follow (at least `relativeSupport` of [1]'s probability), up to `maxQuotes`
+ *    quotes — one more (`maxQuotesUnsure`) when [1] itself is more likely wrong than right;
  *  - a quote travels with the neighbour it needs to be read (English): the sentence before one
  *    that opens with a pronoun, the sentence after that refers back and names it, the code block
  *    it introduces (it ends in a colon, or the question asks how to do something);
@@ -30,6 +31,8 @@ import type { Answer, Reader, ReaderInput } from './reader';
 export interface ExtractiveOptions {
   /** Most quoted regions in an answer (default 2, raised to the number of parts). */
   maxQuotes?: number;
+  /** The same when [1]'s probability is below one half (default 3). */
+  maxQuotesUnsure?: number;
   /**
    * A further quote must reach this share of [1]'s probability (default 0.5: at about the rule
    * reader's answer length, 1.7–2.4 citations per answer on the development sets).
@@ -39,6 +42,8 @@ export interface ExtractiveOptions {
   model?: LinearModel;
 }
 
+/** [1] is more likely wrong than right below this probability: a further runner-up may follow. */
+const UNSURE = 0.5;
 /** Below this probability for [1] when the model names no threshold of its own. */
 const DEFAULT_CONFIDENCE = 0.2;
 
@@ -124,7 +129,10 @@ export class ExtractiveReader implements Reader {
       if (best) chosen.push(best);
     }
     // Close runners-up: the other half of a multi-hop answer, the sentence beside a restating one.
-    const maxQuotes = Math.max(this.options.maxQuotes ?? 2, chosen.length);
+    // When even [1] is more likely wrong than right, the user sees one close runner-up more: the
+    // answer is then as likely in the second or third quote as in the first.
+    const unsure = probability.get(top)! < UNSURE;
+    const maxQuotes = Math.max(unsure ? (this.options.maxQuotesUnsure ?? 3) : (this.options.maxQuotes ?? 2), chosen.length);
     const share = this.options.relativeSupport ?? 0.5;
     for (const c of ranked) {
       if (chosen.length >= maxQuotes || probability.get(c)! < share * probability.get(top)!) break;

@@ -13,7 +13,10 @@ import type { EvidenceRegion, ReaderInput } from '../../../src/core/read/reader'
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
 const fixtureModel = LinearModel.from(JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8')), 'test/fixtures/judge/reader.json');
-const fixture = (options: { maxQuotes?: number } = {}) => new ExtractiveReader({ model: fixtureModel, ...options });
+// `maxQuotes` here is the most quotes however sure [1] is: the tests that set it ask for that many.
+const fixture = (options: { maxQuotes?: number } = {}) => new ExtractiveReader({ model: fixtureModel, ...options, ...(options.maxQuotes !== undefined ? { maxQuotesUnsure: options.maxQuotes } : {}) });
+/** The fixture model with another bias: every probability higher (or lower) by the same odds. */
+const biased = (bias: number) => LinearModel.from({ ...JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8')), bias }, 'biased fixture');
 
 let n = 0;
 function leaf(text: string, kind: RegionKind = 'sentence'): RegionNode {
@@ -46,6 +49,17 @@ describe('ExtractiveReader', () => {
     assert.ok(features.includes('lex_own') && features.includes('cue'), features.join(', '));
     const sum = first.judgment!.contributions.reduce((s, c) => s + c.contribution, first.judgment!.bias ?? 0);
     assert.ok(Math.abs(1 / (1 + Math.exp(-sum)) - first.judgment!.probability) < 0.01, 'the contributions add up to the probability');
+  });
+
+  it('shows one close runner-up more when even [1] is more likely wrong than right, and not when [1] is likely', async () => {
+    const leaves = ['The Arno floods the valley in spring.', 'The Sieve floods the valley in autumn.', 'The Elsa floods the valley in winter.', 'The Pesa floods the valley in summer.'].map((t) => leaf(t));
+    const ask = (bias: number) => new ExtractiveReader({ model: biased(bias) }).answer('Which river floods the valley?', input([{ title: 'Valley', leaves }]));
+    const unsure = await ask(-5);
+    assert.ok(unsure.citations[0]!.judgment!.probability < 0.5, unsure.text);
+    assert.equal(unsure.citations.length, 3, unsure.text);
+    const sure = await ask(2);
+    assert.ok(sure.citations[0]!.judgment!.probability > 0.5, sure.text);
+    assert.equal(sure.citations.length, 2, sure.text);
   });
 
   it('answers every part of a two-part question with its own quote', async () => {
