@@ -12,11 +12,12 @@ import { ExtractiveReader } from '../../../src/core/read/extractiveReader';
 import type { EvidenceRegion, ReaderInput } from '../../../src/core/read/reader';
 import type { RegionKind, RegionNode } from '../../../src/contracts/region';
 
-const fixtureModel = LinearModel.from(JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8')), 'test/fixtures/judge/reader.json');
+const fixtureFile = JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8'));
+const fixtureModel = LinearModel.from(fixtureFile, 'test/fixtures/judge/reader.json');
 // `maxQuotes` here is the most quotes however sure [1] is: the tests that set it ask for that many.
 const fixture = (options: { maxQuotes?: number } = {}) => new ExtractiveReader({ model: fixtureModel, ...options, ...(options.maxQuotes !== undefined ? { maxQuotesUnsure: options.maxQuotes } : {}) });
 /** The fixture model with another bias: every probability higher (or lower) by the same odds. */
-const biased = (bias: number) => LinearModel.from({ ...JSON.parse(readFileSync(join(__dirname, '../../fixtures/judge/reader.json'), 'utf8')), bias }, 'biased fixture');
+const biased = (bias: number) => LinearModel.from({ ...fixtureFile, bias }, 'biased fixture');
 
 let n = 0;
 function leaf(text: string, kind: RegionKind = 'sentence'): RegionNode {
