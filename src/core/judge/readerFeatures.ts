@@ -40,7 +40,9 @@
  * asked it names (`filing_forward`), a description of the company for a question about
  * what it does (`filing_describes`), a row of the table of the kind a "which … had the most"
  * question picks from (`filing_kind_table`), the file of the period the question names
- * (`filing_source_period`). In a filing, a table row that is no line item — a glossary's or a
+ * (`filing_source_period`), and the profile's own copy of `lex_context` (`filing_lex_context`: a
+ * filing's heading path is a statement's name or a column header, and its weight is learned apart, so
+ * the general one is learned from what headings say elsewhere). In a filing, a table row that is no line item — a glossary's or a
  * footnote's prose, a header row of column labels (rows.ts `isLineItem`) — is read as text, not as a
  * row (`row`, `row_*`).
  */
@@ -412,5 +414,10 @@ function filingFeatures(question: QuestionReading, candidates: ReaderCandidate[]
     // sourcePeriods.ts: 10 + the period's fit for a file of a named source, the fit alone otherwise (−0.5 … 2).
     const p = prefer ? prefer(c.region.file, c.region.itemTitle) : 0;
     f.filing_source_period = (p >= 10 ? p - 10 : p) / 2;
+    // A filing's heading path is a statement's name or a table's column header: what it shares with the
+    // question says another thing there than a guide's heading or a web page's section does. The
+    // profile's own copy of the feature learns the difference filings make, so the general
+    // `lex_context` learns from the other documents what a heading says (domain-augmented features).
+    f.filing_lex_context = f.lex_context!;
   }
 }

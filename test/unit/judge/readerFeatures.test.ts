@@ -63,6 +63,10 @@ describe('reader features', () => {
     const filing = readerCandidates(q, [table(['filing'])]);
     assert.ok(filing.candidates[0]!.features.filing_row! > 0, 'the capex row under its other name');
     assert.ok(filing.candidates[0]!.features.filing_row! > filing.candidates[1]!.features.filing_row!);
+    // The profile's own copy of the heading path's cover: the filing's weight for it is learned apart from the general one's.
+    for (const c of filing.candidates) assert.equal(c.features.filing_lex_context, c.features.lex_context);
+    const named = readerCandidates(readQuestion('What were the cash flows of 3M in FY2018?'), [table(['filing'])]).candidates[0]!.features;
+    assert.ok(named.lex_context! > 0 && named.filing_lex_context === named.lex_context, 'the statement\'s title names the cash flows');
     const other = readerCandidates(q, [table([])]);
     for (const c of other.candidates) for (const k of Object.keys(c.features)) assert.ok(!k.startsWith('filing_'), k);
   });
