@@ -41,10 +41,10 @@
  * what it does (`filing_describes`), a row of the table of the kind a "which … had the most"
  * question picks from (`filing_kind_table`), the file of the period the question names
  * (`filing_source_period`), and the profile's own copy of `lex_context` (`filing_lex_context`: a
- * filing's heading path is a statement's name or a column header, and its weight is learned apart, so
- * the general one is learned from what headings say elsewhere). In a filing, a table row that is no line item — a glossary's or a
- * footnote's prose, a header row of column labels (rows.ts `isLineItem`) — is read as text, not as a
- * row (`row`, `row_*`).
+ * filing's heading path is a statement's name or a column header, and its weight is learned apart,
+ * so the general one is learned from what headings say elsewhere). In a filing, a table row that is
+ * no line item — a glossary's or a footnote's prose, a header row of column labels (rows.ts
+ * `isLineItem`) — is read as text, not as a row (`row`, `row_*`).
  */
 import { leavesOf } from '../compress/baselines';
 import type { KeptRegion } from '../critic/critic';
