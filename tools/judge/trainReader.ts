@@ -210,8 +210,8 @@ async function main(): Promise<void> {
   const report: Record<string, unknown> = { seed, l2, features, weights: Object.fromEntries(features.map((f, i) => [f, file.weights[i]])), sets: {} };
   const lodo = new Set((values.lodo ?? 'squad,nq,hotpotqa,financebench').split(','));
   const lines: string[] = ['| set | held-back questions | [1] answers (all sets) | [1] answers (without this set) | a quote answers | answer holds it (all) | answer holds it (without) | low confidence | [1] on gold (all) | [1] on gold (without) | [1] answers (rule reader) | a quote answers (rule reader) | answer holds it (rule reader) | [1] on gold (rule reader) |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
-  // The models without one set, kept for the cross-fitted table's first half (the same training questions).
-  const withoutModels = new Map<string, LinearModel>();
+  // The held-back half's figures with and without each set, reused as the cross-fitted table's first half.
+  const heldFigures = new Map<string, { with: SetFigures; without: SetFigures }>();
   for (const d of datasets) {
     const held = test.filter((q) => q.dataset === d);
     const withIt = await measure(model, held, share);
@@ -219,8 +219,8 @@ async function main(): Promise<void> {
     if (lodo.has(d) && !measureOnly.has(d)) {
       const others = train.filter((q) => q.dataset !== d);
       const m = LinearModel.from(trainModel(others, namesOf(others), l2, `reader-without-${d}`, {}), `model without ${d}`);
-      withoutModels.set(d, m);
       without = (await measure(m, held, share)).figures;
+      heldFigures.set(d, { with: withIt.figures, without });
     }
     const f = withIt.figures;
     let base = '— | — | — | —';
@@ -259,16 +259,18 @@ async function main(): Promise<void> {
     const cross: Record<string, { with: SetFigures; without: SetFigures }> = {};
     for (const held of ['test', 'train'] as const) {
       const { fit, held: heldQs } = halves(held);
-      // Holding the test half back is the table above: its models are reused, only the swapped half trains anew.
+      // Holding the test half back is the table above: its figures are reused, only the swapped half trains anew.
       const withModel = held === 'test' ? model : LinearModel.from(trainModel(fit, namesOf(fit), l2, 'reader-cross', {}), 'cross model');
       for (const d of trainedSets.filter((x) => lodo.has(x))) {
-        const others = fit.filter((q) => q.dataset !== d);
-        const without = (held === 'test' ? withoutModels.get(d) : undefined) ?? LinearModel.from(trainModel(others, namesOf(others), l2, `reader-cross-without-${d}`, {}), `cross model without ${d}`);
-        const qs = heldQs.filter((q) => q.dataset === d);
-        const a = (await measure(withModel, qs, share)).figures;
-        const b = (await measure(without, qs, share)).figures;
+        let half = held === 'test' ? heldFigures.get(d) : undefined;
+        if (!half) {
+          const others = fit.filter((q) => q.dataset !== d);
+          const without = LinearModel.from(trainModel(others, namesOf(others), l2, `reader-cross-without-${d}`, {}), `cross model without ${d}`);
+          const qs = heldQs.filter((q) => q.dataset === d);
+          half = { with: (await measure(withModel, qs, share)).figures, without: (await measure(without, qs, share)).figures };
+        }
         const sum = cross[d];
-        cross[d] = sum ? { with: addFigures(sum.with, a), without: addFigures(sum.without, b) } : { with: a, without: b };
+        cross[d] = sum ? { with: addFigures(sum.with, half.with), without: addFigures(sum.without, half.without) } : half;
       }
     }
     for (const [d, { with: w, without: o }] of Object.entries(cross)) {
