@@ -7,7 +7,10 @@
  * put one above the other (each feature's contribution, weight × standardised value).
  *
  *   node --import tsx tools/judge/probeAsk.ts --report <report.json> --work <realdocs work dir> \
- *     [--source financebench] [--dump <out.jsonl>] [--from <dump.jsonl>] [--top 5]
+ *     [--source financebench|docs|all] [--dump <out.jsonl>] [--from <dump.jsonl>] [--top 5]
+ *
+ * `--source docs` asks the documentation folder's questions (the report's `docsFolder`) over its
+ * own corpus and index.
  *
  * `--from` re-reads a dump this probe wrote (no asks): the reader model alone, on the same inputs.
  */
@@ -113,7 +116,11 @@ function report(records: JudgeDumpRecord[], top: number): void {
       .map((r) => (r.file.endsWith('.pdf') && strip.length > 0 ? { ...r, ...Object.fromEntries(strip.map((k) => [k, undefined])) } : r))
       .map((r) => (carried && r.file.endsWith('.pdf') && own(r.node.id) !== r.itemId ? { ...r, rank: carried === 'none' ? undefined : Number(carried), retrieval: undefined } : r));
     const reading = readerCandidates(readQuestion(rec.question), regions);
-    const gold = new Set(rec.gold.flatMap((g) => g.leafIds));
+    // PROBE_ANSWER_GOLD=1: the gold are the leaves whose text holds an answer string (a document's gold is its whole file).
+    const norm = (t: string) => t.toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ');
+    const gold = process.env.PROBE_ANSWER_GOLD
+      ? new Set(regions.flatMap((r) => leavesOf(r.node)).filter((l) => rec.answers.some((a) => norm(l.text).includes(norm(a)))).map((l) => l.id))
+      : new Set(rec.gold.flatMap((g) => g.leafIds));
     const ranked = reading.candidates
       .filter((c) => c.quotable)
       .map((c) => ({ c, p: model.predict(c.features).probability }))
@@ -144,10 +151,13 @@ async function main(): Promise<void> {
     records = readFileSync(resolve(values.from), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as JudgeDumpRecord);
   } else {
     if (!values.report || !values.work) throw new Error('usage: probeAsk.ts --report <report.json> --work <dir> [--source financebench] [--dump <out.jsonl>] | --from <dump.jsonl>');
-    const rep = JSON.parse(readFileSync(resolve(values.report), "utf8")) as { questions: ReportRow[] };
-    const all = rep.questions;
+    const rep = JSON.parse(readFileSync(resolve(values.report), 'utf8')) as { questions: ReportRow[]; docsFolder?: { questions: ReportRow[] } };
     const source = values.source ?? 'financebench';
-    records = await ask(all.filter((r) => source === 'all' || r.source === source), resolve(values.work));
+    // The documentation folder's questions are asked over its own corpus and index (<work>/docs-folder).
+    records =
+      source === 'docs'
+        ? await ask(rep.docsFolder?.questions ?? [], join(resolve(values.work), 'docs-folder'))
+        : await ask(rep.questions.filter((r) => source === 'all' || r.source === source), resolve(values.work));
     if (values.dump) writeFileSync(resolve(values.dump), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
   report(records, Number(values.top ?? 5));
