@@ -130,7 +130,10 @@ function report(records: JudgeDumpRecord[], top: number): void {
     if (firstGold === 0) onGoldFirst++;
     const goldPages = new Set(regions.flatMap((r) => leavesOf(r.node).filter((l) => gold.has(l.id)).map((l) => l.anchor.page)));
     process.stdout.write(`\n## ${rec.questionId}: ${rec.question}\n`);
-    process.stdout.write(`gold leaves kept ${gold.size} (pages ${[...goldPages].join(',')}); quotable ${ranked.length}; best gold rank ${firstGold}\n`);
+    // Where the best gold leaf would rank by each strongest signal alone (0 = first).
+    const byFeature = (f: string) => [...ranked].sort((x, y) => (y.c.features[f] ?? 0) - (x.c.features[f] ?? 0)).findIndex((x) => gold.has(x.c.leaf.id));
+    const alone = ['dense', 'lex_own', 'support_own', 'node_score'].map((f) => `${f} ${byFeature(f)}`).join(', ');
+    process.stdout.write(`gold leaves kept ${gold.size} (pages ${[...goldPages].join(',')}); quotable ${ranked.length}; best gold rank ${firstGold} (alone: ${alone})\n`);
     ranked.slice(0, top).forEach((x, i) => {
       process.stdout.write(`  ${i}${gold.has(x.c.leaf.id) ? '*' : ' '} ${x.p.toFixed(3)} ${where(x.c)} | ${x.c.leaf.text.replace(/\s+/g, ' ').slice(0, process.env.PROBE_WIDE ? 400 : 110)}\n`);
       if (process.env.PROBE_EXPLAIN) process.stdout.write(`      ${model.explain(x.c.features, 14).contributions.map((c) => `${c.feature}=${c.value} ${c.contribution >= 0 ? '+' : ''}${c.contribution.toFixed(2)}`).join(', ')}\n`);
