@@ -167,8 +167,9 @@ async function main(): Promise<void> {
     await runEval(options);
     process.stderr.write(`${name}: wrote ${dump} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
-  if (values.docs || only?.has('docs')) await collectDocs(join(dirname(out), 'docs-train'), join(out, 'docs-train.jsonl'));
-  if (sets.length === 0 && !(values.docs || only?.has('docs'))) process.stderr.write(`no questions files found under ${data}\n`);
+  const docs = values.docs || only?.has('docs');
+  if (docs) await collectDocs(join(dirname(out), 'docs-train'), join(out, 'docs-train.jsonl'));
+  if (sets.length === 0 && !docs) process.stderr.write(`no questions files found under ${data}\n`);
   else if (!existsSync(out)) process.stderr.write(`nothing written to ${out}\n`);
 }
 

@@ -32,7 +32,8 @@ import { ExtractiveReader } from '../../src/core/read/extractiveReader';
 import type { ReaderInput } from '../../src/core/read/reader';
 import type { RegionNode } from '../../src/contracts/region';
 import { deserializeRegion, JUDGE_DUMP_SCHEMA, serializeRegion, type JudgeDumpRecord } from '../../src/eval/judgeDump';
-import { onGold } from '../../src/eval/bench/realDocsScore';
+import { answerHasGoldString, onGold } from '../../src/eval/bench/realDocsScore';
+import { leafText } from './labels';
 import type { RealDocsGold } from '../../src/eval/bench/realDocsCorpus';
 
 interface ReportRow {
@@ -116,10 +117,10 @@ function report(records: JudgeDumpRecord[], top: number): void {
       .map((r) => (r.file.endsWith('.pdf') && strip.length > 0 ? { ...r, ...Object.fromEntries(strip.map((k) => [k, undefined])) } : r))
       .map((r) => (carried && r.file.endsWith('.pdf') && own(r.node.id) !== r.itemId ? { ...r, rank: carried === 'none' ? undefined : Number(carried), retrieval: undefined } : r));
     const reading = readerCandidates(readQuestion(rec.question), regions);
-    // PROBE_ANSWER_GOLD=1: the gold are the leaves whose text holds an answer string (a document's gold is its whole file).
-    const norm = (t: string) => t.toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ');
+    // PROBE_ANSWER_GOLD=1: the gold are the leaves whose text holds an answer string, by the
+    // real-document benchmark's own test of "answered" (a folder question's gold is its whole file).
     const gold = process.env.PROBE_ANSWER_GOLD
-      ? new Set(regions.flatMap((r) => leavesOf(r.node)).filter((l) => rec.answers.some((a) => norm(l.text).includes(norm(a)))).map((l) => l.id))
+      ? new Set(regions.flatMap((r) => leavesOf(r.node)).filter((l) => answerHasGoldString(rec.answers, leafText(l))).map((l) => l.id))
       : new Set(rec.gold.flatMap((g) => g.leafIds));
     const ranked = reading.candidates
       .filter((c) => c.quotable)
